@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { AppDeps } from './composition.ts';
+import { registerApiChain } from './http/api-chain.ts';
+import { registerErrorHandling, registerJsonParser } from './http/error-handler.ts';
+import { registerRouteDocs } from './http/route-docs.ts';
+import { API_MODULES } from './modules/index.ts';
+import { contractRoutes } from './modules/meta/contracts.routes.ts';
+import './http/zod-messages.ts';
+
+export const CORS_OPTIONS = {
+  origin: '*',
+  methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+  allowedHeaders: [
+    'Authorization', 'Content-Type', 'Idempotency-Key',
+    'X-Service-Signature', 'X-Service-Timestamp', 'X-Service-Event', 'X-Service-Test',
+    'X-Legacy-Signature', 'X-Legacy-Timestamp', 'X-Legacy-Event',
+  ],
+  exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-Request-Id'],
+  maxAge: 86_400,
+};
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the HTTP application without listening; main.ts and the tests both use it. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    bodyLimit: 1024 * 1024,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorateRequest('key', null);
+  app.decorateRequest('rateLimit', null);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  registerErrorHandling(app);
+  registerJsonParser(app);
+  registerRouteDocs(app);
+
+  await app.register(cors, CORS_OPTIONS);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Fleet Operations API',
+        version: '1.0.0',
+        description:
+          'Fleet and shop management: assets, flags, meter logs, work orders, repairs, tools, projects, yards ' +
+          'and signed webhooks. All routes live under /api/v1 and take `Authorization: Bearer <API key>`.',
+      },
+      servers: [{ url: deps.config.publicBaseUrl }],
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (flt_…)' } } },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(contractRoutes(deps));
+
+  await app.register(
+    async (api) => {
+      registerApiChain(api, deps.auth, deps.rateLimiter);
+      for (const routes of API_MODULES) await api.register(routes(deps));
+    },
+    { prefix: '/api/v1' },
+  );
+  return app;
+}

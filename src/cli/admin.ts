@@ -1,0 +1,123 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { openDatabase, type Database } from '../db/database.ts';
+import { DataDirLockedError } from '../db/data-dir-lock.ts';
+import { migrate } from '../db/migrator.ts';
+import { AdminError, createOrgAdmin, type OrgAdmin } from '../modules/orgs/orgs.service.ts';
+
+const USAGE = `Usage: npm run --silent admin -- <command> [flags] [--json]
+  org create --name N [--slug S]
+  user create --org SLUG --email E [--name N]
+  user remove --org SLUG --email E
+  key create --org SLUG --user EMAIL --label L [--scopes all|CSV] [--expires ISO] [--rate-limit N]
+  key revoke --id KEY_ID
+  key list --org SLUG
+  quickstart`;
+
+type Flags = Record<string, string | boolean | undefined>;
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+function need(flags: Flags, name: string): string {
+  const value = flags[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new AdminError(`--${name} is required`);
+  return value;
+}
+const opt = (flags: Flags, name: string) => (typeof flags[name] === 'string' ? (flags[name] as string) : undefined);
+
+async function quickstart(admin: OrgAdmin, config: Config) {
+  let slug = 'demo';
+  for (let n = 2; ; n++) {
+    try {
+      const org = await admin.createOrg('Demo Fleet', slug);
+      const user = await admin.createUser(org.slug, `admin@${org.slug}.example.com`, 'Demo Admin');
+      const key = await admin.createKey({ orgSlug: org.slug, userEmail: user.email, label: 'quickstart', scopes: 'all' });
+      const curl = `curl -s -H "Authorization: Bearer ${key.key}" ${config.publicBaseUrl}/api/v1/me`;
+      return { organization: org, user, key, curl };
+    } catch (err) {
+      if (!(err instanceof AdminError) || !err.message.includes('already exists') || n > 50) throw err;
+      slug = `demo-${n}`;
+    }
+  }
+}
+
+async function dispatch(admin: OrgAdmin, config: Config, words: string[], flags: Flags): Promise<Record<string, unknown>> {
+  const command = words.join(' ');
+  switch (command) {
+    case 'org create': return admin.createOrg(need(flags, 'name'), opt(flags, 'slug'));
+    case 'user create': return admin.createUser(need(flags, 'org'), need(flags, 'email'), opt(flags, 'name'));
+    case 'user remove': return admin.removeUser(need(flags, 'org'), need(flags, 'email'));
+    case 'key create':
+      return admin.createKey({
+        orgSlug: need(flags, 'org'), userEmail: need(flags, 'user'), label: need(flags, 'label'),
+        scopes: opt(flags, 'scopes'), expires: opt(flags, 'expires'), rateLimit: opt(flags, 'rate-limit'),
+      });
+    case 'key revoke': return admin.revokeKey(need(flags, 'id'));
+    case 'key list': return admin.listKeys(need(flags, 'org'));
+    case 'quickstart': return quickstart(admin, config);
+    default: throw new AdminError(command ? `unknown command "${command}"\n${USAGE}` : USAGE);
+  }
+}
+
+function human(words: string[], result: Record<string, unknown>): string {
+  if (words[0] === 'quickstart') {
+    const r = result as { organization: { slug: string }; user: { email: string }; key: { id: string; key: string }; curl: string };
+    return [
+      `Organisation: ${r.organization.slug}`, `Admin user:   ${r.user.email}`, `API key id:   ${r.key.id}`,
+      `API key:      ${r.key.key}   (shown once: store it now)`, '', 'Try it:', `  ${r.curl}`,
+    ].join('\n');
+  }
+  return Object.entries(result).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join('\n');
+}
+
+/** Runs one admin command against an open database; returns the process exit code. */
+export async function runAdminCommand(db: Database, config: Config, argv: string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv, allowPositionals: true, strict: true,
+      options: {
+        json: { type: 'boolean' }, name: { type: 'string' }, slug: { type: 'string' }, org: { type: 'string' },
+        email: { type: 'string' }, user: { type: 'string' }, label: { type: 'string' }, scopes: { type: 'string' },
+        expires: { type: 'string' }, 'rate-limit': { type: 'string' }, id: { type: 'string' },
+      },
+    });
+  } catch (err) {
+    io.err(`error: ${(err as Error).message.split('\n')[0]}`);
+    return 1;
+  }
+  try {
+    const result = await dispatch(createOrgAdmin(db), config, parsed.positionals, parsed.values);
+    io.out(parsed.values.json ? JSON.stringify(result) : human(parsed.positionals, result));
+    return 0;
+  } catch (err) {
+    if (err instanceof AdminError) {
+      io.err(`error: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  }
+}
+
+async function main(): Promise<number> {
+  const io: CliIo = { out: (t) => process.stdout.write(`${t}\n`), err: (t) => process.stderr.write(`${t}\n`) };
+  let db: Database | undefined;
+  try {
+    const config = loadConfig();
+    db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+    await migrate(db.sql);
+    return await runAdminCommand(db, config, process.argv.slice(2), io);
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof DataDirLockedError) io.err(`error: ${err.message.replace(/\n\s*/g, ' ')}`);
+    else io.err(`error: ${(err as Error).message?.split('\n')[0] ?? String(err)}`);
+    return 1;
+  } finally {
+    await db?.close().catch(() => {});
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().then((code) => process.exit(code));
+}

@@ -1,0 +1,48 @@
+import pino from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import { readBuildInfo, type BuildInfo } from './build-info.ts';
+import { loadChangelog, type ChangelogEntry } from './changelog.ts';
+import { createAuthenticator, type Authenticator } from './http/authenticator.ts';
+import { createRateLimiter, type RateLimiter } from './http/rate-limit.ts';
+import { createMemoryStore, createRedisStore } from './http/rate-limiter.ts';
+import { createBackground, type Background } from './jobs/background.ts';
+import { createBillingSync } from './jobs/billing-sync.ts';
+import { loggerOptions } from './logger.ts';
+import { createServices, type Services } from './modules/services.ts';
+
+export interface AppDeps {
+  config: Config;
+  db: Database;
+  logger: FastifyBaseLogger;
+  auth: Authenticator;
+  rateLimiter: RateLimiter;
+  background: Background;
+  services: Services;
+  build: BuildInfo;
+  changelog: ChangelogEntry[];
+  /** Releases timers and connections owned by the dependencies (not the database). */
+  close(): Promise<void>;
+}
+
+/** The composition root: every service factory is wired here, once per process. */
+export function createDeps(config: Config, db: Database, logger?: FastifyBaseLogger): AppDeps {
+  const log = logger ?? (pino(loggerOptions(config.logLevel) as pino.LoggerOptions) as unknown as FastifyBaseLogger);
+  const auth = createAuthenticator(db, { ttlMs: config.authCacheTtlMs });
+  const store = config.redisUrl ? createRedisStore(config.redisUrl) : createMemoryStore();
+  const rateLimiter = createRateLimiter(store, config.rateLimitPerMinute, log);
+  const background = createBackground(log);
+  const billing = createBillingSync(db, config.billing, background, log);
+  const services = createServices({ config, db, log, background, billing, auth, rateLimiter });
+  return {
+    config, db, logger: log, auth, rateLimiter, background, services,
+    build: readBuildInfo(config.build),
+    changelog: loadChangelog(),
+    async close() {
+      await background.idle();
+      await auth.close();
+      await rateLimiter.close();
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const positiveInt = z.coerce.number().int().positive();
+const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
+
+const schema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    DATABASE_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+    DATA_DIR: z.string().min(1).default('./data'),
+    PUBLIC_BASE_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+    REDIS_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^rediss?$/ }).optional()),
+    WEBHOOK_DISPATCH_CRON: z.string().min(1).default('* * * * *'),
+    WEBHOOK_BATCH_SIZE: positiveInt.max(1000).default(50),
+    WEBHOOK_RETRY_SCHEDULE: z
+      .string()
+      .default('30,120,480,1800,7200,28800')
+      .transform((s, ctx) => {
+        const parts = s.split(',').map((p) => Number(p.trim()));
+        if (parts.length === 0 || parts.some((n) => !Number.isInteger(n) || n < 0)) {
+          ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of whole seconds' });
+          return z.NEVER;
+        }
+        return parts;
+      }),
+    WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+    BILLING_SYNC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
+    BILLING_SYNC_TIMEOUT_MS: positiveInt.default(5_000),
+    DB_POOL_SIZE: positiveInt.max(500).default(10),
+    AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+    GIT_COMMIT: z.preprocess(emptyAsUndefined, z.string().optional()),
+    GIT_BRANCH: z.preprocess(emptyAsUndefined, z.string().optional()),
+  })
+  .transform((env) => ({
+    port: env.PORT,
+    host: env.HOST,
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.DATA_DIR,
+    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    logLevel: env.LOG_LEVEL,
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    redisUrl: env.REDIS_URL,
+    webhooks: {
+      dispatchCron: env.WEBHOOK_DISPATCH_CRON,
+      batchSize: env.WEBHOOK_BATCH_SIZE,
+      retryScheduleSec: env.WEBHOOK_RETRY_SCHEDULE,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    },
+    billing: { url: env.BILLING_SYNC_URL, timeoutMs: env.BILLING_SYNC_TIMEOUT_MS },
+    dbPoolSize: env.DB_POOL_SIZE,
+    authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
+    build: { commit: env.GIT_COMMIT, branch: env.GIT_BRANCH },
+  }));
+
+export type Config = z.output<typeof schema>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once; every other module receives the typed result. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}

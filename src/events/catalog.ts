@@ -1,0 +1,133 @@
+import { z } from 'zod';
+
+/**
+ * Every event type the service emits, with its payload schema (the `data` of the webhook envelope).
+ * emit() validates payloads against these, and the AsyncAPI document is generated from them.
+ * Payloads are additive: receivers must tolerate new fields.
+ */
+const id = z.string();
+const nullableId = z.string().nullable();
+const at = z.iso.datetime({ offset: true });
+const actor = z.object({ userId: nullableId, name: z.string().nullable() });
+
+export const eventCatalog = {
+  'flag.created': {
+    summary: 'A flag is raised on an asset, by a user or by the system (AUTO_PM).',
+    data: z.object({
+      flagId: id, assetId: id, assetNickname: z.string(), severity: z.enum(['RED', 'YELLOW', 'AUTO_PM']),
+      reason: z.string().nullable(), photoUrl: z.string().nullable(), raisedBy: actor, raisedAt: at,
+    }),
+  },
+  'flag.resolved': {
+    summary: 'A flag is resolved, by PATCH or by closing its work order with a repair.',
+    data: z.object({
+      flagId: id, assetId: id, severity: z.enum(['RED', 'YELLOW', 'AUTO_PM']), resolutionNote: z.string().nullable(),
+      resolvedBy: actor, resolvedAt: at, workOrderId: nullableId.optional(),
+    }),
+  },
+  'hours.logged': {
+    summary: 'A meter reading or state-only entry is logged.',
+    data: z.object({
+      logId: id, assetId: id, hoursReading: z.number(), delta: z.number(), state: z.string().nullable().optional(),
+      projectId: nullableId.optional(), reviewStatus: z.string().optional(), loggedAt: at, autoFlagId: nullableId,
+    }),
+  },
+  'asset.created': {
+    summary: 'An asset is created (single or batch).',
+    data: z.object({
+      assetId: id, nickname: z.string(), assetClass: z.enum(['on-road', 'off-road', 'trailer']),
+      customerAssetNumber: z.string().nullable(), meterType: z.string(), lifecycleStatus: z.string(), actorId: nullableId, createdAt: at,
+    }),
+  },
+  'asset.updated': {
+    summary: 'Identity, plate, renewal, financial or lifecycle fields of an asset change.',
+    data: z.object({
+      assetId: id, nickname: z.string(), changedFields: z.array(z.string()), lifecycleStatus: z.string(),
+      actorId: nullableId, updatedAt: at,
+    }),
+  },
+  'workorder.created': {
+    summary: 'A work order is created (by the API, a tool check-in or a tool report).',
+    data: z.object({
+      workOrderId: id, number: z.number().int(), title: z.string(), status: z.string(), priority: z.string(),
+      assetId: nullableId, projectId: nullableId, flagId: nullableId, toolId: nullableId.optional(),
+      assignedToId: nullableId, dueAt: at.nullable(), createdById: nullableId, createdAt: at,
+    }),
+  },
+  'workorder.completed': {
+    summary: 'A work order becomes DONE (by PATCH or by a repair).',
+    data: z.object({
+      workOrderId: id, number: z.number().int(), title: z.string(), assetId: nullableId, projectId: nullableId,
+      flagId: nullableId, totalLaborHours: z.number(), totalCost: z.number(), completedAt: at, completedById: nullableId,
+    }),
+  },
+  'tool.failure': {
+    summary: 'A tool is reported BROKEN (report endpoint or BROKEN check-in).',
+    data: z.object({
+      toolId: id, name: z.string(), kind: z.string(), description: z.string().nullable(), newStatus: z.string(),
+      workOrderId: nullableId, eventId: id, actorId: nullableId, at,
+    }),
+  },
+  'tool.checked_out': {
+    summary: 'A tool is checked out.',
+    data: z.object({
+      toolId: id, name: z.string(), toUserId: nullableId, toVehicleId: nullableId, linkedAssetId: nullableId.optional(),
+      note: z.string().nullable().optional(), eventId: id, actorId: nullableId, at,
+    }),
+  },
+  'tool.checked_in': {
+    summary: 'A tool is checked in.',
+    data: z.object({
+      toolId: id, name: z.string(), condition: z.string(), newStatus: z.string(), workOrderId: nullableId.optional(),
+      fromUserId: nullableId.optional(), eventId: id, actorId: nullableId, at,
+    }),
+  },
+  'tool.low_stock': {
+    summary: 'An adjust-stock call moves a consumable from above to at-or-below its threshold (once per crossing).',
+    data: z.object({
+      toolId: id, name: z.string(), previousStockLevel: z.number().int(), newStockLevel: z.number().int(),
+      minStockLevel: z.number().int().nullable(), thresholdUsed: z.number().int(), eventId: id, actorId: nullableId, at,
+    }),
+  },
+  'tool.assignment_changed': {
+    summary: 'A PATCH changes assignedUserId, assignedVehicleId, assignedYardId or parentKitId (one delivery per PATCH).',
+    data: z.object({
+      toolId: id, name: z.string(),
+      changes: z.array(z.object({ type: z.enum(['user', 'vehicle', 'yard', 'kit']), from: nullableId, to: nullableId })),
+      actorId: nullableId, at,
+    }),
+  },
+  'tool.serviced': {
+    summary: 'A tool is marked serviced.',
+    data: z.object({
+      toolId: id, name: z.string(), previousLastServicedAt: at.nullable(), newLastServicedAt: at,
+      pmIntervalDays: z.number().int().nullable(), actorId: nullableId, note: z.string().nullable(), eventId: id,
+    }),
+  },
+  'tool.created': {
+    summary: 'A tool is created, single or batch (one delivery per row).',
+    data: z.object({
+      toolId: id, name: z.string(), category: z.string().nullable(), isConsumable: z.boolean(), scanToken: z.string(),
+      purchaseCost: z.number().nullable().optional(), actorId: nullableId, at,
+    }),
+  },
+  'asset.checked_out': {
+    summary: 'An asset is checked out to a user and/or a project.',
+    data: z.object({
+      assetId: id, nickname: z.string(), toUserId: nullableId, toProjectId: nullableId, actorId: nullableId,
+      expectedReturnAt: at.nullable(), note: z.string().nullable(), at,
+    }),
+  },
+  'asset.checked_in': {
+    summary: 'A checked-out asset is checked in (not sent for no-op check-ins).',
+    data: z.object({
+      assetId: id, nickname: z.string(), fromUserId: nullableId, fromProjectId: nullableId, note: z.string().nullable(),
+      actorId: nullableId, at,
+    }),
+  },
+} as const;
+
+export type EventType = keyof typeof eventCatalog;
+export type EventData<T extends EventType> = z.input<(typeof eventCatalog)[T]['data']>;
+export const EVENT_TYPES = Object.keys(eventCatalog) as EventType[];
+export const isEventType = (name: string): name is EventType => Object.hasOwn(eventCatalog, name);

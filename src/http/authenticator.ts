@@ -1,0 +1,98 @@
+import type { Database } from '../db/database.ts';
+import type { AuthenticatedKey, Scope } from './context.ts';
+import { SCOPES } from './context.ts';
+import { ApiError } from './errors.ts';
+import { hashApiKey, isWellFormedKey } from './api-keys.ts';
+
+const unauthorized = (code: string, message: string) => new ApiError(401, code, message);
+
+/**
+ * Resolves bearer tokens to keys. Verified keys are cached for `ttlMs` so authentication costs no
+ * database round trip on most requests; a revocation, expiry change or user removal therefore takes
+ * effect within `ttlMs` (5 s by default). `lastUsedAt` is recorded in memory and flushed in bulk.
+ */
+export function createAuthenticator(db: Database, options: { ttlMs: number; flushIntervalMs?: number }) {
+  const cache = new Map<string, { key: AuthenticatedKey; until: number }>();
+  const pendingLastUsed = new Map<string, Date>();
+  const knownScopes = new Set<string>(SCOPES);
+
+  async function load(hash: string): Promise<AuthenticatedKey | null> {
+    const row = await db.prisma.apiKey.findUnique({
+      where: { keyHash: hash },
+      select: {
+        id: true, orgId: true, label: true, scopes: true, rateLimitPerMinute: true, createdAt: true,
+        expiresAt: true, revokedAt: true, lastUsedAt: true, createdById: true,
+        org: { select: { id: true, name: true, slug: true, createdAt: true } },
+      },
+    });
+    if (!row) return null;
+    const creator = row.createdById
+      ? await db.prisma.user.findUnique({ where: { id: row.createdById }, select: { id: true, name: true, email: true, removedAt: true } })
+      : null;
+    return {
+      keyId: row.id, orgId: row.orgId, label: row.label,
+      scopes: row.scopes.filter((s): s is Scope => knownScopes.has(s)),
+      rateLimitPerMinute: row.rateLimitPerMinute, createdAt: row.createdAt, expiresAt: row.expiresAt,
+      revokedAt: row.revokedAt, lastUsedAt: row.lastUsedAt, org: row.org,
+      creator: creator ? { id: creator.id, name: creator.name, email: creator.email, removed: creator.removedAt !== null } : null,
+    };
+  }
+
+  async function authenticate(authorization: string | undefined, now = new Date()): Promise<AuthenticatedKey> {
+    const match = /^Bearer[ ]+(.*)$/i.exec(authorization?.trim() ?? '');
+    if (!match) throw unauthorized('missing_bearer', 'Send the header "Authorization: Bearer <API key>"');
+    const token = match[1].trim();
+    if (!isWellFormedKey(token)) throw unauthorized('malformed_token', 'The bearer token is not an API key of this service');
+    const hash = hashApiKey(token);
+    let entry = cache.get(hash);
+    if (!entry || entry.until <= now.getTime()) {
+      const key = await load(hash);
+      if (!key) {
+        cache.delete(hash);
+        throw unauthorized('unknown_token', 'The API key is not known');
+      }
+      entry = { key, until: now.getTime() + options.ttlMs };
+      if (options.ttlMs > 0) cache.set(hash, entry);
+    }
+    const key = entry.key;
+    if (key.revokedAt) throw unauthorized('revoked', 'The API key has been revoked');
+    if (key.expiresAt && key.expiresAt <= now) throw unauthorized('expired', 'The API key has expired');
+    pendingLastUsed.set(key.keyId, now);
+    return key;
+  }
+
+  /** The newest use of a key known to this process (the database may be up to one flush behind). */
+  function lastUsedAt(key: AuthenticatedKey): Date | null {
+    return pendingLastUsed.get(key.keyId) ?? key.lastUsedAt;
+  }
+
+  async function flushLastUsed(): Promise<void> {
+    if (pendingLastUsed.size === 0) return;
+    const batch = [...pendingLastUsed.entries()];
+    pendingLastUsed.clear();
+    await db.prisma.$executeRawUnsafe(
+      `UPDATE api_keys AS k SET "lastUsedAt" = GREATEST(COALESCE(k."lastUsedAt", v.at), v.at)
+       FROM (SELECT unnest($1::text[]) AS id, unnest($2::timestamptz[]) AS at) AS v WHERE k.id = v.id`,
+      batch.map(([id]) => id),
+      batch.map(([, at]) => at.toISOString()),
+    );
+  }
+
+  const timer = setInterval(() => {
+    flushLastUsed().catch(() => {});
+  }, options.flushIntervalMs ?? 5_000);
+  timer.unref();
+
+  return {
+    authenticate,
+    lastUsedAt,
+    flushLastUsed,
+    clearCache: () => cache.clear(),
+    async close() {
+      clearInterval(timer);
+      await flushLastUsed().catch(() => {});
+    },
+  };
+}
+
+export type Authenticator = ReturnType<typeof createAuthenticator>;

@@ -1,0 +1,70 @@
+export const SCOPES = [
+  'assets:read',
+  'assets:write',
+  'hours:read',
+  'hours:write',
+  'flags:read',
+  'flags:write',
+  'workorders:read',
+  'workorders:write',
+  'tools:read',
+  'tools:write',
+  'projects:read',
+  'projects:write',
+  'yards:read',
+  'yards:write',
+  'events:read',
+  'events:write',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Who is calling: derived from the API key, handed to every service call. */
+export interface RequestContext {
+  orgId: string;
+  keyId: string;
+  /** The user who issued the key: the actor recorded on writes. */
+  actorId: string | null;
+  requestId: string;
+}
+
+export interface AuthenticatedKey {
+  keyId: string;
+  orgId: string;
+  label: string;
+  scopes: Scope[];
+  rateLimitPerMinute: number | null;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  creator: { id: string; name: string | null; email: string; removed: boolean } | null;
+  org: { id: string; name: string; slug: string; createdAt: Date };
+}
+
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  resetEpochSec: number;
+  windowSec: number;
+  /** True when this request went over the cap. */
+  limited: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Scope a key needs for this route; `null` means any valid key. Omit only with `public: true`. */
+    scope?: Scope | null;
+    /** Public routes skip authentication and rate limiting. */
+    public?: boolean;
+  }
+  interface FastifyRequest {
+    key: AuthenticatedKey | null;
+    rateLimit: RateLimitState | null;
+  }
+}
+
+export function contextOf(request: { key: AuthenticatedKey | null; id: string }): RequestContext {
+  const key = request.key;
+  if (!key) throw new Error('route reached without an authenticated key');
+  return { orgId: key.orgId, keyId: key.keyId, actorId: key.creator?.id ?? null, requestId: request.id };
+}

@@ -1,0 +1,39 @@
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { ErrorResponse } from './schemas.ts';
+
+type Schema = NonNullable<RouteOptions['schema']> & { response?: Record<string, unknown>; security?: unknown };
+
+/**
+ * Completes every /api/v1 route's contract from what it declares: the security requirement, its scope
+ * in the description, and the error responses the chain can produce (so they are serialized and
+ * documented like any other response). Refuses to start if a route lacks an operationId or an auth
+ * declaration, so no route can be added unprotected or undocumented by accident.
+ */
+export function registerRouteDocs(app: FastifyInstance) {
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/v1') || route.method === 'HEAD' || route.method === 'OPTIONS') return;
+    const schema = (route.schema ??= {}) as Schema;
+    const config = (route.config ?? {}) as { scope?: string | null; public?: boolean };
+    const where = `${String(route.method)} ${route.url}`;
+    if (!schema.operationId) throw new Error(`${where} has no operationId`);
+    if (!config.public && config.scope === undefined) throw new Error(`${where} declares neither a scope nor public`);
+    const response = (schema.response ??= {});
+    const add = (status: number, description: string) => {
+      response[status] ??= ErrorResponse.describe(description);
+    };
+    const hasBody = ['POST', 'PATCH', 'PUT'].includes(String(route.method));
+    if (!config.public) {
+      schema.security = [{ bearerAuth: [] }];
+      schema.description = [schema.description, config.scope ? `Scope: \`${config.scope}\`.` : 'Any valid API key.']
+        .filter(Boolean)
+        .join('\n\n');
+      add(401, 'Authentication failed: missing_bearer, malformed_token, unknown_token, revoked or expired');
+      add(403, 'missing_scope:<scope>, or key_creator_deleted on writes');
+      add(429, 'Rate limit exceeded (error rate_limited, retryAfterSec, Retry-After header)');
+    }
+    if (route.url.includes(':')) add(404, 'Not found in this organisation');
+    if (hasBody) add(400, 'Body is not valid JSON (invalid_json) or batch envelope invalid');
+    if (hasBody || schema.querystring) add(422, 'Validation failed; fieldErrors maps field to message');
+    add(500, 'Internal error; quote requestId');
+  });
+}

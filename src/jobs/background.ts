@@ -1,0 +1,30 @@
+import type { FastifyBaseLogger } from 'fastify';
+
+/**
+ * Fire-and-forget side work (billing sync, notifications, anomaly checks): never awaited by the request
+ * that caused it, failures logged with context. Pending work is tracked so shutdown and tests can wait.
+ */
+export function createBackground(log: FastifyBaseLogger) {
+  const pending = new Set<Promise<void>>();
+  return {
+    run(name: string, context: Record<string, unknown>, work: () => Promise<unknown>): void {
+      const task = Promise.resolve()
+        .then(work)
+        .then(
+          () => undefined,
+          (err: unknown) => log.error({ err, task: name, ...context }, 'background task failed'),
+        )
+        .finally(() => pending.delete(task));
+      pending.add(task);
+    },
+    /** Resolves when every task started so far (and those they start) has settled. */
+    async idle(): Promise<void> {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+    get size() {
+      return pending.size;
+    },
+  };
+}
+
+export type Background = ReturnType<typeof createBackground>;

@@ -1,0 +1,8 @@
+import type { AppDeps } from '../composition.ts';
+import type { JobDefinition } from './scheduler.ts';
+
+/**
+ * Every periodic job of the service. Each entry builds its job from the dependencies, or returns null when
+ * disabled by configuration. Add a job here with one line.
+ */
+export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [];

@@ -1,0 +1,49 @@
+import { buildApp } from './app.ts';
+import { createDeps } from './composition.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDatabase } from './db/database.ts';
+import { DataDirLockedError } from './db/data-dir-lock.ts';
+import { migrate } from './db/migrator.ts';
+import { startScheduler } from './jobs/scheduler.ts';
+
+const SHUTDOWN_TIMEOUT_MS = 15_000;
+
+async function start() {
+  const config = loadConfig();
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
+  const applied = await migrate(db.sql);
+  const deps = createDeps(config, db);
+  const log = deps.logger;
+  if (applied.length) log.info({ applied }, 'migrations applied');
+  const app = await buildApp(deps);
+  await app.listen({ port: config.port, host: config.host });
+  log.info({ database: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined }, 'fleet API ready');
+  const scheduler = startScheduler(deps);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      log.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS);
+    force.unref();
+    // Stop taking requests and let in-flight ones finish, then stop jobs, then release the database.
+    await app.close();
+    await scheduler.stop();
+    await deps.close();
+    await db.close();
+    clearTimeout(force);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+start().catch((err) => {
+  if (err instanceof ConfigError || err instanceof DataDirLockedError) console.error(err.message);
+  else console.error('fleet API failed to start:', err);
+  process.exit(1);
+});

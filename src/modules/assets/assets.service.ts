@@ -1,0 +1,142 @@
+import type { Asset, Prisma } from '../../generated/prisma/client.ts';
+import { transaction, type Tx } from '../../db/transaction.ts';
+import { emit } from '../../events/outbox.ts';
+import type { RequestContext } from '../../http/context.ts';
+import { notFound, ValidationError } from '../../http/errors.ts';
+import { batchSummary, validateEntries, readBatchEnvelope } from '../../http/batch.ts';
+import { decodeCursor, newestFirstAfter, newestFirstKey, newestFirstOrder, paginate } from '../../http/pagination.ts';
+import { assertReferences } from '../shared/references.ts';
+import type { ServiceDeps } from '../services.ts';
+import {
+  ASSET_ROW_SELECT, classToDb, CreateAssetBody, DEFAULT_METER, METER_UNIT, toAssetDetail, toAssetRow,
+  UPDATABLE_FIELDS, type CreateAssetInput, type UpdateAssetInput,
+} from './assets.schemas.ts';
+
+export const ASSET_BATCH_CAP = 50;
+
+export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'billing'>) {
+  async function insert(tx: Tx, ctx: RequestContext, input: CreateAssetInput): Promise<Asset> {
+    const meterType = input.meterType ?? DEFAULT_METER[input.assetClass];
+    const asset = await tx.asset.create({
+      data: {
+        orgId: ctx.orgId, nickname: input.nickname, assetClass: classToDb(input.assetClass),
+        customerAssetNumber: input.customerAssetNumber ?? null, vin: input.vin ?? null, serial: input.serial ?? null,
+        meterType, meterUnit: METER_UNIT[meterType], yardId: input.yardId ?? null,
+        pmInterval: input.pmInterval ?? null, pmBaselineReading: input.pmBaselineReading ?? null,
+      },
+    });
+    await emit(tx, ctx.orgId, 'asset.created', {
+      assetId: asset.id, nickname: asset.nickname, assetClass: input.assetClass,
+      customerAssetNumber: asset.customerAssetNumber, meterType: asset.meterType, lifecycleStatus: asset.lifecycleStatus,
+      actorId: ctx.actorId, createdAt: asset.createdAt.toISOString(),
+    });
+    return asset;
+  }
+
+  async function findOwned(tx: Tx, ctx: RequestContext, id: string): Promise<Asset> {
+    const asset = await tx.asset.findFirst({ where: { id, orgId: ctx.orgId } });
+    if (!asset) throw notFound('Asset');
+    return asset;
+  }
+
+  return {
+    async list(ctx: RequestContext, query: { limit: number; cursor?: string }) {
+      const rows = await db.prisma.asset.findMany({
+        where: { orgId: ctx.orgId, ...newestFirstAfter(decodeCursor(query.cursor, 2)) },
+        orderBy: newestFirstOrder,
+        take: query.limit + 1,
+        select: ASSET_ROW_SELECT,
+      });
+      const { page, nextCursor } = paginate(rows, query.limit, newestFirstKey);
+      return { ok: true as const, assets: page.map(toAssetRow), nextCursor };
+    },
+
+    async create(ctx: RequestContext, input: CreateAssetInput) {
+      const asset = await transaction(db, async (tx) => {
+        await assertReferences(tx, ctx.orgId, [{ field: 'yardId', kind: 'yard', id: input.yardId }]);
+        return insert(tx, ctx, input);
+      });
+      billing.schedule(ctx.orgId);
+      return { ok: true as const, assetId: asset.id };
+    },
+
+    /** Entries are validated one by one; all valid entries are created in one transaction. */
+    async createBatch(ctx: RequestContext, body: unknown) {
+      const entries = readBatchEnvelope(body, ASSET_BATCH_CAP);
+      const { valid, failures } = validateEntries(entries, CreateAssetBody);
+      const results: { index: number; ok: boolean; assetId?: string; error?: string; fieldErrors?: Record<string, string> }[] = [...failures];
+      await transaction(db, async (tx) => {
+        for (const { index, data } of valid) {
+          try {
+            await assertReferences(tx, ctx.orgId, [{ field: 'yardId', kind: 'yard', id: data.yardId }]);
+          } catch (err) {
+            if (!(err instanceof ValidationError)) throw err;
+            results.push({ index, ok: false, error: 'validation_failed', fieldErrors: err.fieldErrors });
+            continue;
+          }
+          const asset = await insert(tx, ctx, data);
+          results.push({ index, ok: true, assetId: asset.id });
+        }
+      });
+      results.sort((a, b) => a.index - b.index);
+      if (results.some((r) => r.ok)) billing.schedule(ctx.orgId);
+      return { ok: true as const, results, summary: batchSummary(entries.length, results) };
+    },
+
+    async get(ctx: RequestContext, id: string) {
+      const asset = await findOwned(db.prisma, ctx, id);
+      const repairs = await db.prisma.repair.aggregate({
+        where: { orgId: ctx.orgId, assetId: id },
+        _sum: { cost: true },
+        _count: { _all: true },
+      });
+      return { ok: true as const, asset: toAssetDetail(asset, { total: repairs._sum.cost ?? 0, count: repairs._count._all }) };
+    },
+
+    async update(ctx: RequestContext, id: string, patch: UpdateAssetInput) {
+      const fields = UPDATABLE_FIELDS.filter((f) => patch[f] !== undefined);
+      if (fields.length === 0) {
+        throw new ValidationError({ body: `send at least one of: ${UPDATABLE_FIELDS.join(', ')}` }, 'The patch is empty');
+      }
+      await transaction(db, async (tx) => {
+        const before = await findOwned(tx, ctx, id);
+        if (patch.parentAssetId === id) throw new ValidationError({ parentAssetId: 'an asset cannot be attached to itself' });
+        await assertReferences(tx, ctx.orgId, [
+          { field: 'yardId', kind: 'yard', id: patch.yardId },
+          { field: 'parentAssetId', kind: 'asset', id: patch.parentAssetId },
+          { field: 'primaryOperatorId', kind: 'user', id: patch.primaryOperatorId },
+        ]);
+        const data: Prisma.AssetUncheckedUpdateInput = {};
+        const changed: string[] = [];
+        for (const field of fields) {
+          const value = patch[field];
+          if (!sameValue(before[field], value)) {
+            (data as Record<string, unknown>)[field] = value;
+            changed.push(field);
+          }
+        }
+        // Marking an asset SOLD without a date records the sale as of now.
+        if (patch.lifecycleStatus === 'SOLD' && before.lifecycleStatus !== 'SOLD' && patch.soldAt === undefined && !before.soldAt) {
+          data.soldAt = new Date();
+          changed.push('soldAt');
+        }
+        if (changed.length === 0) return;
+        const after = await tx.asset.update({ where: { id: before.id }, data });
+        await emit(tx, ctx.orgId, 'asset.updated', {
+          assetId: after.id, nickname: after.nickname, changedFields: changed, lifecycleStatus: after.lifecycleStatus,
+          actorId: ctx.actorId, updatedAt: after.updatedAt.toISOString(),
+        });
+      });
+      return { ok: true as const, assetId: id };
+    },
+  };
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date || b instanceof Date) {
+    return a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
+  }
+  return a === b;
+}
+
+export type AssetService = ReturnType<typeof createAssetService>;

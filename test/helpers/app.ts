@@ -1,0 +1,73 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import pino from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { createDeps, type AppDeps } from '../../src/composition.ts';
+import { loadConfig } from '../../src/config.ts';
+import { loggerOptions } from '../../src/logger.ts';
+import { createTestDatabase, type TestDatabase } from './db.ts';
+import { createTenant, type TestTenant } from './fixtures.ts';
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: TestDatabase;
+  deps: AppDeps;
+  /** Log lines written by the app (JSON objects), for asserting on logging. */
+  logs: Record<string, unknown>[];
+  api: ReturnType<typeof apiClient>;
+  tenant(name?: string): Promise<TestTenant>;
+  close(): Promise<void>;
+}
+
+type Body = unknown;
+export type Res = LightMyRequestResponse & { body: string; json: <T = any>() => T };
+
+/** Thin wrapper over app.inject: `api.get('/api/v1/assets', key)`, `api.post(url, key, body)`. */
+export function apiClient(app: FastifyInstance) {
+  const call = (method: InjectOptions['method'], url: string, key?: string | null, body?: Body, headers: Record<string, string> = {}) =>
+    app.inject({
+      method, url,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    }) as Promise<Res>;
+  return {
+    get: (url: string, key?: string | null, headers?: Record<string, string>) => call('GET', url, key, undefined, headers),
+    delete: (url: string, key?: string | null) => call('DELETE', url, key),
+    post: (url: string, key?: string | null, body?: Body, headers?: Record<string, string>) => call('POST', url, key, body ?? {}, headers),
+    patch: (url: string, key?: string | null, body?: Body) => call('PATCH', url, key, body ?? {}),
+    raw: call,
+  };
+}
+
+/**
+ * A full app on a fresh database. Every response under /api/v1 is checked against the route's declared
+ * statuses (the serializer already checks the body against the schema): an undeclared status fails the file.
+ */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const logs: Record<string, unknown>[] = [];
+  const stream = { write: (line: string) => logs.push(JSON.parse(line)) };
+  const logger = pino(loggerOptions(env.LOG_LEVEL ?? 'warn') as pino.LoggerOptions, stream) as unknown as FastifyBaseLogger;
+  const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ...env });
+  const deps = createDeps(config, db, logger);
+  const app = await buildApp(deps);
+  const undeclared: string[] = [];
+  app.addHook('onSend', async (request, reply) => {
+    const schema = request.routeOptions.schema as { response?: Record<string, unknown> } | undefined;
+    if (request.routeOptions.url?.startsWith('/api/v1') && schema?.response && !(String(reply.statusCode) in schema.response)) {
+      undeclared.push(`${request.method} ${request.routeOptions.url} -> ${reply.statusCode}`);
+    }
+  });
+  await app.ready();
+  return {
+    app, db, deps, logs,
+    api: apiClient(app),
+    tenant: (name?: string) => createTenant(db, name),
+    async close() {
+      await app.close();
+      await deps.close();
+      await db.close();
+      if (undeclared.length) throw new Error(`responses with undeclared status codes:\n${[...new Set(undeclared)].join('\n')}`);
+    },
+  };
+}
