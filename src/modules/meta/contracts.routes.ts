@@ -1,12 +1,17 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps } from '../../composition.ts';
+import { CONTRACT_DOCUMENTS } from '../../contracts/documents.ts';
 
-/** Machine-readable contracts, generated from the same schemas that validate requests and responses. */
+/** Serves the generated contracts; each is rendered once, on first request, from the live route table. */
 export const contractRoutes =
   (_deps: AppDeps): FastifyPluginAsync =>
   async (app) => {
-    app.get('/openapi.yaml', { schema: { hide: true } }, async (_req, reply) => {
-      reply.type('application/yaml; charset=utf-8');
-      return app.swagger({ yaml: true });
-    });
+    for (const doc of CONTRACT_DOCUMENTS) {
+      let rendered: string | undefined;
+      app.get(`/${doc.file}`, { schema: { hide: true } }, async (_req, reply) => {
+        rendered ??= doc.render(app);
+        reply.type(doc.contentType);
+        return rendered;
+      });
+    }
   };
