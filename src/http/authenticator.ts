@@ -39,9 +39,9 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
   }
 
   async function authenticate(authorization: string | undefined, now = new Date()): Promise<AuthenticatedKey> {
-    const match = /^Bearer[ ]+(.*)$/i.exec(authorization?.trim() ?? '');
+    const match = /^Bearer(?:\s+(.*))?$/i.exec(authorization?.trim() ?? '');
     if (!match) throw unauthorized('missing_bearer', 'Send the header "Authorization: Bearer <API key>"');
-    const token = match[1].trim();
+    const token = (match[1] ?? '').trim();
     if (!isWellFormedKey(token)) throw unauthorized('malformed_token', 'The bearer token is not an API key of this service');
     const hash = hashApiKey(token);
     let entry = cache.get(hash);

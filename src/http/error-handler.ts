@@ -49,7 +49,8 @@ export function registerErrorHandling(app: FastifyInstance) {
 /** JSON bodies: empty means "no body"; anything unparseable is 400 invalid_json; prototype poisoning refused. */
 export function registerJsonParser(app: FastifyInstance) {
   const parse = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  // Bodies are JSON only (spec rule 3): drop Fastify's text/plain parser so anything else is a 415.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
     parse(request, body as string, (err, value) => {

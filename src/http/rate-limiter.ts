@@ -41,7 +41,8 @@ export function createMemoryStore(): RateLimitStore {
 
 /** Shared counters for several instances: INCR on a key that expires with its window. */
 export function createRedisStore(url: string): RateLimitStore {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+  // Commands wait for the connection at most commandTimeout, then fail; the limiter then fails open.
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 500, connectTimeout: 2_000 });
   redis.on('error', () => {});
   const keyFor = (keyId: string, window: number) => `fleet:rl:${keyId}:${window}`;
   return {

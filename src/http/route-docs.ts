@@ -32,7 +32,11 @@ export function registerRouteDocs(app: FastifyInstance) {
       add(429, 'Rate limit exceeded (error rate_limited, retryAfterSec, Retry-After header)');
     }
     if (route.url.includes(':')) add(404, 'Not found in this organisation');
-    if (hasBody) add(400, 'Body is not valid JSON (invalid_json) or batch envelope invalid');
+    if (hasBody) {
+      add(400, 'Body is not valid JSON (invalid_json) or batch envelope invalid');
+      add(413, 'Body larger than 1 MiB (payload_too_large)');
+      add(415, 'Body is not application/json (unsupported_media_type)');
+    }
     if (hasBody || schema.querystring) add(422, 'Validation failed; fieldErrors maps field to message');
     add(500, 'Internal error; quote requestId');
   });

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { parseChangelog } from '../../../src/changelog.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ GIT_COMMIT: '0123456789abcdef0123', GIT_BRANCH: 'main' });
+});
+afterAll(() => t.close());
+
+describe('public meta endpoints', () => {
+  it('health pings the database', async () => {
+    const res = await t.api.get('/api/v1/health');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ ok: true, database: 'ok', apiVersion: 'v1', commit: '0123456789ab', uptimeSec: expect.any(Number) });
+  });
+
+  it('health is 503 when the database ping fails', async () => {
+    const original = t.db.sql.query;
+    t.db.sql.query = () => Promise.reject(new Error('connection refused'));
+    try {
+      const res = await t.api.get('/api/v1/health');
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ ok: false, database: 'error', apiVersion: 'v1' });
+    } finally {
+      t.db.sql.query = original;
+    }
+  });
+
+  it('a hung database ping counts as a timeout', async () => {
+    const original = t.db.sql.query;
+    t.db.sql.query = () => new Promise(() => {});
+    try {
+      expect(await t.deps.services.meta.pingDatabase(30)).toBe('timeout');
+    } finally {
+      t.db.sql.query = original;
+    }
+  });
+
+  it('liveness answers without the database', async () => {
+    const original = t.db.sql.query;
+    t.db.sql.query = () => Promise.reject(new Error('down'));
+    try {
+      expect((await t.api.get('/api/v1/health/live')).json()).toEqual({ ok: true, uptimeSec: expect.any(Number) });
+    } finally {
+      t.db.sql.query = original;
+    }
+  });
+
+  it('version reports the build, branch, uptime and runtime', async () => {
+    const res = await t.api.get('/api/v1/version');
+    expect(res.json()).toEqual({ ok: true, commit: '0123456789ab', branch: 'main', uptimeSec: expect.any(Number), nodeVersion: process.version, apiVersion: 'v1' });
+  });
+
+  it('changelog is the parsed CHANGELOG.md with an hour of edge caching', async () => {
+    const res = await t.api.get('/api/v1/changelog');
+    expect(res.headers['cache-control']).toBe('public, max-age=3600, s-maxage=3600');
+    const { entries } = res.json();
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries[0]).toMatchObject({ version: expect.any(String), changes: expect.arrayContaining([expect.objectContaining({ type: 'added' })]) });
+    expect(res.json()).not.toHaveProperty('ok');
+  });
+});
+
+describe('changelog parser', () => {
+  it('reads versions, dates, sections and wrapped bullets', () => {
+    const entries = parseChangelog(`# Changelog\n\n## [1.1.0] - 2026-12-01\n### Fixed\n- One\n  continued\n### Added\n- Two\n\n## [1.0.0]\n- Three\n`);
+    expect(entries).toEqual([
+      { version: '1.1.0', date: '2026-12-01', changes: [{ type: 'fixed', text: 'One continued' }, { type: 'added', text: 'Two' }] },
+      { version: '1.0.0', date: null, changes: [{ type: 'changed', text: 'Three' }] },
+    ]);
+  });
+});
