@@ -15,6 +15,8 @@ import { registerErrorHandling, registerJsonParser } from './http/error-handler.
 import { registerRouteDocs } from './http/route-docs.ts';
 import { API_MODULES } from './modules/index.ts';
 import { contractRoutes } from './modules/meta/contracts.routes.ts';
+import { metricsRoutes } from './metrics.ts';
+import { scanRoutes } from './modules/tools/scan.routes.ts';
 import './http/zod-messages.ts';
 
 export const CORS_OPTIONS = {
@@ -53,6 +55,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerJsonParser(app);
   registerRouteDocs(app);
+  deps.metrics.register(app);
 
   await app.register(cors, CORS_OPTIONS);
   await app.register(swagger, {
@@ -72,10 +75,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transformObject: jsonSchemaTransformObject,
   });
   await app.register(contractRoutes(deps));
+  await app.register(metricsRoutes(deps.metrics, deps.config.metricsToken));
+  await app.register(scanRoutes(deps));
 
   await app.register(
     async (api) => {
-      registerApiChain(api, deps.auth, deps.rateLimiter);
+      registerApiChain(api, deps.auth, deps.rateLimiter, deps.metrics);
       for (const routes of API_MODULES) await api.register(routes(deps));
     },
     { prefix: '/api/v1' },

@@ -10,6 +10,7 @@ import { createMemoryStore, createRedisStore } from './http/rate-limiter.ts';
 import { createBackground, type Background } from './jobs/background.ts';
 import { createBillingSync } from './jobs/billing-sync.ts';
 import { loggerOptions } from './logger.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
 import { createServices, type Services } from './modules/services.ts';
 
 export interface AppDeps {
@@ -19,6 +20,7 @@ export interface AppDeps {
   auth: Authenticator;
   rateLimiter: RateLimiter;
   background: Background;
+  metrics: Metrics;
   services: Services;
   build: BuildInfo;
   changelog: ChangelogEntry[];
@@ -33,10 +35,11 @@ export function createDeps(config: Config, db: Database, logger?: FastifyBaseLog
   const store = config.redisUrl ? createRedisStore(config.redisUrl) : createMemoryStore();
   const rateLimiter = createRateLimiter(store, config.rateLimitPerMinute, log);
   const background = createBackground(log);
+  const metrics = createMetrics(db);
   const billing = createBillingSync(db, config.billing, background, log);
-  const services = createServices({ config, db, log, background, billing, auth, rateLimiter });
+  const services = createServices({ config, db, log, background, billing, auth, rateLimiter, metrics });
   return {
-    config, db, logger: log, auth, rateLimiter, background, services,
+    config, db, logger: log, auth, rateLimiter, background, metrics, services,
     build: readBuildInfo(config.build),
     changelog: loadChangelog(),
     async close() {

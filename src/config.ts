@@ -31,10 +31,13 @@ const schema = z
       }),
     WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+    WEBHOOK_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
     BILLING_SYNC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
     BILLING_SYNC_TIMEOUT_MS: positiveInt.default(5_000),
     DB_POOL_SIZE: positiveInt.max(500).default(10),
     AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+    METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
+    SHUTDOWN_TIMEOUT_MS: positiveInt.default(15_000),
     GIT_COMMIT: z.preprocess(emptyAsUndefined, z.string().optional()),
     GIT_BRANCH: z.preprocess(emptyAsUndefined, z.string().optional()),
   })
@@ -53,11 +56,15 @@ const schema = z
       retryScheduleSec: env.WEBHOOK_RETRY_SCHEDULE,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      /** PEM bundle of extra CAs trusted for receivers (e.g. an internal CA), on top of the system store. */
+      caFile: env.WEBHOOK_CA_FILE,
     },
     billing: { url: env.BILLING_SYNC_URL, timeoutMs: env.BILLING_SYNC_TIMEOUT_MS },
     dbPoolSize: env.DB_POOL_SIZE,
     authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
     build: { commit: env.GIT_COMMIT, branch: env.GIT_BRANCH },
+    metricsToken: env.METRICS_TOKEN,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
   }));
 
 export type Config = z.output<typeof schema>;

@@ -6,8 +6,6 @@ import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { migrate } from './db/migrator.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 
-const SHUTDOWN_TIMEOUT_MS = 15_000;
-
 async function start() {
   const config = loadConfig();
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
@@ -28,7 +26,7 @@ async function start() {
     const force = setTimeout(() => {
       log.error('shutdown timed out; exiting');
       process.exit(1);
-    }, SHUTDOWN_TIMEOUT_MS);
+    }, config.shutdownTimeoutMs);
     force.unref();
     // Stop taking requests and let in-flight ones finish, then stop jobs, then release the database.
     await app.close();

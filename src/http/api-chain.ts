@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from './authenticator.ts';
 import type { RateLimiter } from './rate-limit.ts';
+import type { Metrics } from '../metrics.ts';
 import { ApiError } from './errors.ts';
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
@@ -16,7 +17,7 @@ function setRateLimitHeaders(reply: FastifyReply, state: NonNullable<FastifyRequ
  * (429, headers on every authenticated response), check the route's scope (403 missing_scope:<scope>),
  * and refuse writes by keys whose issuing user was removed (403 key_creator_deleted).
  */
-export function registerApiChain(api: FastifyInstance, auth: Authenticator, limiter: RateLimiter) {
+export function registerApiChain(api: FastifyInstance, auth: Authenticator, limiter: RateLimiter, metrics: Metrics) {
   api.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config;
     // Routes declare `scope` (null = any key) or `public`; the 404 handler declares neither.
@@ -27,6 +28,7 @@ export function registerApiChain(api: FastifyInstance, auth: Authenticator, limi
     request.rateLimit = state;
     setRateLimitHeaders(reply, state);
     if (state.limited) {
+      metrics.rateLimited();
       const retryAfterSec = Math.max(1, state.resetEpochSec - Math.floor(Date.now() / 1000));
       reply.header('Retry-After', retryAfterSec);
       throw new ApiError(429, 'rate_limited', `Rate limit of ${state.limit} requests per minute exceeded`, { retryAfterSec });

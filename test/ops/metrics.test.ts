@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+
+const TOKEN = 'metrics-token-0123456789';
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ METRICS_TOKEN: TOKEN, RATE_LIMIT_PER_MINUTE: '1' });
+});
+afterAll(() => t.close());
+
+describe('GET /metrics', () => {
+  it('requires the metrics token', async () => {
+    expect((await t.api.get('/metrics')).statusCode).toBe(401);
+    expect((await t.api.get('/metrics', 'wrong-token-0123456789')).statusCode).toBe(401);
+  });
+
+  it('exposes request, latency, rate-limit, webhook queue and pool metrics in Prometheus format', async () => {
+    const tenant = await t.tenant();
+    await t.api.get('/api/v1/assets', tenant.key);
+    await t.api.get('/api/v1/assets', tenant.key); // over the cap of 1
+    const res = await t.api.get('/metrics', TOKEN);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    const text = res.body;
+    expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/v1\/assets",status="200"\} 1/);
+    expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/v1\/assets",status="429"\} 1/);
+    expect(text).toMatch(/http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/v1\/assets",status="200"\}/);
+    expect(text).toMatch(/rate_limit_rejections_total 1/);
+    expect(text).toMatch(/webhook_queue_depth \d+/);
+    expect(text).toMatch(/webhook_oldest_due_age_seconds \d+/);
+    expect(text).toContain('webhook_deliveries_total');
+    expect(text).toContain('process_cpu_user_seconds_total');
+  });
+});
+
+describe('without METRICS_TOKEN', () => {
+  it('is not exposed at all', async () => {
+    const off = await createTestApp();
+    try {
+      expect((await off.api.get('/metrics')).statusCode).toBe(404);
+    } finally {
+      await off.close();
+    }
+  });
+});

@@ -1,0 +1,65 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const tsx = path.resolve('node_modules/.bin/tsx');
+const dir = mkdtempSync(path.join(tmpdir(), 'fleet-shutdown-'));
+const port = 4400 + Math.floor(Math.random() * 500);
+const env = { PATH: process.env.PATH, DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'warn', ...(process.env.TEST_DATABASE_URL ? {} : {}) };
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function waitHealthy() {
+  for (let i = 0; i < 150; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/api/v1/health`)).ok) return;
+    } catch {
+      // starting
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('server did not start');
+}
+
+describe('graceful shutdown (real process, embedded database)', () => {
+  it('finishes an in-flight request after SIGTERM, then exits 0 and releases the data directory', { timeout: 180_000 }, async () => {
+    const quick = spawnSync(tsx, ['src/cli/admin.ts', 'quickstart', '--json'], { env, encoding: 'utf8', timeout: 60_000 });
+    expect(quick.status, quick.stderr).toBe(0);
+    const key = JSON.parse(quick.stdout).key.key as string;
+
+    const server: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const exited = new Promise<number | null>((r) => server.once('exit', (code) => r(code)));
+    await waitHealthy();
+
+    // Start a request whose body is not yet sent: it is in flight when the signal arrives.
+    const body = JSON.stringify({ nickname: 'Sent during shutdown', assetClass: 'trailer' });
+    const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request({
+        host: '127.0.0.1', port, method: 'POST', path: '/api/v1/assets',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        server.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(10)), 300);
+      }, 300);
+    });
+
+    const res = await response;
+    expect(res.status, res.text).toBe(201);
+    expect(JSON.parse(res.text)).toMatchObject({ ok: true, assetId: expect.any(String) });
+    expect(await exited).toBe(0);
+    expect(existsSync(path.join(dir, 'server.lock'))).toBe(false);
+
+    // The committed asset is there after the restart.
+    const list = spawnSync(tsx, ['src/cli/admin.ts', 'key', 'list', '--org', 'demo', '--json'], { env, encoding: 'utf8', timeout: 60_000 });
+    expect(list.status, list.stderr).toBe(0);
+  });
+});
