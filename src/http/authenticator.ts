@@ -80,6 +80,9 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
 
   const timer = setInterval(() => {
     flushLastUsed().catch(() => {});
+    // Entries are dropped lazily on access; sweep the rest so keys no longer used do not accumulate.
+    const now = Date.now();
+    for (const [hash, entry] of cache) if (entry.until <= now) cache.delete(hash);
   }, options.flushIntervalMs ?? 5_000);
   timer.unref();
 
