@@ -1,0 +1,125 @@
+import type { Prisma, WorkOrderPriority, WorkOrderStatus } from '../../generated/prisma/client.ts';
+import { transaction } from '../../db/transaction.ts';
+import type { RequestContext } from '../../http/context.ts';
+import { notFound, ValidationError } from '../../http/errors.ts';
+import { assertReferences } from '../shared/references.ts';
+import type { ServiceDeps } from '../services.ts';
+import { assertStatusMove, lockOwnedWorkOrder, recordCompletion, repairTotals } from './work-orders.lifecycle.ts';
+import { afterQueueCursor, queueCursor, queueOrder } from './work-orders.queue.ts';
+import { insertWorkOrder } from './work-orders.repository.ts';
+import {
+  toWorkOrderRow, WORK_ORDER_PRIORITIES, WORK_ORDER_STATUSES, type CreateWorkOrderInput, type ListWorkOrdersFilter,
+  type UpdateWorkOrderInput,
+} from './work-orders.schemas.ts';
+
+const PATCHABLE = [
+  'title', 'description', 'status', 'priority', 'assignedToId', 'assetId', 'projectId', 'flagId', 'dueAt',
+  'estimateLaborHours', 'estimateCost',
+] as const;
+
+/** Spec: unknown enum values in a work-order PATCH are silently dropped (as if the field were omitted). */
+function knownOrDropped<T extends string>(value: string | null | undefined, values: readonly T[]): T | undefined {
+  if (typeof value !== 'string') return undefined;
+  const upper = value.trim().toUpperCase();
+  return (values as readonly string[]).includes(upper) ? (upper as T) : undefined;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
+  return a === b;
+}
+
+export function createWorkOrderService({ db }: Pick<ServiceDeps, 'db'>) {
+  /** A flag link implies its asset: the asset defaults to the flag's and may not contradict it. */
+  async function assetForFlag(tx: Prisma.TransactionClient, ctx: RequestContext, flagId: string | null | undefined, assetId: string | null | undefined) {
+    if (!flagId) return assetId;
+    const flag = await tx.flag.findFirst({ where: { id: flagId, orgId: ctx.orgId }, select: { assetId: true } });
+    if (!flag) return assetId;
+    if (assetId === undefined) return flag.assetId;
+    if (assetId !== null && assetId !== flag.assetId) throw new ValidationError({ assetId: 'does not match the asset of the linked flag' });
+    return assetId;
+  }
+
+  return {
+    async list(ctx: RequestContext, query: ListWorkOrdersFilter) {
+      const where: Prisma.WorkOrderWhereInput = {
+        AND: [
+          {
+            orgId: ctx.orgId, status: { in: query.status }, priority: { in: query.priority },
+            ...(query.assignedToId ? { assignedToId: query.assignedToId } : {}),
+            ...(query.assetId ? { assetId: query.assetId } : {}),
+          },
+          afterQueueCursor(query.cursor),
+        ],
+      };
+      const rows = await db.prisma.workOrder.findMany({ where, orderBy: queueOrder, take: query.limit + 1 });
+      const page = rows.slice(0, query.limit);
+      const nextCursor = rows.length > query.limit ? queueCursor(page[page.length - 1]) : null;
+      return { ok: true as const, workOrders: page.map(toWorkOrderRow), nextCursor };
+    },
+
+    async create(ctx: RequestContext, input: CreateWorkOrderInput) {
+      const wo = await transaction(db, async (tx) => {
+        await assertReferences(tx, ctx.orgId, [
+          { field: 'flagId', kind: 'flag', id: input.flagId },
+          { field: 'assetId', kind: 'asset', id: input.assetId },
+          { field: 'projectId', kind: 'project', id: input.projectId },
+          { field: 'assignedToId', kind: 'user', id: input.assignedToId },
+        ]);
+        const assetId = await assetForFlag(tx, ctx, input.flagId, input.assetId);
+        return insertWorkOrder(tx, ctx, { ...input, assetId });
+      });
+      return { ok: true as const, workOrderId: wo.id, number: wo.number };
+    },
+
+    async get(ctx: RequestContext, id: string) {
+      const wo = await db.prisma.workOrder.findFirst({ where: { id, orgId: ctx.orgId } });
+      if (!wo) throw notFound('Work order');
+      const repairSummary = await repairTotals(db.prisma, ctx.orgId, wo.id);
+      return { ok: true as const, workOrder: { ...toWorkOrderRow(wo), repairSummary } };
+    },
+
+    async update(ctx: RequestContext, id: string, body: UpdateWorkOrderInput) {
+      const patch = {
+        ...body,
+        status: knownOrDropped<WorkOrderStatus>(body.status, WORK_ORDER_STATUSES),
+        priority: knownOrDropped<WorkOrderPriority>(body.priority, WORK_ORDER_PRIORITIES),
+      };
+      // Emptiness is judged on what was sent: a body whose only field is an unknown enum value is a
+      // valid no-op (dropped, not rejected), while a body naming no field at all is a client mistake.
+      if (!PATCHABLE.some((f) => body[f] !== undefined)) {
+        throw new ValidationError({ body: `send at least one of: ${PATCHABLE.join(', ')}` }, 'The patch is empty');
+      }
+      await transaction(db, async (tx) => {
+        const before = await lockOwnedWorkOrder(tx, ctx.orgId, id);
+        if (patch.status) assertStatusMove(before.status, patch.status);
+        await assertReferences(tx, ctx.orgId, [
+          { field: 'assetId', kind: 'asset', id: patch.assetId },
+          { field: 'projectId', kind: 'project', id: patch.projectId },
+          { field: 'assignedToId', kind: 'user', id: patch.assignedToId },
+          { field: 'flagId', kind: 'flag', id: patch.flagId },
+        ]);
+        if (patch.flagId || patch.assetId !== undefined) {
+          // Linking a flag to an order without an asset adopts the flag's asset.
+          const flagId = patch.flagId === undefined ? before.flagId : patch.flagId;
+          const requested = patch.assetId !== undefined ? patch.assetId : (before.assetId ?? undefined);
+          const assetId = await assetForFlag(tx, ctx, flagId, requested);
+          if (assetId !== undefined) patch.assetId = assetId;
+        }
+        const data: Prisma.WorkOrderUncheckedUpdateInput = {};
+        for (const field of PATCHABLE) {
+          const value = patch[field];
+          if (value !== undefined && !sameValue(before[field], value)) (data as Record<string, unknown>)[field] = value;
+        }
+        if (Object.keys(data).length === 0) return;
+        const completing = data.status === 'DONE';
+        if (completing) data.completedAt = new Date();
+        const after = await tx.workOrder.update({ where: { id: before.id }, data });
+        if (completing) await recordCompletion(tx, ctx, after);
+      });
+      return { ok: true as const, workOrderId: id };
+    },
+  };
+}
+
+export type WorkOrderService = ReturnType<typeof createWorkOrderService>;
