@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import type { TestTenant } from '../../helpers/fixtures.ts';
+
+let t: TestApp;
+let acme: TestTenant;
+let other: TestTenant;
+
+beforeAll(async () => {
+  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  acme = await t.tenant('Acme');
+  other = await t.tenant('Other');
+});
+afterAll(() => t.close());
+
+const newAsset = async (nickname: string, tenant = acme) =>
+  (await t.api.post('/api/v1/assets', tenant.key, { nickname, assetClass: 'off-road' })).json().assetId as string;
+const newProject = async (body: Record<string, unknown>, tenant = acme) =>
+  (await t.api.post('/api/v1/projects', tenant.key, body)).json().projectId as string;
+const usage = async (projectId: string) => {
+  const res = await t.api.get(`/api/v1/projects/${projectId}/equipment-usage`, acme.key);
+  expect(res.statusCode).toBe(200);
+  return res.json().usage;
+};
+
+/** Meter logs as the hours API writes them: delta = this reading minus the asset's previous reading. */
+async function logReadings(tenant: TestTenant, assetId: string, readings: { reading: number; projectId?: string | null; note?: string; at: string }[]) {
+  let previous: number | null = null;
+  for (const r of readings) {
+    await t.db.prisma.meterLog.create({
+      data: {
+        orgId: tenant.orgId, assetId, projectId: r.projectId ?? null, hoursReading: r.reading,
+        delta: previous == null ? 0 : r.reading - previous, note: r.note ?? null, loggedAt: new Date(r.at),
+        loggedById: tenant.userId,
+      },
+    });
+    previous = r.reading;
+  }
+}
+
+const newTool = (name: string, custody: { checkedOutAssetId?: string; checkedOutVehicleId?: string; checkedOutAt?: Date | null }) =>
+  t.db.prisma.tool.create({ data: { orgId: acme.orgId, name, scanToken: randomUUID(), ...custody } });
+
+describe('GET /projects/:id/equipment-usage', () => {
+  let project: string;
+  let otherProject: string;
+  let excavator: string;
+  let loader: string;
+  let roller: string;
+  const toolOutAt = new Date('2026-06-03T07:30:00.000Z');
+
+  beforeAll(async () => {
+    project = await newProject({ name: 'Bridge deck', code: 'BD-1', hourlyRate: 125.5 });
+    otherProject = await newProject({ name: 'Car park', code: 'CP-1', hourlyRate: 90 });
+    excavator = await newAsset('Excavator 320');
+    loader = await newAsset('Loader 950');
+    roller = await newAsset('Roller CB4');
+
+    await logReadings(acme, excavator, [
+      { reading: 1000, at: '2026-06-01T07:00:00Z' },
+      { reading: 1008, projectId: project, at: '2026-06-01T16:00:00Z' },
+      { reading: 1012.5, projectId: project, at: '2026-06-02T16:00:00Z' },
+      { reading: 1010, projectId: project, note: 'Previous reading mistyped, meter shows 1010', at: '2026-06-03T08:00:00Z' },
+      { reading: 1016, projectId: otherProject, at: '2026-06-04T16:00:00Z' },
+      { reading: 1020, projectId: project, at: '2026-06-05T16:00:00Z' },
+    ]);
+    await logReadings(acme, loader, [
+      { reading: 50, at: '2026-06-01T06:00:00Z' },
+      { reading: 57.1, projectId: project, at: '2026-06-02T15:00:00Z' },
+      { reading: 60.3, projectId: otherProject, at: '2026-06-03T15:00:00Z' },
+    ]);
+
+    // The excavator and the roller are on the project now; the loader worked there but was checked in.
+    for (const assetId of [excavator, roller, loader]) {
+      await t.api.post(`/api/v1/assets/${assetId}/checkout`, acme.key, { toProjectId: project, toUserId: acme.userId });
+    }
+    await t.api.post(`/api/v1/assets/${loader}/checkin`, acme.key, {});
+
+    await t.db.prisma.repair.createMany({
+      data: [
+        { orgId: acme.orgId, assetId: excavator, projectId: project, cost: 250 },
+        { orgId: acme.orgId, assetId: loader, projectId: project, cost: 100.25 },
+        { orgId: acme.orgId, assetId: excavator, projectId: otherProject, cost: 999 },
+        { orgId: acme.orgId, assetId: excavator, projectId: null, cost: 40 },
+      ],
+    });
+
+    await newTool('Breaker hammer', { checkedOutAssetId: excavator, checkedOutAt: toolOutAt });
+    await newTool('Compaction plate', { checkedOutVehicleId: roller, checkedOutAt: toolOutAt });
+    await newTool('Bucket teeth kit', { checkedOutAssetId: loader, checkedOutAt: toolOutAt });
+    await newTool('Spare hammer', { checkedOutAssetId: excavator, checkedOutAt: null });
+  });
+
+  it('sums log deltas per asset (a lower reading counts negative) and ignores logs of other projects', async () => {
+    const u = await usage(project);
+    expect(u).toMatchObject({ projectId: project, projectName: 'Bridge deck', hourlyRateUsd: 125.5, totalHoursLogged: 21.1 });
+    expect(u.assets).toEqual([
+      {
+        assetId: excavator, nickname: 'Excavator 320', hoursLogged: 14, lastLoggedAt: '2026-06-05T16:00:00.000Z',
+        logCount: 4, currentlyOnProject: true, estimatedRevenueUsd: 1757,
+      },
+      {
+        assetId: loader, nickname: 'Loader 950', hoursLogged: 7.1, lastLoggedAt: '2026-06-02T15:00:00.000Z',
+        logCount: 1, currentlyOnProject: false, estimatedRevenueUsd: 891.05,
+      },
+      { assetId: roller, nickname: 'Roller CB4', hoursLogged: 0, lastLoggedAt: null, logCount: 0, currentlyOnProject: true, estimatedRevenueUsd: 0 },
+    ]);
+  });
+
+  it('totals repair cost of the project and the revenue estimate (hours x rate)', async () => {
+    const u = await usage(project);
+    expect(u.totalRepairCostUsd).toBe(350.25);
+    expect(u.estimatedRevenueUsd).toBe(2648.05);
+  });
+
+  it('lists the tools riding with an asset checked out to the project now', async () => {
+    const u = await usage(project);
+    expect(u.tools).toEqual([
+      { toolId: expect.any(String), name: 'Breaker hammer', currentlyOnProject: true, checkedOutAt: toolOutAt.toISOString(), linkedAssetId: excavator },
+      { toolId: expect.any(String), name: 'Compaction plate', currentlyOnProject: true, checkedOutAt: toolOutAt.toISOString(), linkedAssetId: roller },
+    ]);
+  });
+
+  it('omits every revenue field when the project has no hourlyRate', async () => {
+    await t.api.patch(`/api/v1/projects/${project}`, acme.key, { hourlyRate: null });
+    const u = await usage(project);
+    expect(u.hourlyRateUsd).toBeNull();
+    expect(u).not.toHaveProperty('estimatedRevenueUsd');
+    for (const a of u.assets) expect(a).not.toHaveProperty('estimatedRevenueUsd');
+    expect(u.totalHoursLogged).toBe(21.1);
+    await t.api.patch(`/api/v1/projects/${project}`, acme.key, { hourlyRate: 125.5 });
+  });
+
+  it('computes the other project from the same logs', async () => {
+    const u = await usage(otherProject);
+    expect(u.assets.map((a: { nickname: string; hoursLogged: number; currentlyOnProject: boolean }) => [a.nickname, a.hoursLogged, a.currentlyOnProject]))
+      .toEqual([['Excavator 320', 6], ['Loader 950', 3.2]].map(([n, h]) => [n, h, false]));
+    expect(u).toMatchObject({ totalHoursLogged: 9.2, totalRepairCostUsd: 999, estimatedRevenueUsd: 828 });
+    expect(u.tools).toEqual([]);
+  });
+
+  it('ignores rows of other organisations that point at the project', async () => {
+    const theirs = await newAsset('Their dozer', other);
+    await logReadings(other, theirs, [{ reading: 1, at: '2026-06-01T00:00:00Z' }, { reading: 500, projectId: project, at: '2026-06-02T00:00:00Z' }]);
+    await t.db.prisma.repair.create({ data: { orgId: other.orgId, projectId: project, cost: 5000 } });
+    const u = await usage(project);
+    expect(u.totalHoursLogged).toBe(21.1);
+    expect(u.totalRepairCostUsd).toBe(350.25);
+    expect(u.assets.map((a: { assetId: string }) => a.assetId)).not.toContain(theirs);
+  });
+
+  it('is an empty rollup for a project without equipment, and 404 for an unknown one', async () => {
+    const empty = await newProject({ name: 'Tender only' });
+    expect(await usage(empty)).toEqual({
+      projectId: empty, projectName: 'Tender only', hourlyRateUsd: null, totalHoursLogged: 0, totalRepairCostUsd: 0, assets: [], tools: [],
+    });
+    const missing = await t.api.get('/api/v1/projects/missing/equipment-usage', acme.key);
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ ok: false, error: 'not_found' });
+  });
+});
