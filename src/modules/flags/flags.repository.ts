@@ -1,7 +1,55 @@
-import type { Flag } from '../../generated/prisma/client.ts';
+import type { Flag, FlagSeverity } from '../../generated/prisma/client.ts';
 import type { Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../http/context.ts';
+import { queueFlagNotifications } from '../notifications/notifications.repository.ts';
+
+/** raisedById of flags the system raises (AUTO_PM), and of flags raised by keys without a user. */
+export const SYSTEM_ACTOR = 'system';
+
+export interface NewFlag {
+  asset: { id: string; nickname: string };
+  severity: FlagSeverity;
+  note?: string | null;
+  photoUrl?: string | null;
+  lat?: number | null;
+  lng?: number | null;
+  accuracyM?: number | null;
+  pmDueReading?: number | null;
+  /** True for AUTO_PM: the system raised it, whoever's reading triggered it. */
+  bySystem?: boolean;
+}
+
+/**
+ * Creates a flag inside the caller's transaction, records flag.created and queues its push and email
+ * notifications (PENDING rows the sender job delivers after commit). The caller checks the asset.
+ */
+export async function insertFlag(tx: Tx, ctx: RequestContext, input: NewFlag): Promise<Flag> {
+  const raisedById = input.bySystem ? SYSTEM_ACTOR : (ctx.actorId ?? SYSTEM_ACTOR);
+  const flag = await tx.flag.create({
+    data: {
+      orgId: ctx.orgId, assetId: input.asset.id, severity: input.severity, note: input.note ?? null,
+      photoUrl: input.photoUrl ?? null, raisedById, lat: input.lat ?? null, lng: input.lng ?? null,
+      accuracyM: input.accuracyM ?? null, pmDueReading: input.pmDueReading ?? null,
+    },
+  });
+  const user = raisedById === SYSTEM_ACTOR ? null : await tx.user.findUnique({ where: { id: raisedById }, select: { name: true } });
+  const payload = {
+    flagId: flag.id, assetId: flag.assetId, assetNickname: input.asset.nickname, severity: flag.severity,
+    reason: flag.note, photoUrl: flag.photoUrl,
+    raisedBy: raisedById === SYSTEM_ACTOR ? { userId: null, name: SYSTEM_ACTOR } : { userId: raisedById, name: user?.name ?? null },
+    raisedAt: flag.createdAt.toISOString(), pmDueReading: flag.pmDueReading,
+  };
+  await emit(tx, ctx.orgId, 'flag.created', payload);
+  await queueFlagNotifications(tx, ctx.orgId, payload);
+  return flag;
+}
+
+/** Locks the asset row until the transaction ends; meter logs take the same lock (see hours.repository). */
+export async function lockAsset(tx: Tx, orgId: string, assetId: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM assets WHERE id = ${assetId} AND "orgId" = ${orgId} FOR UPDATE`;
+  return rows.length === 1;
+}
 
 /**
  * Resolves an OPEN or IN_PROGRESS flag inside the caller's transaction and records flag.resolved.
@@ -16,6 +64,9 @@ export async function resolveFlag(
   flag: Flag,
   input: { resolutionNote: string | null; returnToServiceConfirmed?: boolean; workOrderId?: string | null },
 ): Promise<Flag | null> {
+  // AUTO_PM: take the asset lock first, as meter logs do, so a reading being logged right now sees either
+  // the open flag with the old baseline or the resolved flag with the new one, never a mix.
+  if (flag.severity === 'AUTO_PM') await lockAsset(tx, ctx.orgId, flag.assetId);
   const now = new Date();
   // Conditional update: two concurrent resolutions cannot both succeed and emit twice.
   const { count } = await tx.flag.updateMany({

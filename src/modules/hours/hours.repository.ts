@@ -1,0 +1,115 @@
+import type { MeterLog } from '../../generated/prisma/client.ts';
+import type { Tx } from '../../db/transaction.ts';
+import { emit } from '../../events/outbox.ts';
+import type { RequestContext } from '../../http/context.ts';
+import { ValidationError } from '../../http/errors.ts';
+import { insertFlag } from '../flags/flags.repository.ts';
+import { assertReferences } from '../shared/references.ts';
+import type { CreateHoursInput } from './hours.schemas.ts';
+import { reviewReasonFor, roundMeter, servicePointReached } from './hours.rules.ts';
+
+/** A reading may be stamped this far ahead of the server clock (device clock skew). */
+const FUTURE_SKEW_MS = 5 * 60 * 1000;
+
+export interface LockedAsset {
+  id: string;
+  nickname: string;
+  meterType: 'HOURS' | 'ODOMETER' | 'NONE';
+  meterUnit: string;
+  lastMeterReading: number | null;
+  lastMeterAt: Date | null;
+  pmInterval: number | null;
+  pmBaselineReading: number | null;
+}
+
+/**
+ * Locks the asset row (SELECT ... FOR UPDATE) until the transaction ends. Every reading on the asset
+ * takes this lock first, so concurrent readings queue up: each sees the previous one's lastMeterReading
+ * (no two deltas computed from the same "previous") and the one-open-AUTO_PM check cannot race.
+ */
+export async function lockMeteredAsset(tx: Tx, orgId: string, assetId: string): Promise<LockedAsset | null> {
+  const rows = await tx.$queryRaw<LockedAsset[]>`
+    SELECT id, nickname, "meterType"::text AS "meterType", "meterUnit", "lastMeterReading", "lastMeterAt", "pmInterval", "pmBaselineReading"
+    FROM assets WHERE id = ${assetId} AND "orgId" = ${orgId} FOR UPDATE`;
+  return rows[0] ?? null;
+}
+
+/**
+ * Opens an AUTO_PM flag when the reading reached the asset's next service point and no AUTO_PM flag is
+ * OPEN or IN_PROGRESS on it (at most one; the asset lock makes the check race-free). Returns its id.
+ */
+export async function openPmFlagIfDue(tx: Tx, ctx: RequestContext, asset: LockedAsset, reading: number): Promise<string | null> {
+  const point = servicePointReached(reading, asset.pmInterval, asset.pmBaselineReading);
+  if (point === null) return null;
+  const open = await tx.flag.findFirst({
+    where: { orgId: ctx.orgId, assetId: asset.id, severity: 'AUTO_PM', status: { in: ['OPEN', 'IN_PROGRESS'] } },
+    select: { id: true },
+  });
+  if (open) return null;
+  const flag = await insertFlag(tx, ctx, {
+    asset, severity: 'AUTO_PM', bySystem: true, pmDueReading: point,
+    note: `Preventive maintenance due at ${point} ${asset.meterUnit} (reading ${reading} ${asset.meterUnit})`,
+  });
+  return flag.id;
+}
+
+export interface RecordedReading {
+  log: MeterLog;
+  replayed: boolean;
+}
+
+/**
+ * Records one reading (or state-only entry) inside the caller's transaction: idempotency, validation
+ * against the asset's meter, delta, review routing, AUTO_PM, the asset's last reading, hours.logged.
+ * Validation failures throw ValidationError (422) and leave nothing behind.
+ */
+export async function recordReading(tx: Tx, ctx: RequestContext, input: CreateHoursInput, idempotencyKey: string | null): Promise<RecordedReading> {
+  const asset = await lockMeteredAsset(tx, ctx.orgId, input.assetId);
+  if (!asset) throw new ValidationError({ assetId: 'no asset with this id in your organisation' });
+  // Re-checked under the lock: identical requests for one asset queue here and find the first one's row.
+  if (idempotencyKey) {
+    const existing = await tx.meterLog.findFirst({ where: { orgId: ctx.orgId, clientMutationId: idempotencyKey } });
+    if (existing) return { log: existing, replayed: true };
+  }
+  await assertReferences(tx, ctx.orgId, [{ field: 'projectId', kind: 'project', id: input.projectId }]);
+
+  const now = new Date();
+  const loggedAt = input.loggedAt ?? now;
+  const errors: Record<string, string> = {};
+  if (loggedAt.getTime() > now.getTime() + FUTURE_SKEW_MS) errors.loggedAt = 'cannot be in the future';
+  if ((input.lat == null) !== (input.lng == null)) errors[input.lat == null ? 'lat' : 'lng'] = 'lat and lng go together';
+  const metered = asset.meterType !== 'NONE';
+  if (metered && input.hoursReading === undefined) errors.hoursReading = `is required (this asset's meter is ${asset.meterType})`;
+  if (!metered && input.hoursReading !== undefined) errors.hoursReading = 'must be omitted: this asset has no meter (meterType NONE); send a state-only entry';
+  if (!metered && !input.state) errors.state = 'is required for assets without a meter (meterType NONE)';
+
+  const reading = metered ? (input.hoursReading ?? 0) : 0;
+  const previous = metered && asset.lastMeterReading !== null && asset.lastMeterAt !== null
+    ? { reading: asset.lastMeterReading, at: asset.lastMeterAt }
+    : null;
+  const delta = previous ? roundMeter(reading - previous.reading) : 0;
+  if (metered && delta < 0 && !input.note) {
+    errors.note = `is required to explain a reading lower than the previous one (${previous!.reading} ${asset.meterUnit})`;
+  }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+
+  const reviewReason = metered ? reviewReasonFor(asset.meterType as 'HOURS' | 'ODOMETER', reading, previous, loggedAt, asset.meterUnit) : null;
+  // Held readings skip PM: a typo must not open a service flag (approval applies it, see reviewReading).
+  const autoFlagId = metered && !reviewReason ? await openPmFlagIfDue(tx, ctx, asset, reading) : null;
+  const log = await tx.meterLog.create({
+    data: {
+      orgId: ctx.orgId, assetId: asset.id, projectId: input.projectId ?? null, loggedById: ctx.actorId,
+      loggedByDeviceId: input.loggedByDeviceId ?? null, hoursReading: reading, delta, state: input.state ?? null,
+      fuelVolume: input.fuelVolume ?? null, fuelUnit: input.fuelUnit ?? (input.fuelVolume != null ? 'GALLON' : null),
+      fuelCostTotal: input.fuelCostTotal ?? null, note: input.note ?? null, lat: input.lat ?? null, lng: input.lng ?? null,
+      clientMutationId: idempotencyKey, reviewStatus: reviewReason ? 'PENDING' : 'NONE', reviewReason, autoFlagId, loggedAt,
+    },
+  });
+  if (metered) await tx.asset.update({ where: { id: asset.id }, data: { lastMeterReading: reading, lastMeterAt: loggedAt } });
+  await emit(tx, ctx.orgId, 'hours.logged', {
+    logId: log.id, assetId: log.assetId, hoursReading: log.hoursReading, delta: log.delta, state: log.state,
+    projectId: log.projectId, reviewStatus: log.reviewStatus, reviewReason: log.reviewReason, loggedById: log.loggedById,
+    loggedAt: log.loggedAt.toISOString(), autoFlagId,
+  });
+  return { log, replayed: false };
+}

@@ -1,0 +1,56 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../composition.ts';
+import { contextOf } from '../../http/context.ts';
+import { ErrorResponse, IdParams } from '../../http/schemas.ts';
+import {
+  CreateHoursBody, HoursBatchResponse, HoursCreatedResponse, HoursDetailResponse, HoursReviewResponse, IdempotencyHeaders,
+  ListHoursQuery, ListHoursResponse, ReviewHoursBody,
+} from './hours.schemas.ts';
+
+export const hoursRoutes =
+  ({ services }: AppDeps): FastifyPluginAsyncZod =>
+  async (app) => {
+    const hours = services.hours;
+    const tags = ['hours'];
+
+    app.get('/hours', {
+      config: { scope: 'hours:read' },
+      schema: { operationId: 'listHours', tags, summary: 'List meter logs, newest first (by loggedAt)', querystring: ListHoursQuery, response: { 200: ListHoursResponse } },
+    }, (req) => hours.list(contextOf(req), req.query));
+
+    app.post('/hours', {
+      config: { scope: 'hours:write' },
+      schema: {
+        operationId: 'createHoursLog', tags,
+        summary: 'Log a meter reading or a state-only entry (idempotent with Idempotency-Key or clientMutationId)',
+        headers: IdempotencyHeaders, body: CreateHoursBody, response: { 201: HoursCreatedResponse },
+      },
+    }, async (req, reply) => reply.code(201).send(await hours.create(contextOf(req), req.body, req.headers['idempotency-key'])));
+
+    app.post('/hours/batch', {
+      config: { scope: 'hours:write' },
+      schema: {
+        operationId: 'createHoursBatch', tags,
+        summary: 'Log up to 100 readings; each entry succeeds or fails on its own (clientMutationId per entry)',
+        body: z.union([z.array(z.unknown()), z.object({ entries: z.array(z.unknown()) })]).describe('An array of hours log bodies, or {entries: [...]}'),
+        response: { 200: HoursBatchResponse },
+      },
+      // The envelope is checked by the service so its errors are the spec's 400 codes, not a 422.
+      validatorCompiler: () => (data) => ({ value: data }),
+    }, (req) => hours.createBatch(contextOf(req), req.body));
+
+    app.get('/hours/:id', {
+      config: { scope: 'hours:read' },
+      schema: { operationId: 'getHoursLog', tags, summary: 'Meter log detail', params: IdParams, response: { 200: HoursDetailResponse } },
+    }, (req) => hours.get(contextOf(req), req.params.id));
+
+    app.patch('/hours/:id', {
+      config: { scope: 'hours:write' },
+      schema: {
+        operationId: 'reviewHoursLog', tags, summary: 'Approve or reject a meter log awaiting review',
+        params: IdParams, body: ReviewHoursBody,
+        response: { 200: HoursReviewResponse, 409: ErrorResponse.describe('The log is not awaiting review (not_pending_review)') },
+      },
+    }, (req) => hours.review(contextOf(req), req.params.id, req.body.reviewStatus));
+  };

@@ -1,0 +1,136 @@
+import type { MeterLog } from '../../generated/prisma/client.ts';
+import { transaction } from '../../db/transaction.ts';
+import type { RequestContext } from '../../http/context.ts';
+import { conflict, notFound, ValidationError } from '../../http/errors.ts';
+import { batchSummary, readBatchEnvelope, validateEntries } from '../../http/batch.ts';
+import { decodeCursor, encodeCursor } from '../../http/pagination.ts';
+import { queueRenewalHeadsUps } from '../notifications/notifications.repository.ts';
+import { isUniqueViolation } from '../shared/unique-violation.ts';
+import type { ServiceDeps } from '../services.ts';
+import { lockMeteredAsset, openPmFlagIfDue, recordReading, type RecordedReading } from './hours.repository.ts';
+import { CreateHoursBody, IDEMPOTENCY_KEY_MAX, toHoursLog, type CreateHoursInput, type ListHoursInput } from './hours.schemas.ts';
+
+export const HOURS_BATCH_CAP = 100;
+
+type BatchResult = {
+  index: number; ok: boolean; logId?: string; autoFlagId?: string | null; delta?: number; reviewStatus?: MeterLog['reviewStatus'];
+  replayed?: boolean; error?: string; fieldErrors?: Record<string, string>;
+};
+
+const created = ({ log, replayed }: RecordedReading) => ({
+  logId: log.id, autoFlagId: log.autoFlagId, delta: log.delta, reviewStatus: log.reviewStatus, replayed,
+});
+
+export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 'background'>) {
+  const findByKey = (ctx: RequestContext, key: string) =>
+    db.prisma.meterLog.findFirst({ where: { orgId: ctx.orgId, clientMutationId: key } });
+
+  /** One reading in its own transaction; a lost race on the idempotency key returns the winner's row. */
+  async function record(ctx: RequestContext, input: CreateHoursInput, key: string | null): Promise<RecordedReading> {
+    if (key) {
+      const existing = await findByKey(ctx, key);
+      if (existing) return { log: existing, replayed: true };
+    }
+    try {
+      return await transaction(db, (tx) => recordReading(tx, ctx, input, key));
+    } catch (err) {
+      if (!key || !isUniqueViolation(err)) throw err;
+      const winner = await findByKey(ctx, key);
+      if (!winner) throw err;
+      return { log: winner, replayed: true };
+    }
+  }
+
+  /** Renewal heads-ups are side work: after commit, in the background, never failing the reading. */
+  function afterReadings(ctx: RequestContext, assetIds: string[]) {
+    for (const assetId of new Set(assetIds)) {
+      background.run('renewal-heads-ups', { orgId: ctx.orgId, assetId }, () => queueRenewalHeadsUps(db.prisma, { orgId: ctx.orgId, assetId }));
+    }
+  }
+
+  return {
+    async list(ctx: RequestContext, query: ListHoursInput) {
+      const after = decodeCursor(query.cursor, 2) as [string, string] | null;
+      const at = after ? new Date(after[0]) : null;
+      if (at && Number.isNaN(at.getTime())) throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
+      const rows = await db.prisma.meterLog.findMany({
+        where: {
+          orgId: ctx.orgId, reviewStatus: { in: query.reviewStatus },
+          ...(query.assetId ? { assetId: query.assetId } : {}),
+          ...(query.since ? { loggedAt: { gte: query.since } } : {}),
+          ...(at ? { OR: [{ loggedAt: { lt: at } }, { loggedAt: at, id: { lt: after![1] } }] } : {}),
+        },
+        orderBy: [{ loggedAt: 'desc' }, { id: 'desc' }],
+        take: query.limit + 1,
+      });
+      const page = rows.slice(0, query.limit);
+      const last = page[page.length - 1];
+      const nextCursor = rows.length > query.limit ? encodeCursor([last.loggedAt.toISOString(), last.id]) : null;
+      return { ok: true as const, hoursLogs: page.map(toHoursLog), nextCursor };
+    },
+
+    async get(ctx: RequestContext, id: string) {
+      const log = await db.prisma.meterLog.findFirst({ where: { id, orgId: ctx.orgId } });
+      if (!log) throw notFound('Hours log');
+      const asset = await db.prisma.asset.findUniqueOrThrow({
+        where: { id: log.assetId }, select: { id: true, nickname: true, meterType: true, meterUnit: true },
+      });
+      return { ok: true as const, hoursLog: { ...toHoursLog(log), asset } };
+    },
+
+    async create(ctx: RequestContext, input: CreateHoursInput, headerKey: string | undefined) {
+      if (headerKey !== undefined && (headerKey.length === 0 || headerKey.length > IDEMPOTENCY_KEY_MAX)) {
+        throw new ValidationError({ 'Idempotency-Key': `must be 1-${IDEMPOTENCY_KEY_MAX} characters` });
+      }
+      const result = await record(ctx, input, headerKey ?? input.clientMutationId ?? null);
+      if (!result.replayed) afterReadings(ctx, [result.log.assetId]);
+      return { ok: true as const, ...created(result) };
+    },
+
+    /** Entries run in input order, each in its own transaction: one failing entry never affects another. */
+    async createBatch(ctx: RequestContext, body: unknown) {
+      const entries = readBatchEnvelope(body, HOURS_BATCH_CAP);
+      const { valid, failures } = validateEntries(entries, CreateHoursBody);
+      const results: BatchResult[] = [...failures];
+      const touched: string[] = [];
+      for (const { index, data } of valid) {
+        try {
+          const result = await record(ctx, data, data.clientMutationId ?? null);
+          if (!result.replayed) touched.push(result.log.assetId);
+          results.push({ index, ok: true, ...created(result) });
+        } catch (err) {
+          if (!(err instanceof ValidationError)) throw err;
+          results.push({ index, ok: false, error: 'validation_failed', fieldErrors: err.fieldErrors });
+        }
+      }
+      results.sort((a, b) => a.index - b.index);
+      afterReadings(ctx, touched);
+      return { ok: true as const, results, summary: batchSummary(entries.length, results) };
+    },
+
+    /**
+     * The manager decision on a log awaiting review. Approving the asset's latest reading also applies
+     * the PM check the held reading skipped. Neither decision rewrites the meter: corrections are logged
+     * as new readings, so deltas keep adding up to the meter's real movement.
+     */
+    async review(ctx: RequestContext, id: string, decision: 'APPROVED' | 'REJECTED') {
+      return transaction(db, async (tx) => {
+        const log = await tx.meterLog.findFirst({ where: { id, orgId: ctx.orgId } });
+        if (!log) throw notFound('Hours log');
+        const asset = await lockMeteredAsset(tx, ctx.orgId, log.assetId);
+        const { count } = await tx.meterLog.updateMany({ where: { id, reviewStatus: 'PENDING' }, data: { reviewStatus: decision, reviewedById: ctx.actorId, reviewedAt: new Date() } });
+        if (count === 0) throw conflict('not_pending_review', `This log is not awaiting review (reviewStatus ${log.reviewStatus})`);
+        let autoFlagId: string | null = null;
+        const latest = asset && asset.meterType !== 'NONE' && asset.lastMeterReading === log.hoursReading
+          && asset.lastMeterAt?.getTime() === log.loggedAt.getTime();
+        if (decision === 'APPROVED' && asset && latest) {
+          autoFlagId = await openPmFlagIfDue(tx, ctx, asset, log.hoursReading);
+          if (autoFlagId) await tx.meterLog.update({ where: { id }, data: { autoFlagId } });
+        }
+        return { ok: true as const, logId: id, reviewStatus: decision, autoFlagId };
+      });
+    },
+  };
+}
+
+export type HoursService = ReturnType<typeof createHoursService>;

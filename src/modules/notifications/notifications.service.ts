@@ -1,0 +1,26 @@
+import type { ServiceDeps } from '../services.ts';
+import { queueRenewalHeadsUps } from './notifications.repository.ts';
+import { createNotificationSender } from './notifications.sender.ts';
+import { createLoggingTransport, type NotificationTransport } from './notifications.transport.ts';
+
+/**
+ * Notification delivery and the renewal sweep, run by the jobs in notifications.jobs.ts. Pass a real
+ * provider's transport to replace the default logging one.
+ */
+export function createNotificationService(
+  { db, log }: Pick<ServiceDeps, 'db' | 'log'>,
+  transport: NotificationTransport = createLoggingTransport(log),
+) {
+  const sender = createNotificationSender({ db, log, transport });
+  return {
+    sendPending: () => sender.sendPending(),
+    /** Daily sweep over every organisation; readings also trigger it for their own asset. */
+    async queueRenewalHeadsUps(now = new Date()) {
+      const created = await queueRenewalHeadsUps(db.prisma, {}, now);
+      if (created > 0) log.info({ created }, 'renewal heads-ups queued');
+      return created;
+    },
+  };
+}
+
+export type NotificationService = ReturnType<typeof createNotificationService>;
