@@ -1,4 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { renderOpenApiYaml } from './openapi.ts';
+import { renderAsyncApiYaml } from './asyncapi.ts';
+import { renderPostmanCollection } from './postman.ts';
 
 /**
  * The machine-readable contracts, each generated from code (route schemas, event catalog), committed at the
@@ -12,5 +15,7 @@ export interface ContractDocument {
 }
 
 export const CONTRACT_DOCUMENTS: ContractDocument[] = [
-  { file: 'openapi.yaml', contentType: 'application/yaml; charset=utf-8', render: (app) => app.swagger({ yaml: true }) },
+  { file: 'openapi.yaml', contentType: 'application/yaml; charset=utf-8', render: renderOpenApiYaml },
+  { file: 'asyncapi.yaml', contentType: 'application/yaml; charset=utf-8', render: renderAsyncApiYaml },
+  { file: 'postman_collection.json', contentType: 'application/json; charset=utf-8', render: renderPostmanCollection },
 ];

@@ -16,6 +16,7 @@ export const eventCatalog = {
     data: z.object({
       flagId: id, assetId: id, assetNickname: z.string(), severity: z.enum(['RED', 'YELLOW', 'AUTO_PM']),
       reason: z.string().nullable(), photoUrl: z.string().nullable(), raisedBy: actor, raisedAt: at,
+      pmDueReading: z.number().nullable().optional(),
     }),
   },
   'flag.resolved': {
@@ -30,6 +31,7 @@ export const eventCatalog = {
     data: z.object({
       logId: id, assetId: id, hoursReading: z.number(), delta: z.number(), state: z.string().nullable().optional(),
       projectId: nullableId.optional(), reviewStatus: z.string().optional(), loggedAt: at, autoFlagId: nullableId,
+      reviewReason: z.string().nullable().optional(), loggedById: nullableId.optional(),
     }),
   },
   'asset.created': {
@@ -116,13 +118,15 @@ export const eventCatalog = {
     data: z.object({
       assetId: id, nickname: z.string(), toUserId: nullableId, toProjectId: nullableId, actorId: nullableId,
       expectedReturnAt: at.nullable(), note: z.string().nullable(), at,
+      // Present when a checkout replaces an existing binding (same-user change or force).
+      fromUserId: nullableId.optional(), fromProjectId: nullableId.optional(),
     }),
   },
   'asset.checked_in': {
     summary: 'A checked-out asset is checked in (not sent for no-op check-ins).',
     data: z.object({
       assetId: id, nickname: z.string(), fromUserId: nullableId, fromProjectId: nullableId, note: z.string().nullable(),
-      actorId: nullableId, at,
+      actorId: nullableId, at, checkedOutAt: at.nullable().optional(),
     }),
   },
 } as const;

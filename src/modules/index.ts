@@ -2,6 +2,15 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps } from '../composition.ts';
 import { assetRoutes } from './assets/assets.routes.ts';
 import { metaRoutes } from './meta/meta.routes.ts';
+import { toolRoutes } from './tools/tools.routes.ts';
+import { projectRoutes } from './projects/projects.routes.ts';
+import { yardRoutes } from './yards/yards.routes.ts';
+import { assetCheckoutRoutes } from './assets/asset-checkout.routes.ts';
+import { workOrderRoutes } from './work-orders/work-orders.routes.ts';
+import { repairRoutes } from './repairs/repairs.routes.ts';
+import { webhookRoutes } from './webhooks/webhooks.routes.ts';
+import { flagRoutes } from './flags/flags.routes.ts';
+import { hoursRoutes } from './hours/hours.routes.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
-export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [metaRoutes, assetRoutes];
+export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [metaRoutes, assetRoutes, assetCheckoutRoutes, projectRoutes, yardRoutes, workOrderRoutes, repairRoutes, toolRoutes, webhookRoutes, flagRoutes, hoursRoutes];

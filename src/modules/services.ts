@@ -5,8 +5,19 @@ import type { Authenticator } from '../http/authenticator.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Background } from '../jobs/background.ts';
 import type { BillingSync } from '../jobs/billing-sync.ts';
+import type { Metrics } from '../metrics.ts';
 import { createAssetService } from './assets/assets.service.ts';
 import { createMetaService } from './meta/meta.service.ts';
+import { createToolService } from './tools/tools.service.ts';
+import { createProjectService } from './projects/projects.service.ts';
+import { createYardService } from './yards/yards.service.ts';
+import { createAssetCheckoutService } from './assets/asset-checkout.service.ts';
+import { createWorkOrderService } from './work-orders/work-orders.service.ts';
+import { createRepairService } from './repairs/repairs.service.ts';
+import { createWebhookService } from './webhooks/webhooks.service.ts';
+import { createFlagService } from './flags/flags.service.ts';
+import { createHoursService } from './hours/hours.service.ts';
+import { createNotificationService } from './notifications/notifications.service.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -16,13 +27,24 @@ export interface ServiceDeps {
   billing: BillingSync;
   auth: Authenticator;
   rateLimiter: RateLimiter;
+  metrics: Metrics;
 }
 
 /** One instance of each service per process. Add a resource's service here. */
 export function createServices(deps: ServiceDeps) {
   return {
     meta: createMetaService(deps),
+    tools: createToolService(deps),
     assets: createAssetService(deps),
+    projects: createProjectService(deps),
+    yards: createYardService(deps),
+    assetCheckout: createAssetCheckoutService(deps),
+    workOrders: createWorkOrderService(deps),
+    repairs: createRepairService(deps),
+    webhooks: createWebhookService(deps),
+    flags: createFlagService(deps),
+    hours: createHoursService(deps),
+    notifications: createNotificationService(deps),
   };
 }
 

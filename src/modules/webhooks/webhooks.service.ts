@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type { Prisma, WebhookSubscription } from '../../generated/prisma/client.ts';
+import { transaction, type Tx } from '../../db/transaction.ts';
+import { EVENT_TYPES, isEventType } from '../../events/catalog.ts';
+import type { RequestContext } from '../../http/context.ts';
+import { notFound, ValidationError } from '../../http/errors.ts';
+import { decodeCursor, newestFirstAfter, newestFirstKey, newestFirstOrder, paginate } from '../../http/pagination.ts';
+import { createWebhookDispatcher } from '../../webhooks/dispatcher.ts';
+import { EVENT_EXAMPLES } from '../../webhooks/event-examples.ts';
+import { pruneWebhookHistory } from '../../webhooks/retention.ts';
+import { createWebhookSender, firstBytes } from '../../webhooks/sender.ts';
+import { newWebhookSecret, signEnvelope } from '../../webhooks/signer.ts';
+import { checkWebhookUrl } from '../../webhooks/url-guard.ts';
+import type { ServiceDeps } from '../services.ts';
+import {
+  DELIVERY_STATUSES, SECRET_WARNING, toDeliveryRow, toWebhookRow, UPDATABLE_FIELDS,
+  type CreateWebhookInput, type UpdateWebhookInput,
+} from './webhooks.schemas.ts';
+
+/** Known event names from the request, in catalog order, without duplicates; unknown names are dropped. */
+function acceptedEvents(names: string[]): string[] {
+  const wanted = new Set(names.filter(isEventType));
+  return EVENT_TYPES.filter((t) => wanted.has(t));
+}
+
+const NO_KNOWN_EVENTS = `must include at least one known event type: ${EVENT_TYPES.join(', ')}`;
+
+export function createWebhookService({ db, config, log }: Pick<ServiceDeps, 'db' | 'config' | 'log'>) {
+  const sender = createWebhookSender({
+    timeoutMs: config.webhooks.timeoutMs,
+    allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+    caFile: config.webhooks.caFile,
+  });
+  const dispatcher = createWebhookDispatcher({ db, config, log, sender });
+
+  /** Checks url and events together so one 422 reports every problem; returns the values to store. */
+  async function validated(input: { url?: string; events?: string[] }) {
+    const fieldErrors: Record<string, string> = {};
+    const events = input.events === undefined ? undefined : acceptedEvents(input.events);
+    if (events?.length === 0) fieldErrors.events = NO_KNOWN_EVENTS;
+    if (input.url !== undefined) {
+      const problem = await checkWebhookUrl(input.url, { allowPrivateNetworks: config.webhooks.allowPrivateNetworks });
+      if (problem) fieldErrors.url = problem;
+    }
+    if (Object.keys(fieldErrors).length > 0) throw new ValidationError(fieldErrors);
+    return { events, url: input.url === undefined ? undefined : new URL(input.url).toString() };
+  }
+
+  async function findOwned(tx: Tx, ctx: RequestContext, id: string): Promise<WebhookSubscription> {
+    const subscription = await tx.webhookSubscription.findFirst({ where: { id, orgId: ctx.orgId } });
+    if (!subscription) throw notFound('Webhook subscription');
+    return subscription;
+  }
+
+  async function detail(ctx: RequestContext, subscription: WebhookSubscription) {
+    const groups = await db.prisma.webhookDelivery.groupBy({
+      by: ['status'],
+      where: { orgId: ctx.orgId, subscriptionId: subscription.id },
+      _count: { _all: true },
+    });
+    const deliveryCounts = Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, groups.find((g) => g.status === s)?._count._all ?? 0])) as Record<(typeof DELIVERY_STATUSES)[number], number>;
+    return { ok: true as const, webhook: { ...toWebhookRow(subscription), deliveryCounts } };
+  }
+
+  return {
+    dispatcher,
+    pruneHistory: (now?: Date) => pruneWebhookHistory(db, now),
+
+    async create(ctx: RequestContext, input: CreateWebhookInput) {
+      const { url, events } = await validated(input);
+      const secret = newWebhookSecret();
+      const created = await db.prisma.webhookSubscription.create({
+        data: { orgId: ctx.orgId, url: url!, events: events!, description: input.description ?? null, secret },
+      });
+      return {
+        ok: true as const, subscriptionId: created.id, secret, secretWarning: SECRET_WARNING, events: created.events,
+        url: created.url, description: created.description, active: created.active, createdAt: created.createdAt.toISOString(),
+      };
+    },
+
+    async list(ctx: RequestContext, query: { limit: number; cursor?: string }) {
+      const rows = await db.prisma.webhookSubscription.findMany({
+        where: { orgId: ctx.orgId, ...newestFirstAfter(decodeCursor(query.cursor, 2)) },
+        orderBy: newestFirstOrder,
+        take: query.limit + 1,
+      });
+      const { page, nextCursor } = paginate(rows, query.limit, newestFirstKey);
+      return { ok: true as const, webhooks: page.map(toWebhookRow), nextCursor };
+    },
+
+    async get(ctx: RequestContext, id: string) {
+      return detail(ctx, await findOwned(db.prisma, ctx, id));
+    },
+
+    async update(ctx: RequestContext, id: string, patch: UpdateWebhookInput) {
+      if (UPDATABLE_FIELDS.every((f) => patch[f] === undefined)) {
+        throw new ValidationError({ body: `send at least one of: ${UPDATABLE_FIELDS.join(', ')}` }, 'The patch is empty');
+      }
+      await findOwned(db.prisma, ctx, id);
+      const { url, events } = await validated(patch);
+      const data: Prisma.WebhookSubscriptionUpdateInput = {};
+      if (events !== undefined) data.events = events;
+      if (url !== undefined) data.url = url;
+      if (patch.description !== undefined) data.description = patch.description;
+      if (patch.active !== undefined) data.active = patch.active;
+      const updated = await transaction(db, async (tx) => {
+        await findOwned(tx, ctx, id);
+        return tx.webhookSubscription.update({ where: { id }, data });
+      });
+      return detail(ctx, updated);
+    },
+
+    /** Deleting cascades to the subscription's deliveries: queued ones are never sent, its history goes too. */
+    async remove(ctx: RequestContext, id: string) {
+      const { count } = await db.prisma.webhookSubscription.deleteMany({ where: { id, orgId: ctx.orgId } });
+      if (count === 0) throw notFound('Webhook subscription');
+      return { ok: true as const, subscriptionId: id, deleted: true as const };
+    },
+
+    async deliveries(ctx: RequestContext, id: string, query: { status: (typeof DELIVERY_STATUSES)[number][]; limit: number; cursor?: string }) {
+      await findOwned(db.prisma, ctx, id);
+      const rows = await db.prisma.webhookDelivery.findMany({
+        where: { orgId: ctx.orgId, subscriptionId: id, status: { in: query.status }, ...newestFirstAfter(decodeCursor(query.cursor, 2)) },
+        orderBy: newestFirstOrder,
+        take: query.limit + 1,
+      });
+      const { page, nextCursor } = paginate(rows, query.limit, newestFirstKey);
+      return { ok: true as const, deliveries: page.map(toDeliveryRow), nextCursor };
+    },
+
+    /** Sends a synthetic flag.created right now, signed with the live secret; nothing is queued or recorded. */
+    async test(ctx: RequestContext, id: string) {
+      const subscription = await findOwned(db.prisma, ctx, id);
+      const now = new Date();
+      const data = { ...EVENT_EXAMPLES['flag.created'], raisedBy: { userId: ctx.actorId, name: null }, raisedAt: now.toISOString() };
+      const signed = signEnvelope(
+        subscription.secret,
+        { id: `test_${randomUUID()}`, event: 'flag.created', organizationId: ctx.orgId, data },
+        { now, test: true },
+      );
+      const result = await sender.send(subscription.url, signed.body, signed.headers);
+      return {
+        ok: true as const,
+        delivered: result.ok,
+        responseStatus: result.status,
+        responseBody: firstBytes(result.bodyPrefix),
+        networkError: result.status === null ? result.error : null,
+        sentAt: signed.sentAt.toISOString(),
+        signaturePreview: signed.signature,
+      };
+    },
+  };
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;

@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import tls from 'node:tls';
+import { Agent, request } from 'undici';
+import { guardedLookup, hostOf, isPrivateAddress, type LookupAll } from './url-guard.ts';
+
+export interface SendResult {
+  /** True only for a 2xx answer. */
+  ok: boolean;
+  status: number | null;
+  /** The first bytes of the response body (enough for 500 characters), or null without a response. */
+  bodyPrefix: Buffer | null;
+  /** Why the attempt failed: network error, timeout, refused address, or a non-2xx status. */
+  error: string | null;
+  durationMs: number;
+}
+
+export interface WebhookSenderOptions {
+  timeoutMs: number;
+  allowPrivateNetworks: boolean;
+  /** PEM file of extra certificate authorities to trust for receivers (on top of the system store). */
+  caFile?: string;
+  /** Name resolution used by the connect-time guard (tests inject one to simulate DNS rebinding). */
+  resolveAll?: LookupAll;
+}
+
+const BODY_PREFIX_BYTES = 2048;
+
+/**
+ * POSTs signed webhook bodies. Every connection goes through an Agent whose DNS lookup refuses non-public
+ * addresses (unless private networks are allowed), redirects are never followed (a 3xx is a failure), and
+ * the whole exchange, body included, is bounded by the timeout.
+ */
+export function createWebhookSender(options: WebhookSenderOptions) {
+  const agent = new Agent({
+    connect: {
+      timeout: options.timeoutMs,
+      ...(options.allowPrivateNetworks ? {} : { lookup: guardedLookup(options.resolveAll) }),
+      ...(options.caFile ? { ca: [...tls.rootCertificates, readFileSync(options.caFile, 'utf8')] } : {}),
+    },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    keepAliveTimeout: 4_000,
+  });
+
+  async function send(url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
+    const started = Date.now();
+    const failed = (error: string): SendResult => ({ ok: false, status: null, bodyPrefix: null, error, durationMs: Date.now() - started });
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return failed('invalid URL');
+    }
+    if (target.protocol !== 'https:') return failed('only https:// receivers are allowed');
+    // IP literals never reach the lookup, so they are checked here.
+    const host = hostOf(target);
+    if (!options.allowPrivateNetworks && net.isIP(host) && isPrivateAddress(host)) return failed(`${host} is not a public address`);
+    try {
+      const res = await request(target, {
+        method: 'POST',
+        body,
+        headers,
+        dispatcher: agent,
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
+      const bodyPrefix = await readPrefix(res.body);
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      const redirect = res.statusCode >= 300 && res.statusCode < 400;
+      return {
+        ok,
+        status: res.statusCode,
+        bodyPrefix,
+        error: ok ? null : `receiver answered ${res.statusCode}${redirect ? ' (redirects are not followed)' : ''}`,
+        durationMs: Date.now() - started,
+      };
+    } catch (err) {
+      return failed(describeNetworkError(err, options.timeoutMs));
+    }
+  }
+
+  return {
+    send,
+    close: () => agent.close(),
+  };
+}
+
+export type WebhookSender = ReturnType<typeof createWebhookSender>;
+
+async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= BODY_PREFIX_BYTES) break; // leaving the loop destroys the stream: the rest is not read
+  }
+  return Buffer.concat(chunks).subarray(0, BODY_PREFIX_BYTES);
+}
+
+/** The first `max` characters of the body, for delivery history. */
+export function firstChars(body: Buffer | null, max = 500): string | null {
+  if (!body) return null;
+  return Array.from(body.toString('utf8')).slice(0, max).join('');
+}
+
+/** The first `max` bytes of the body, cut back to a character boundary, for the test endpoint. */
+export function firstBytes(body: Buffer | null, max = 500): string | null {
+  if (!body) return null;
+  let end = Math.min(max, body.length);
+  while (end > 0 && end < body.length && (body[end] & 0xc0) === 0x80) end--;
+  return body.subarray(0, end).toString('utf8');
+}
+
+function describeNetworkError(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e.code ?? e.cause?.code;
+  if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return `timed out after ${timeoutMs} ms`;
+  }
+  if (code === 'ERR_WEBHOOK_PRIVATE_ADDRESS') return `refused: ${e.message ?? e.cause?.message}`;
+  const message = e.message ?? e.cause?.message ?? String(err);
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
+}

@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { openDatabase, type Database } from '../../src/db/database.ts';
+import { migrate } from '../../src/db/migrator.ts';
+import { transaction } from '../../src/db/transaction.ts';
+import { emit } from '../../src/events/outbox.ts';
+import { createWebhookDispatcher, type WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
+import { EVENT_EXAMPLES } from '../../src/webhooks/event-examples.ts';
+import { createWebhookSender } from '../../src/webhooks/sender.ts';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
+import { createTenant } from '../helpers/fixtures.ts';
+import { appOn, loadPublishedVerifier, silentLogger, startReceiver, type Receiver } from './helpers.ts';
+
+let receiver: Receiver;
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+afterAll(() => receiver.close());
+
+describe('a process that stops between commit and dispatch', () => {
+  it('still delivers the committed event from the next process on the same database', async () => {
+    // "Processes" share only the database: PostgreSQL by URL, or an on-disk PGlite directory reopened.
+    const base: TestDatabase | null = onPostgres ? await createTestDatabase() : null;
+    const dir = onPostgres ? null : mkdtempSync(path.join(os.tmpdir(), 'fleet-restart-'));
+    const open = async (): Promise<Database> => {
+      const db = base ? await openDatabase({ databaseUrl: base.url!, dataDir: 'unused', poolSize: 4 }) : await openDatabase({ dataDir: dir! });
+      await migrate(db.sql);
+      return db;
+    };
+    const env = { WEBHOOK_CA_FILE: receiver.caFile };
+    try {
+      const dbA = await open();
+      const first = await appOn(dbA, env);
+      const tenant = await createTenant(dbA);
+      const { secret } = (await first.api.post('/api/v1/webhooks', tenant.key, { url: `${receiver.origin}/restart`, events: ['asset.created'] })).json();
+      const created = await first.api.post('/api/v1/assets', tenant.key, { nickname: 'Survivor', assetClass: 'trailer' });
+      expect(created.statusCode).toBe(201);
+      await first.close();
+      await dbA.close();
+      expect(receiver.requests.filter((r) => r.path === '/restart')).toHaveLength(0);
+
+      const dbB = await open();
+      const second = await appOn(dbB, env);
+      try {
+        expect(await second.deps.services.webhooks.dispatcher.dispatchOnce()).toMatchObject({ claimed: 1, delivered: 1 });
+        const [req] = receiver.requests.filter((r) => r.path === '/restart');
+        expect(req.json).toMatchObject({ event: 'asset.created', data: { assetId: created.json().assetId, nickname: 'Survivor' } });
+        const { verifyWebhook } = await loadPublishedVerifier();
+        expect(verifyWebhook(req.rawBody, req.headers, secret)).toBe(true);
+      } finally {
+        await second.close();
+        await dbB.close();
+      }
+    } finally {
+      await base?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.skipIf(!onPostgres)('two dispatchers on one PostgreSQL database (skipped on PGlite: it is single-process)', () => {
+  it('sends each of 500 deliveries exactly once, all on the first attempt', async () => {
+    const base = await createTestDatabase();
+    const second = await openDatabase({ databaseUrl: base.url!, dataDir: 'unused', poolSize: 10 });
+    const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_BATCH_SIZE: '50' });
+    const dispatcherOn = (db: Database): WebhookDispatcher =>
+      createWebhookDispatcher({ db, config, log: silentLogger(), sender: createWebhookSender({ timeoutMs: 10_000, allowPrivateNetworks: true, caFile: receiver.caFile }) });
+    try {
+      const tenant = await createTenant(base);
+      for (let s = 0; s < 5; s++) {
+        await base.prisma.webhookSubscription.create({ data: { orgId: tenant.orgId, url: `${receiver.origin}/pair`, events: ['tool.created'], secret: `whsec_${s}` } });
+      }
+      await transaction(base, async (tx) => {
+        for (let i = 0; i < 100; i++) await emit(tx, tenant.orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `tool-${i}` });
+      });
+      expect(await base.prisma.webhookDelivery.count()).toBe(500);
+
+      const claimedBy = [0, 0];
+      const run = async (dispatcher: WebhookDispatcher, index: number) => {
+        for (;;) {
+          const { claimed } = await dispatcher.dispatchOnce();
+          claimedBy[index] += claimed;
+          if (claimed === 0) return;
+        }
+      };
+      await Promise.all([run(dispatcherOn(base), 0), run(dispatcherOn(second), 1)]);
+
+      const sent = receiver.requests.filter((r) => r.path === '/pair');
+      const ids = sent.map((r) => r.json.id as string);
+      expect(sent).toHaveLength(500);
+      expect(new Set(ids).size).toBe(500);
+      expect(claimedBy[0] + claimedBy[1]).toBe(500);
+      expect(claimedBy[0]).toBeGreaterThan(0);
+      expect(claimedBy[1]).toBeGreaterThan(0);
+      const rows = await base.prisma.webhookDelivery.groupBy({ by: ['status', 'attempts'], _count: { _all: true } });
+      expect(rows).toEqual([{ status: 'DELIVERED', attempts: 1, _count: { _all: 500 } }]);
+    } finally {
+      await second.close();
+      await base.close();
+    }
+  });
+});

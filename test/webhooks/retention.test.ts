@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JOBS } from '../../src/jobs/jobs.ts';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const DAY = 24 * 3600 * 1000;
+
+describe('webhook history retention', () => {
+  it('deletes deliveries older than 30 days and the events nothing refers to any more', async () => {
+    const tenant = await t.tenant();
+    const sub = await t.db.prisma.webhookSubscription.create({ data: { orgId: tenant.orgId, url: 'https://example.com/h', events: ['asset.created'], secret: 's' } });
+    const now = new Date();
+    const event = (id: string, ageDays: number) =>
+      t.db.prisma.event.create({ data: { id, orgId: tenant.orgId, type: 'asset.created', data: {}, createdAt: new Date(now.getTime() - ageDays * DAY) } });
+    const delivery = (eventId: string, ageDays: number, status: 'DELIVERED' | 'ABANDONED' | 'PENDING') =>
+      t.db.prisma.webhookDelivery.create({
+        data: { orgId: tenant.orgId, subscriptionId: sub.id, eventId, eventType: 'asset.created', status, createdAt: new Date(now.getTime() - ageDays * DAY) },
+      });
+    await event('old-delivered', 31);
+    await delivery('old-delivered', 31, 'DELIVERED');
+    await event('old-abandoned', 40);
+    await delivery('old-abandoned', 40, 'ABANDONED');
+    await event('old-no-subscriber', 45);
+    await event('recent', 29);
+    await delivery('recent', 29, 'DELIVERED');
+    await event('old-event-recent-delivery', 31);
+    await delivery('old-event-recent-delivery', 2, 'PENDING');
+
+    const removed = await t.deps.services.webhooks.pruneHistory(now);
+    expect(removed).toEqual({ deliveries: 2, events: 3 });
+    expect((await t.db.prisma.event.findMany({ orderBy: { id: 'asc' } })).map((e) => e.id)).toEqual(['old-event-recent-delivery', 'recent']);
+    expect((await t.db.prisma.webhookDelivery.findMany()).map((d) => d.eventId).sort()).toEqual(['old-event-recent-delivery', 'recent']);
+  });
+
+  it('runs daily and the dispatcher runs on WEBHOOK_DISPATCH_CRON', () => {
+    const jobs = JOBS.map((make) => make(t.deps)).filter((j) => j !== null);
+    expect(jobs.find((j) => j.name === 'webhook-retention')?.cron).toBe('17 3 * * *');
+    expect(jobs.find((j) => j.name === 'webhook-dispatch')?.cron).toBe(t.deps.config.webhooks.dispatchCron);
+  });
+});
