@@ -57,10 +57,11 @@ export function createMetrics(db: Database) {
     delivery: (outcome: 'delivered' | 'failed' | 'abandoned') => deliveries.inc({ outcome }),
     /** Records every response; the route is the pattern (`/api/v1/assets/:id`), never the raw URL. */
     register(app: FastifyInstance) {
-      app.addHook('onResponse', async (request, reply) => {
+      app.addHook('onResponse', (request, reply, done) => {
         const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
         requests.inc(labels);
         latency.observe(labels, reply.elapsedTime / 1000);
+        done();
       });
     },
   };

@@ -150,16 +150,16 @@ export const AssetBatchResponse = z.object({
 
 // ---- mapping
 
-type RowFields = Pick<Asset, 'id' | 'nickname' | 'customerAssetNumber' | 'assetClass' | 'vin' | 'serial' | 'meterType' | 'meterUnit' | 'lifecycleStatus' | 'yardId' | 'createdAt' | 'updatedAt'>;
+type RowFields = Pick<Asset, 'id' | 'nickname' | 'customerAssetNumber' | 'vin' | 'serial' | 'meterType' | 'meterUnit' | 'lifecycleStatus' | 'yardId' | 'createdAt' | 'updatedAt'> & {
+  /** Prisma's enum name (ON_ROAD) or, from raw SQL, the stored value (on-road). */
+  assetClass: Asset['assetClass'] | AssetClassWire;
+};
 
-export const ASSET_ROW_SELECT = {
-  id: true, nickname: true, customerAssetNumber: true, assetClass: true, vin: true, serial: true, meterType: true,
-  meterUnit: true, lifecycleStatus: true, yardId: true, createdAt: true, updatedAt: true,
-} as const;
+const toWireClass = (c: RowFields['assetClass']): AssetClassWire => (c in CLASS_FROM_DB ? CLASS_FROM_DB[c as Asset['assetClass']] : (c as AssetClassWire));
 
 export function toAssetRow(a: RowFields): z.input<typeof AssetRow> {
   return {
-    id: a.id, nickname: a.nickname, customerAssetNumber: a.customerAssetNumber, assetClass: classFromDb(a.assetClass),
+    id: a.id, nickname: a.nickname, customerAssetNumber: a.customerAssetNumber, assetClass: toWireClass(a.assetClass),
     vin: a.vin, serial: a.serial, meterType: a.meterType, meterUnit: a.meterUnit, lifecycleStatus: a.lifecycleStatus,
     yardId: a.yardId, createdAt: a.createdAt.toISOString(), updatedAt: a.updatedAt.toISOString(),
   };

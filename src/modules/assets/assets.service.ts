@@ -4,11 +4,12 @@ import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { notFound, ValidationError } from '../../http/errors.ts';
 import { batchSummary, validateEntries, readBatchEnvelope } from '../../http/batch.ts';
-import { decodeCursor, newestFirstAfter, newestFirstKey, newestFirstOrder, paginate } from '../../http/pagination.ts';
+import { decodeCursor, newestFirstKey, paginate } from '../../http/pagination.ts';
 import { assertReferences } from '../shared/references.ts';
+import { listAssetRows } from './assets.repository.ts';
 import type { ServiceDeps } from '../services.ts';
 import {
-  ASSET_ROW_SELECT, classToDb, CreateAssetBody, DEFAULT_METER, METER_UNIT, toAssetDetail, toAssetRow,
+  classToDb, CreateAssetBody, DEFAULT_METER, METER_UNIT, toAssetDetail, toAssetRow,
   UPDATABLE_FIELDS, type CreateAssetInput, type UpdateAssetInput,
 } from './assets.schemas.ts';
 
@@ -41,12 +42,8 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
 
   return {
     async list(ctx: RequestContext, query: { limit: number; cursor?: string }) {
-      const rows = await db.prisma.asset.findMany({
-        where: { orgId: ctx.orgId, ...newestFirstAfter(decodeCursor(query.cursor, 2)) },
-        orderBy: newestFirstOrder,
-        take: query.limit + 1,
-        select: ASSET_ROW_SELECT,
-      });
+      const after = decodeCursor(query.cursor, 2) as [string, string] | null;
+      const rows = await listAssetRows(db.sql, ctx.orgId, after, query.limit + 1);
       const { page, nextCursor } = paginate(rows, query.limit, newestFirstKey);
       return { ok: true as const, assets: page.map(toAssetRow), nextCursor };
     },

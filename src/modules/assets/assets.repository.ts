@@ -1,0 +1,41 @@
+import type { SqlRunner } from '../../db/database.ts';
+import type { Asset } from '../../generated/prisma/client.ts';
+import { ValidationError } from '../../http/errors.ts';
+
+/**
+ * The asset list is the hottest read of the API. Through Prisma's driver adapter a query costs about
+ * 0.5 ms more CPU than the same SQL on the driver (measured by `npm run bench`), which alone caps the
+ * endpoint at ~0.4x of a raw-pg server; so this one query goes straight to the driver. The drift test
+ * keeps these column names honest, and the mapping stays in assets.schemas.ts.
+ */
+type AssetRowRecord = Pick<
+  Asset,
+  'id' | 'nickname' | 'customerAssetNumber' | 'vin' | 'serial' | 'meterType' | 'meterUnit' | 'lifecycleStatus' | 'yardId' | 'createdAt' | 'updatedAt'
+> & { assetClass: 'on-road' | 'off-road' | 'trailer' };
+
+const COLUMNS = `id, nickname, "customerAssetNumber", "assetClass", vin, serial, "meterType", "meterUnit",
+  "lifecycleStatus", "yardId", "createdAt", "updatedAt"`;
+
+/** Newest first; `after` is the (createdAt, id) of the last row of the previous page. */
+export async function listAssetRows(
+  sql: SqlRunner,
+  orgId: string,
+  after: [string, string] | null,
+  take: number,
+): Promise<AssetRowRecord[]> {
+  if (!after) {
+    return sql.query<AssetRowRecord>(
+      `SELECT ${COLUMNS} FROM assets WHERE "orgId" = $1 ORDER BY "createdAt" DESC, id DESC LIMIT $2`,
+      [orgId, take],
+    );
+  }
+  const at = new Date(after[0]);
+  if (Number.isNaN(at.getTime()) || typeof after[1] !== 'string') {
+    throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
+  }
+  return sql.query<AssetRowRecord>(
+    `SELECT ${COLUMNS} FROM assets WHERE "orgId" = $1 AND ("createdAt", id) < ($2::timestamptz, $3)
+     ORDER BY "createdAt" DESC, id DESC LIMIT $4`,
+    [orgId, at.toISOString(), after[1], take],
+  );
+}
