@@ -77,10 +77,7 @@ describe('request handling', () => {
     const broken = await createTestApp();
     try {
       const tenant = await broken.tenant();
-      const failing = new Proxy(broken.db.prisma.asset, {
-        get: (target, prop) => (prop === 'findMany' ? () => Promise.reject(new Error('relation "secret_table" does not exist')) : Reflect.get(target, prop)),
-      });
-      Object.defineProperty(broken.db.prisma, 'asset', { value: failing, configurable: true });
+      broken.db.sql.query = () => Promise.reject(new Error('relation "secret_table" does not exist'));
       const res = await broken.api.get('/api/v1/assets', tenant.key, { 'x-request-id': 'req-500' });
       expect(res.statusCode).toBe(500);
       expect(res.json()).toEqual({ ok: false, error: 'internal_error', message: expect.any(String), requestId: 'req-500' });
