@@ -8,6 +8,18 @@ function fieldFromPath(instancePath: string, context: string | undefined): strin
   return context === 'body' || !context ? 'body' : context;
 }
 
+/**
+ * References are checked before writing, but a referenced row can be deleted between the check and the
+ * commit (a yard deleted while an asset is created into it). The foreign key then refuses the write
+ * (Prisma P2003); the constraint name `<table>_<column>_fkey` names the field.
+ */
+function vanishedReference(err: unknown): string | null {
+  const e = err as { name?: string; code?: string; meta?: { driverAdapterError?: { cause?: { constraint?: { index?: string } } } } };
+  if (e?.name !== 'PrismaClientKnownRequestError' || e.code !== 'P2003') return null;
+  const constraint = e.meta?.driverAdapterError?.cause?.constraint?.index ?? '';
+  return /_([A-Za-z0-9]+)_fkey$/.exec(constraint)?.[1] ?? 'body';
+}
+
 /** Maps every failure to the spec's error body; 5xx are logged with the request id and never leak internals. */
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, request, reply) => {
@@ -30,6 +42,13 @@ export function registerErrorHandling(app: FastifyInstance) {
     }
     if (err.statusCode === 400 && (err.code?.startsWith('FST_ERR_CTP') || err instanceof SyntaxError)) {
       return reply.code(400).send({ ok: false, error: 'invalid_json', message: 'The request body is not valid JSON' });
+    }
+    const vanished = vanishedReference(err);
+    if (vanished) {
+      return reply.code(422).send({
+        ok: false, error: 'validation_failed', message: 'A referenced record no longer exists.',
+        fieldErrors: { [vanished]: 'refers to a record that no longer exists (it was deleted meanwhile)' },
+      });
     }
     if (isResponseSerializationError(err)) {
       request.log.error({ err, issues: err.cause.issues }, 'response did not match its declared schema');

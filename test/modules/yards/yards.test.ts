@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
 import { securitySuite } from '../../helpers/security.ts';
-import { holdWrite } from '../projects/hold.ts';
+import { holdWrite } from '../../helpers/hold.ts';
 
 let t: TestApp;
 let acme: TestTenant;
