@@ -8,7 +8,7 @@
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { createScratchDatabase } from '../scripts/scratch-database.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
 import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
@@ -20,24 +20,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PIN = process.env.BENCH_PIN === '1' && spawnSync('taskset', ['-p', '-c', '0', String(process.pid)]).status === 0;
 const pinArgs = (pid: number | undefined) => PIN && pid && spawnSync('taskset', ['-p', '-c', '1', String(pid)]);
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
-
-async function createDatabase(): Promise<string> {
-  const name = `fleet_bench_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function dropDatabase(url: string) {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${new URL(url).pathname.slice(1)}" WITH (FORCE)`);
-  await admin.end();
-}
 
 async function seed(url: string) {
   const db = await openDatabase({ databaseUrl: url, dataDir: 'unused' });
@@ -109,7 +91,8 @@ async function pair(a: [string, Record<string, string>], b: [string, Record<stri
   return [median(ra), median(rb)];
 }
 
-const url = await createDatabase();
+const scratch = await createScratchDatabase(ADMIN_URL, 'fleet_bench');
+const url = scratch.url;
 const children: ChildProcess[] = [];
 try {
   const { orgId, key } = await seed(url);
@@ -145,5 +128,5 @@ try {
 } finally {
   for (const c of children) c.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 500));
-  await dropDatabase(url);
+  await scratch.drop();
 }

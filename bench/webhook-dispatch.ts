@@ -11,13 +11,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import pino from 'pino';
 import selfsigned from 'selfsigned';
 import type { FastifyBaseLogger } from 'fastify';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
+import { createScratchDatabase } from '../scripts/scratch-database.ts';
 import { transaction } from '../src/db/transaction.ts';
 import { emit } from '../src/events/outbox.ts';
 import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
@@ -44,23 +44,14 @@ async function openBenchDatabase(): Promise<{ db: Database; drop(): Promise<void
     await migrate(db.sql);
     return { db, drop: () => db.close() };
   }
-  const name = `fleet_bench_wh_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ databaseUrl: url.toString(), dataDir: 'unused', poolSize: 10 });
+  const scratch = await createScratchDatabase(ADMIN_URL, 'fleet_bench_wh');
+  const db = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused', poolSize: 10 });
   await migrate(db.sql);
   return {
     db,
     async drop() {
       await db.close();
-      const drop = new pg.Client({ connectionString: ADMIN_URL });
-      await drop.connect();
-      await drop.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await drop.end();
+      await scratch.drop();
     },
   };
 }

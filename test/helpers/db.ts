@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrator.ts';
+import { createScratchDatabase } from '../../scripts/scratch-database.ts';
 
 /** TEST_DATABASE_URL selects PostgreSQL; otherwise every test file gets an in-memory PGlite. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
@@ -18,24 +17,15 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await migrate(db.sql);
     return db;
   }
-  const name = `fleet_t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(TEST_DATABASE_URL);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ databaseUrl: url.toString(), dataDir: 'unused', poolSize: 10 });
+  const scratch = await createScratchDatabase(TEST_DATABASE_URL, 'fleet_t');
+  const db = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused', poolSize: 10 });
   await migrate(db.sql);
   return {
     ...db,
-    url: url.toString(),
+    url: scratch.url,
     async close() {
       await db.close();
-      const drop = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await drop.connect();
-      await drop.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {});
-      await drop.end();
+      await scratch.drop().catch(() => {});
     },
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Asset } from '../../generated/prisma/client.ts';
-import { dateTime, dateTimeInput, iso } from '../../http/schemas.ts';
+import { dateTimeInput } from '../../http/schemas.ts';
+import { AssetCheckoutState } from './assets.schemas.ts';
 
 export const CHECKOUT_NOTE_MAX = 500;
 
@@ -42,29 +42,9 @@ export const CheckinAssetBody = z
   .nullish();
 export type CheckinAssetInput = z.output<typeof CheckinAssetBody>;
 
-export const AssetCheckoutState = z
-  .object({
-    toUserId: z.string().nullable(),
-    toProjectId: z.string().nullable(),
-    checkedOutAt: dateTime().nullable(),
-    expectedReturnAt: dateTime().nullable(),
-    note: z.string().nullable(),
-  })
-  .meta({ id: 'AssetCheckoutState' });
-
 export const AssetCheckoutResponse = z.object({
   ok: z.literal(true),
   assetId: z.string(),
   changed: z.boolean().describe('False when the call found the asset already in the requested state (no event sent)'),
   checkout: AssetCheckoutState.nullable().describe('The checkout after the call (the same object as on the asset detail); null when checked in'),
 });
-
-type CheckoutColumns = Pick<Asset, 'checkedOutToUserId' | 'checkedOutToProjectId' | 'checkedOutAt' | 'expectedReturnAt' | 'checkoutNote'>;
-
-export function toCheckoutState(a: CheckoutColumns): z.input<typeof AssetCheckoutState> | null {
-  if (!a.checkedOutToUserId && !a.checkedOutToProjectId) return null;
-  return {
-    toUserId: a.checkedOutToUserId, toProjectId: a.checkedOutToProjectId, checkedOutAt: iso(a.checkedOutAt),
-    expectedReturnAt: iso(a.expectedReturnAt), note: a.checkoutNote,
-  };
-}

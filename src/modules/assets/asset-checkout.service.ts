@@ -5,7 +5,8 @@ import type { RequestContext } from '../../http/context.ts';
 import { conflict, notFound } from '../../http/errors.ts';
 import { assertReferences } from '../shared/references.ts';
 import type { ServiceDeps } from '../services.ts';
-import { toCheckoutState, type CheckinAssetInput, type CheckoutAssetInput } from './asset-checkout.schemas.ts';
+import type { CheckinAssetInput, CheckoutAssetInput } from './asset-checkout.schemas.ts';
+import { toCheckoutState } from './assets.schemas.ts';
 
 /** Sold and archived assets have left the fleet; like RETIRED tools they cannot be checked out. */
 const UNAVAILABLE = new Set<Asset['lifecycleStatus']>(['SOLD', 'ARCHIVED']);

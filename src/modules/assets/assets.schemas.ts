@@ -92,6 +92,17 @@ export const AssetRow = z
   })
   .meta({ id: 'AssetRow' });
 
+/** The current checkout of an asset, shown on the detail and returned by checkout and check-in. */
+export const AssetCheckoutState = z
+  .object({
+    toUserId: z.string().nullable(),
+    toProjectId: z.string().nullable(),
+    checkedOutAt: dateTime().nullable(),
+    expectedReturnAt: dateTime().nullable(),
+    note: z.string().nullable(),
+  })
+  .meta({ id: 'AssetCheckoutState' });
+
 export const AssetDetail = AssetRow.extend({
   licensePlate: z.string().nullable(),
   licenseState: z.string().nullable(),
@@ -119,16 +130,7 @@ export const AssetDetail = AssetRow.extend({
     totalRepairCost: z.number(),
     repairCount: z.number().int(),
   }),
-  checkout: z
-    .object({
-      toUserId: z.string().nullable(),
-      toProjectId: z.string().nullable(),
-      checkedOutAt: dateTime().nullable(),
-      expectedReturnAt: dateTime().nullable(),
-      note: z.string().nullable(),
-    })
-    .nullable()
-    .describe('Current checkout, or null when the asset is not checked out'),
+  checkout: AssetCheckoutState.nullable().describe('Current checkout, or null when the asset is not checked out'),
 }).meta({ id: 'AssetDetail' });
 
 export const ListAssetsResponse = z.object({ ok: z.literal(true), assets: z.array(AssetRow), nextCursor: z.string().nullable() });
@@ -181,13 +183,17 @@ export function toAssetDetail(a: Asset, repairs: { total: number; count: number 
       purchaseCost: a.purchaseCost, currentValue: a.currentValue, bookValue: bookValue(a, now),
       totalRepairCost: repairs.total, repairCount: repairs.count,
     },
-    checkout:
-      a.checkedOutToUserId || a.checkedOutToProjectId
-        ? {
-            toUserId: a.checkedOutToUserId, toProjectId: a.checkedOutToProjectId, checkedOutAt: iso(a.checkedOutAt),
-            expectedReturnAt: iso(a.expectedReturnAt), note: a.checkoutNote,
-          }
-        : null,
+    checkout: toCheckoutState(a),
+  };
+}
+
+type CheckoutColumns = Pick<Asset, 'checkedOutToUserId' | 'checkedOutToProjectId' | 'checkedOutAt' | 'expectedReturnAt' | 'checkoutNote'>;
+
+export function toCheckoutState(a: CheckoutColumns): z.input<typeof AssetCheckoutState> | null {
+  if (!a.checkedOutToUserId && !a.checkedOutToProjectId) return null;
+  return {
+    toUserId: a.checkedOutToUserId, toProjectId: a.checkedOutToProjectId, checkedOutAt: iso(a.checkedOutAt),
+    expectedReturnAt: iso(a.expectedReturnAt), note: a.checkoutNote,
   };
 }
 
