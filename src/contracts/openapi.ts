@@ -25,9 +25,22 @@ export function openApiDocument(app: FastifyInstance): Json {
       }
     }
   };
+  markOptionalBodies(doc.paths as Record<string, Record<string, Json>>);
   visit(doc.paths);
   for (const name of Object.keys(schemas)) if (!referenced.has(name)) delete schemas[name];
   return doc;
+}
+
+/** @fastify/swagger marks every request body required; a body whose schema admits null is optional. */
+function markOptionalBodies(paths: Record<string, Record<string, Json>>) {
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item)) {
+      const body = op?.requestBody as { required?: boolean; content?: Record<string, { schema?: Json }> } | undefined;
+      const schema = body?.content?.['application/json']?.schema;
+      const variants = (schema?.anyOf as Json[] | undefined) ?? [];
+      if (body && variants.some((v) => v.type === 'null')) body.required = false;
+    }
+  }
 }
 
 export const renderOpenApiYaml = (app: FastifyInstance) => stringify(openApiDocument(app), { lineWidth: 0 });

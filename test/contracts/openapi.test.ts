@@ -48,6 +48,13 @@ describe('GET /openapi.yaml', () => {
     expect(open.every((o) => /\/(health|health\/live|version|changelog)$/.test(o))).toBe(true);
   });
 
+  it('marks optional request bodies as optional and the others as required', () => {
+    const required = (path: string) => doc.paths[path].post.requestBody.required;
+    expect(required('/api/v1/assets/{id}/checkin')).toBe(false);
+    expect(required('/api/v1/tools/{id}/mark-serviced')).toBe(false);
+    expect(required('/api/v1/assets')).toBe(true);
+  });
+
   it('has no unreferenced components', () => {
     const text = JSON.stringify(doc.paths) + JSON.stringify(doc.components.schemas);
     for (const name of Object.keys(doc.components.schemas)) expect(text).toContain(`#/components/schemas/${name}"`);

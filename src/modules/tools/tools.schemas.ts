@@ -138,7 +138,8 @@ export const MarkServicedBody = z
     at: dateTimeInput().optional().describe('When the service happened; default now; not in the future'),
     note: z.string().nullable().optional().transform((s) => (s == null || s.trim() === '' ? null : s.trim().slice(0, 500))),
   })
-  .optional()
+  // Optional body: nullish renders as "may be null" in OpenAPI, which marks the request body optional there.
+  .nullish()
   .transform((b): { at?: Date; note?: string | null } => b ?? {});
 export type MarkServicedInput = z.output<typeof MarkServicedBody>;
 

@@ -127,4 +127,12 @@ describe('POST /tools/:id/mark-serviced', () => {
     expect(second.json().previousLastServicedAt).toBe(at);
     expect(Date.parse(second.json().newLastServicedAt)).toBeGreaterThan(Date.parse(at));
   });
+
+  it('accepts a request with no body at all (the body is optional)', async () => {
+    const id = await h.createTool({ name: 'Compressor', pmIntervalDays: 90 });
+    const bare = await t.api.raw('POST', `/api/v1/tools/${id}/mark-serviced`, acme.key);
+    expect(bare.statusCode, bare.body).toBe(201);
+    const emptyJson = await t.api.raw('POST', `/api/v1/tools/${id}/mark-serviced`, acme.key, '', { 'content-type': 'application/json' });
+    expect(emptyJson.statusCode, emptyJson.body).toBe(201);
+  });
 });
