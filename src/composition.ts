@@ -44,6 +44,7 @@ export function createDeps(config: Config, db: Database, logger?: FastifyBaseLog
     changelog: loadChangelog(),
     async close() {
       await background.idle();
+      await services.webhooks.close();
       await auth.close();
       await rateLimiter.close();
     },

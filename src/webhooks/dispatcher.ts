@@ -28,7 +28,7 @@ export interface DispatchSummary {
   abandoned: number;
 }
 
-type Outcome = 'DELIVERED' | 'FAILED' | 'ABANDONED';
+export type Outcome = 'DELIVERED' | 'FAILED' | 'ABANDONED';
 
 /**
  * Delivers due webhook rows. One tick: claim up to `batchSize` due rows (PENDING or FAILED, next attempt
@@ -41,7 +41,14 @@ type Outcome = 'DELIVERED' | 'FAILED' | 'ABANDONED';
  * Attempts: one initial attempt plus one retry per entry of the retry schedule (default 30 s, 2 min, 8 min,
  * 30 min, 2 h, 8 h: 7 attempts in all); when the attempt after the last delay fails, the row is ABANDONED.
  */
-export function createWebhookDispatcher({ db, config, log, sender }: { db: Database; config: Config; log: FastifyBaseLogger; sender: WebhookSender }) {
+export function createWebhookDispatcher({ db, config, log, sender, onOutcome }: {
+  db: Database;
+  config: Config;
+  log: FastifyBaseLogger;
+  sender: WebhookSender;
+  /** Told every recorded outcome (metrics). */
+  onOutcome?: (outcome: Outcome) => void;
+}) {
   const { batchSize, timeoutMs, retryScheduleSec } = config.webhooks;
   // Long enough for the worst tick: every claimed row going to one slow receiver, PARALLEL_PER_RECEIVER at a time.
   const leaseSec = (Math.ceil(batchSize / PARALLEL_PER_RECEIVER) * (timeoutMs + 1_000) + LEASE_MARGIN_MS) / 1000;
@@ -96,6 +103,7 @@ export function createWebhookDispatcher({ db, config, log, sender }: { db: Datab
     const result = await sender.send(row.url, signed.body, signed.headers);
     try {
       const outcome = await record(row, result, signed.sentAt);
+      if (outcome) onOutcome?.(outcome);
       if (outcome === 'FAILED' || outcome === 'ABANDONED') {
         log[outcome === 'ABANDONED' ? 'warn' : 'info'](
           { deliveryId: row.id, orgId: row.orgId, event: row.eventType, attempt: row.attempts + 1, status: result.status, error: result.error },

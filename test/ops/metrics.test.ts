@@ -28,8 +28,21 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/rate_limit_rejections_total 1/);
     expect(text).toMatch(/webhook_queue_depth \d+/);
     expect(text).toMatch(/webhook_oldest_due_age_seconds \d+/);
-    expect(text).toContain('webhook_deliveries_total');
     expect(text).toContain('process_cpu_user_seconds_total');
+  });
+
+  it('counts webhook delivery outcomes and shows the queue', async () => {
+    const tenant = await t.tenant();
+    const { key } = await tenant.newKey({ rateLimit: 1000 });
+    // Nothing listens on port 9 of loopback: the attempt fails and is re-queued.
+    const sub = await t.api.post('/api/v1/webhooks', key, { url: 'https://127.0.0.1:9/hook', events: ['asset.created'] });
+    expect(sub.statusCode, sub.body).toBe(201);
+    await t.api.post('/api/v1/assets', key, { nickname: 'Metered', assetClass: 'trailer' });
+    const summary = await t.deps.services.webhooks.dispatcher.dispatchOnce();
+    expect(summary.failed).toBe(1);
+    const text = (await t.api.get('/metrics', TOKEN)).body;
+    expect(text).toMatch(/webhook_deliveries_total\{outcome="failed"\} 1/);
+    expect(text).toMatch(/webhook_queue_depth 1/);
   });
 });
 

@@ -25,13 +25,16 @@ function acceptedEvents(names: string[]): string[] {
 
 const NO_KNOWN_EVENTS = `must include at least one known event type: ${EVENT_TYPES.join(', ')}`;
 
-export function createWebhookService({ db, config, log }: Pick<ServiceDeps, 'db' | 'config' | 'log'>) {
+export function createWebhookService({ db, config, log, metrics }: Pick<ServiceDeps, 'db' | 'config' | 'log' | 'metrics'>) {
   const sender = createWebhookSender({
     timeoutMs: config.webhooks.timeoutMs,
     allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
     caFile: config.webhooks.caFile,
   });
-  const dispatcher = createWebhookDispatcher({ db, config, log, sender });
+  const dispatcher = createWebhookDispatcher({
+    db, config, log, sender,
+    onOutcome: (outcome) => metrics.delivery(outcome.toLowerCase() as 'delivered' | 'failed' | 'abandoned'),
+  });
 
   /** Checks url and events together so one 422 reports every problem; returns the values to store. */
   async function validated(input: { url?: string; events?: string[] }) {
@@ -64,6 +67,8 @@ export function createWebhookService({ db, config, log }: Pick<ServiceDeps, 'db'
 
   return {
     dispatcher,
+    /** Closes the receivers' connection pool (shutdown). */
+    close: () => sender.close(),
     pruneHistory: (now?: Date) => pruneWebhookHistory(db, now),
 
     async create(ctx: RequestContext, input: CreateWebhookInput) {
