@@ -3,7 +3,7 @@ import { transaction } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { conflict, notFound, ValidationError } from '../../http/errors.ts';
 import { batchSummary, readBatchEnvelope, validateEntries } from '../../http/batch.ts';
-import { decodeCursor, encodeCursor } from '../../http/pagination.ts';
+import { decodeCursor, paginate } from '../../http/pagination.ts';
 import { queueRenewalHeadsUps } from '../notifications/notifications.repository.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../services.ts';
@@ -63,9 +63,7 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
         orderBy: [{ loggedAt: 'desc' }, { id: 'desc' }],
         take: query.limit + 1,
       });
-      const page = rows.slice(0, query.limit);
-      const last = page[page.length - 1];
-      const nextCursor = rows.length > query.limit ? encodeCursor([last.loggedAt.toISOString(), last.id]) : null;
+      const { page, nextCursor } = paginate(rows, query.limit, (r) => [r.loggedAt.toISOString(), r.id]);
       return { ok: true as const, hoursLogs: page.map(toHoursLog), nextCursor };
     },
 

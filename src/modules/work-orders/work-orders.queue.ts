@@ -1,6 +1,6 @@
 import type { Prisma, WorkOrder, WorkOrderPriority } from '../../generated/prisma/client.ts';
 import { ValidationError } from '../../http/errors.ts';
-import { decodeCursor, encodeCursor } from '../../http/pagination.ts';
+import { decodeCursor } from '../../http/pagination.ts';
 import { WORK_ORDER_PRIORITIES } from './work-orders.schemas.ts';
 
 /**
@@ -17,8 +17,9 @@ export const queueOrder: Prisma.WorkOrderOrderByWithRelationInput[] = [
 
 type QueueKey = [WorkOrderPriority, string | null, string, string];
 
-export const queueCursor = (w: Pick<WorkOrder, 'priority' | 'dueAt' | 'createdAt' | 'id'>): string =>
-  encodeCursor([w.priority, w.dueAt?.toISOString() ?? null, w.createdAt.toISOString(), w.id]);
+/** The sort key of a row, as carried by the cursor. */
+export const queueKey = (w: Pick<WorkOrder, 'priority' | 'dueAt' | 'createdAt' | 'id'>) =>
+  [w.priority, w.dueAt?.toISOString() ?? null, w.createdAt.toISOString(), w.id];
 
 const invalidCursor = () => new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
 

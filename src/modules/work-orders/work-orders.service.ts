@@ -5,7 +5,8 @@ import { notFound, ValidationError } from '../../http/errors.ts';
 import { assertReferences } from '../shared/references.ts';
 import type { ServiceDeps } from '../services.ts';
 import { assertStatusMove, lockOwnedWorkOrder, recordCompletion, repairTotals } from './work-orders.lifecycle.ts';
-import { afterQueueCursor, queueCursor, queueOrder } from './work-orders.queue.ts';
+import { afterQueueCursor, queueKey, queueOrder } from './work-orders.queue.ts';
+import { paginate } from '../../http/pagination.ts';
 import { insertWorkOrder } from './work-orders.repository.ts';
 import {
   toWorkOrderRow, WORK_ORDER_PRIORITIES, WORK_ORDER_STATUSES, type CreateWorkOrderInput, type ListWorkOrdersFilter,
@@ -53,8 +54,7 @@ export function createWorkOrderService({ db }: Pick<ServiceDeps, 'db'>) {
         ],
       };
       const rows = await db.prisma.workOrder.findMany({ where, orderBy: queueOrder, take: query.limit + 1 });
-      const page = rows.slice(0, query.limit);
-      const nextCursor = rows.length > query.limit ? queueCursor(page[page.length - 1]) : null;
+      const { page, nextCursor } = paginate(rows, query.limit, queueKey);
       return { ok: true as const, workOrders: page.map(toWorkOrderRow), nextCursor };
     },
 
