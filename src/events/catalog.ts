@@ -80,7 +80,7 @@ export const eventCatalog = {
   'tool.checked_in': {
     summary: 'A tool is checked in.',
     data: z.object({
-      toolId: id, name: z.string(), condition: z.string(), newStatus: z.string(), workOrderId: nullableId.optional(),
+      toolId: id, name: z.string(), condition: z.string().nullable(), newStatus: z.string(), workOrderId: nullableId.optional(),
       fromUserId: nullableId.optional(), eventId: id, actorId: nullableId, at,
     }),
   },

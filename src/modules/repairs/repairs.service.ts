@@ -50,9 +50,6 @@ export function createRepairService({ db, background }: Pick<ServiceDeps, 'db' |
         if (input.workOrderId) {
           wo = await lockWorkOrder(tx, ctx.orgId, input.workOrderId);
           if (!wo) throw new ValidationError({ workOrderId: 'no workOrder with this id in your organisation' });
-          if (wo.status === 'CANCELED') {
-            throw conflict('work_order_canceled', `Work order #${wo.number} is CANCELED; re-open it before logging a repair against it`);
-          }
         }
         await assertReferences(tx, ctx.orgId, [{ field: 'assetId', kind: 'asset', id: input.assetId }]);
         if (wo?.assetId && input.assetId && input.assetId !== wo.assetId) {

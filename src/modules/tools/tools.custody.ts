@@ -22,22 +22,23 @@ interface Target {
 function blockerOf(tool: Tool, target: Target): SkipReason | null {
   if (tool.status === 'RETIRED') return 'retired';
   if (tool.status === 'MISSING') return 'missing';
-  if (isCheckedOut(tool) && !isSameCheckout(tool, target) && !isSameUser(tool, target) && !target.force) return 'already_checked_out';
+  if (isCheckedOut(tool) && !isSameCheckout(tool, target) && !target.force) return 'already_checked_out';
   return null;
 }
 
 const isCheckedOut = (t: Tool) => t.checkedOutAt !== null;
-/** Idempotency key of a checkout: the (user, vehicle, linked asset) it went to. */
+/**
+ * Spec rule 6: checkout is idempotent per (tool, target user). A repeat to the current holder succeeds and
+ * changes nothing (use force to re-point it at another vehicle or asset). A user-less checkout (to a vehicle
+ * only) is identified by its vehicle.
+ */
 const isSameCheckout = (t: Tool, target: Target) =>
-  isCheckedOut(t) && t.checkedOutToUserId === target.toUserId && t.checkedOutVehicleId === target.toVehicleId &&
-  t.checkedOutAssetId === target.linkedAssetId;
-/** The holder re-checking it out (e.g. onto another vehicle) is not "another user": it is updated, not refused. */
-const isSameUser = (t: Tool, target: Target) => t.checkedOutToUserId !== null && t.checkedOutToUserId === target.toUserId;
+  isCheckedOut(t) && t.checkedOutToUserId === target.toUserId && (target.toUserId !== null || t.checkedOutVehicleId === target.toVehicleId);
 
 export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
   /** Checks out one locked tool that passed blockerOf; a repeat of the current checkout changes nothing. */
   async function checkoutOne(tx: Tx, ctx: RequestContext, tool: Tool, target: Target): Promise<string> {
-    if (isSameCheckout(tool, target)) {
+    if (isSameCheckout(tool, target) && !target.force) {
       const open = await tx.toolEvent.findFirst({
         where: { toolId: tool.id, kind: 'CHECK_OUT' },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
@@ -103,6 +104,8 @@ export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
       return transaction(db, async (tx) => {
         const tool = await lockOwnedTool(tx, ctx, id);
         const at = new Date();
+        // Without a condition the tool only changes hands: its status stays as it is.
+        const newStatus = input.condition ?? tool.status;
         const workOrder =
           input.condition === 'BROKEN'
             ? await insertWorkOrder(tx, ctx, {
@@ -111,14 +114,14 @@ export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
             : null;
         await tx.tool.update({
           where: { id },
-          data: { status: input.condition, checkedOutToUserId: null, checkedOutVehicleId: null, checkedOutAssetId: null, checkedOutAt: null },
+          data: { status: newStatus, checkedOutToUserId: null, checkedOutVehicleId: null, checkedOutAssetId: null, checkedOutAt: null },
         });
         const event = await recordToolEvent(tx, ctx, id, {
-          kind: 'CHECK_IN', condition: input.condition, description: input.note, linkedWorkOrderId: workOrder?.id,
+          kind: 'CHECK_IN', condition: input.condition ?? null, description: input.note, linkedWorkOrderId: workOrder?.id,
           holderUserId: tool.checkedOutToUserId, holderVehicleId: tool.checkedOutVehicleId, createdAt: at,
         });
         await emit(tx, ctx.orgId, 'tool.checked_in', {
-          toolId: id, name: tool.name, condition: input.condition, newStatus: input.condition, workOrderId: workOrder?.id ?? null,
+          toolId: id, name: tool.name, condition: input.condition ?? null, newStatus, workOrderId: workOrder?.id ?? null,
           fromUserId: tool.checkedOutToUserId, eventId: event.id, actorId: ctx.actorId, at: at.toISOString(),
         });
         if (workOrder) {
@@ -146,7 +149,8 @@ export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
         const event = await recordToolEvent(tx, ctx, id, {
           kind: input.kind, condition: newStatus, description: input.description, cost: input.cost, linkedWorkOrderId: workOrder.id, createdAt: at,
         });
-        if (input.kind === 'FAILURE_REPORT' || newStatus === 'BROKEN') {
+        // Spec: tool.failure is for a tool reported BROKEN; a tool reported MISSING is not a failure event.
+        if (newStatus === 'BROKEN') {
           await emit(tx, ctx.orgId, 'tool.failure', {
             toolId: id, name: tool.name, kind: input.kind, description: input.description ?? null, newStatus,
             workOrderId: workOrder.id, eventId: event.id, actorId: ctx.actorId, at: at.toISOString(),

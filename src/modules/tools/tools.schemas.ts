@@ -108,7 +108,10 @@ export const CheckoutBody = z.object({
 export type CheckoutInput = z.output<typeof CheckoutBody>;
 
 export const CheckinBody = z.object({
-  condition: z.enum(CHECKIN_CONDITIONS, { error: (i) => (i.input === undefined ? 'is required' : `must be one of ${CHECKIN_CONDITIONS.join(', ')}`) }),
+  condition: z
+    .enum(CHECKIN_CONDITIONS, { error: () => `must be one of ${CHECKIN_CONDITIONS.join(', ')}` })
+    .optional()
+    .describe('Sets the tool status; omitted, the status is unchanged'),
   note: optionalText(500),
 });
 export type CheckinInput = z.output<typeof CheckinBody>;

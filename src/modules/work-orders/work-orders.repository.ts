@@ -16,7 +16,8 @@ export async function allocateWorkOrderNumber(tx: Tx, orgId: string): Promise<nu
 }
 
 export interface NewWorkOrder {
-  title: string;
+  /** Default "Work order #<number>". */
+  title?: string;
   description?: string | null;
   status?: WorkOrderStatus;
   priority?: WorkOrderPriority;
@@ -38,7 +39,7 @@ export async function insertWorkOrder(tx: Tx, ctx: RequestContext, input: NewWor
   const number = await allocateWorkOrderNumber(tx, ctx.orgId);
   const wo = await tx.workOrder.create({
     data: {
-      orgId: ctx.orgId, number, title: input.title, description: input.description ?? null,
+      orgId: ctx.orgId, number, title: input.title ?? `Work order #${number}`, description: input.description ?? null,
       status: input.status ?? 'OPEN', priority: input.priority ?? 'NORMAL', assetId: input.assetId ?? null,
       projectId: input.projectId ?? null, flagId: input.flagId ?? null, toolId: input.toolId ?? null,
       dueAt: input.dueAt ?? null, estimateLaborHours: input.estimateLaborHours ?? null,

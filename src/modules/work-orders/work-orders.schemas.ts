@@ -16,12 +16,12 @@ const money = () => z.number().nonnegative().max(1e12).nullable().optional();
 // ---- requests
 
 export const CreateWorkOrderBody = z.object({
-  title: requiredText(200),
+  title: requiredText(200).optional().describe('Default "Work order #<number>"'),
   description: optionalText(5000),
   status: z
-    .enum(ACTIVE_STATUSES, { error: () => `must be one of ${ACTIVE_STATUSES.join(', ')} (a work order starts in the active queue)` })
+    .enum(WORK_ORDER_STATUSES, { error: () => `must be one of ${WORK_ORDER_STATUSES.join(', ')}` })
     .optional()
-    .describe('Default OPEN; DONE and CANCELED are reached later by PATCH or a repair'),
+    .describe('Default OPEN. Created as DONE, the order is completed at once (workorder.completed)'),
   priority: z.enum(WORK_ORDER_PRIORITIES, { error: () => `must be one of ${WORK_ORDER_PRIORITIES.join(', ')}` }).optional().describe('Default NORMAL'),
   assetId: id().describe('Defaults to the flag\'s asset when flagId is given'),
   projectId: id(),

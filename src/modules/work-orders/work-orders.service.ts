@@ -67,7 +67,10 @@ export function createWorkOrderService({ db }: Pick<ServiceDeps, 'db'>) {
           { field: 'assignedToId', kind: 'user', id: input.assignedToId },
         ]);
         const assetId = await assetForFlag(tx, ctx, input.flagId, input.assetId);
-        return insertWorkOrder(tx, ctx, { ...input, assetId });
+        const created = await insertWorkOrder(tx, ctx, { ...input, assetId });
+        // Created as DONE (spec: created with the given status): completed at once, with its event.
+        if (created.status === 'DONE') await recordCompletion(tx, ctx, created);
+        return created;
       });
       return { ok: true as const, workOrderId: wo.id, number: wo.number };
     },

@@ -87,13 +87,13 @@ describe('POST /repairs', () => {
     expect((await workOrder(id)).status).toBe('OPEN');
   });
 
-  it('answers 409 for a CANCELED work order and logs nothing', async () => {
+  it('a repair marks even a CANCELED work order DONE (spec: POST /repairs with workOrderId marks it DONE)', async () => {
     const id = await newOrder();
     await t.api.patch(`/api/v1/work-orders/${id}`, acme.key, { status: 'CANCELED' });
     const res = await create({ workOrderId: id, cost: 10 });
-    expect(res.statusCode).toBe(409);
-    expect(res.json().error).toBe('work_order_canceled');
-    expect(await t.db.prisma.repair.count({ where: { workOrderId: id } })).toBe(0);
+    expect(res.statusCode).toBe(201);
+    expect(await t.db.prisma.workOrder.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'DONE' });
+    expect(await t.db.prisma.repair.count({ where: { workOrderId: id } })).toBe(1);
   });
 
   it('closing a flagged work order with a repair resolves the flag (flag.resolved) in the same transaction', async () => {

@@ -46,11 +46,16 @@ describe('POST /tools/:id/checkout', () => {
     expect((await h.outbox('tool.checked_out')).filter((e) => e.toolId === id)).toHaveLength(1);
   });
 
-  it('the same user with another vehicle is an update, not a conflict', async () => {
+  it('is idempotent per (tool, user): a repeat to the holder changes nothing; force re-points it', async () => {
     const id = await h.createTool({ name: 'Jack' });
     const first = (await checkout(id, { toUserId: acme.userId })).json();
-    const moved = await checkout(id, { toUserId: acme.userId, toVehicleId: truckId });
-    expect(moved.statusCode).toBe(200);
+    const repeat = await checkout(id, { toUserId: acme.userId, toVehicleId: truckId });
+    expect(repeat.statusCode).toBe(200);
+    expect(repeat.json().eventId).toBe(first.eventId);
+    expect(await tool(id)).toMatchObject({ checkedOutToUserId: acme.userId, checkedOutVehicleId: null });
+    const sent = (await h.outbox('tool.checked_out', acme.orgId)).filter((e) => e.toolId === id);
+    expect(sent).toHaveLength(1);
+    const moved = await checkout(id, { toUserId: acme.userId, toVehicleId: truckId, force: true });
     expect(moved.json().eventId).not.toBe(first.eventId);
     expect(await tool(id)).toMatchObject({ checkedOutToUserId: acme.userId, checkedOutVehicleId: truckId });
     expect((await checkout(id, { toVehicleId: truckId })).statusCode).toBe(409);
@@ -136,9 +141,16 @@ describe('POST /tools/:id/checkin', () => {
     expect((await h.outbox('workorder.created')).find((e) => e.workOrderId === workOrderId)).toMatchObject({ toolId: id, priority: 'HIGH' });
   });
 
-  it('requires a known condition (422)', async () => {
+  it('without a condition only ends custody and keeps the status; an unknown condition is 422', async () => {
     const id = await h.createTool({ name: 'Plane' });
-    expect((await checkin(id, {})).statusCode).toBe(422);
+    await t.api.patch(`/api/v1/tools/${id}`, acme.key, { status: 'NEEDS_ATTENTION' });
+    await checkout(id, { toUserId: acme.userId });
+    const res = await checkin(id, {});
+    expect(res.statusCode).toBe(200);
+    expect(res.json().workOrderId).toBeNull();
+    expect(await tool(id)).toMatchObject({ status: 'NEEDS_ATTENTION', checkedOutToUserId: null });
+    const sent = (await h.outbox('tool.checked_in', acme.orgId)).find((e) => e.toolId === id);
+    expect(sent).toMatchObject({ condition: null, newStatus: 'NEEDS_ATTENTION' });
     expect((await checkin(id, { condition: 'RETIRED' })).statusCode).toBe(422);
   });
 });
@@ -174,6 +186,8 @@ describe('POST /tools/:id/report', () => {
     expect(res.json().workOrderId).toEqual(expect.any(String));
     expect((await tool(id)).status).toBe('MISSING');
     expect((await checkout(id)).statusCode).toBe(409);
+    // A FAILURE_REPORT that marks the tool MISSING is not a BROKEN tool: no tool.failure.
+    expect((await h.outbox('tool.failure')).filter((e) => e.toolId === id)).toHaveLength(0);
   });
 
   it('rejects an unknown kind with 422', async () => {

@@ -45,10 +45,29 @@ describe('POST /work-orders', () => {
     expect(created.data).toMatchObject({ workOrderId, number, title: 'Replace hose', status: 'OPEN', priority: 'NORMAL', assetId });
   });
 
-  it('rejects a missing title, unknown priority, a terminal start status and negative estimates with 422', async () => {
-    const res = await create({ priority: 'SOON', status: 'DONE', estimateCost: -1 });
+  it('rejects a blank title, unknown priority or status and negative estimates with 422', async () => {
+    const res = await create({ title: '  ', priority: 'SOON', status: 'FINISHED', estimateCost: -1 });
     expect(res.statusCode).toBe(422);
     expect(Object.keys(res.json().fieldErrors).sort()).toEqual(['estimateCost', 'priority', 'status', 'title']);
+  });
+
+  it('titles an untitled order after its number (title is optional in the spec)', async () => {
+    const res = await create({});
+    expect(res.statusCode).toBe(201);
+    expect(await detail(res.json().workOrderId)).toMatchObject({ title: `Work order #${res.json().number}`, status: 'OPEN' });
+  });
+
+  it('creates with any given status; created DONE it is completed at once (workorder.completed)', async () => {
+    const canceled = await create({ title: 'Not needed', status: 'CANCELED' });
+    expect(await detail(canceled.json().workOrderId)).toMatchObject({ status: 'CANCELED', completedAt: null });
+    const done = await create({ title: 'Already fixed', status: 'DONE' });
+    expect(done.statusCode).toBe(201);
+    const id = done.json().workOrderId;
+    expect((await detail(id)).completedAt).not.toBeNull();
+    const completed = (await t.db.prisma.event.findMany({ where: { orgId: acme.orgId, type: 'workorder.completed' } }))
+      .filter((e) => (e.data as { workOrderId: string }).workOrderId === id);
+    expect(completed).toHaveLength(1);
+    expect(completed[0].data).toMatchObject({ totalLaborHours: 0, totalCost: 0 });
   });
 
   it('rejects references of another organisation with 422 fieldErrors', async () => {
