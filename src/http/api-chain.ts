@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from './authenticator.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { Metrics } from '../metrics.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, ValidationError } from './errors.ts';
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
@@ -10,6 +10,18 @@ function setRateLimitHeaders(reply: FastifyReply, state: NonNullable<FastifyRequ
   reply.header('X-RateLimit-Limit', state.limit);
   reply.header('X-RateLimit-Remaining', state.remaining);
   reply.header('X-RateLimit-Reset', state.resetEpochSec);
+}
+
+/** Path of the first string holding a NUL character (PostgreSQL text cannot store one), or null. */
+function nulPath(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (value && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      const hit = nulPath(inner, path ? `${path}.${key}` : key);
+      if (hit !== null) return hit;
+    }
+  }
+  return null;
 }
 
 /**
@@ -39,5 +51,14 @@ export function registerApiChain(api: FastifyInstance, auth: Authenticator, limi
     if (WRITE_METHODS.has(request.method) && key.creator?.removed) {
       throw new ApiError(403, 'key_creator_deleted', 'The user who issued this API key has been removed; issue a new key');
     }
+  });
+
+  // One check for every input instead of a 500 from the database wherever a NUL byte reaches it.
+  api.addHook('preValidation', async (request) => {
+    const key = request.headers['idempotency-key'];
+    const field =
+      nulPath(request.params, '') ?? nulPath(request.query, '') ?? nulPath(request.body, '') ??
+      (typeof key === 'string' && key.includes('\u0000') ? 'Idempotency-Key' : null);
+    if (field !== null) throw new ValidationError({ [field || 'body']: 'must not contain NUL (\\u0000) characters' });
   });
 }

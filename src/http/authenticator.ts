@@ -13,6 +13,9 @@ const unauthorized = (code: string, message: string) => new ApiError(401, code, 
  */
 export function createAuthenticator(db: Database, options: { ttlMs: number; flushIntervalMs?: number }) {
   const cache = new Map<string, { key: AuthenticatedKey; until: number }>();
+  // Unknown hashes are remembered too, so a flood of made-up keys cannot turn into a flood of queries.
+  const unknown = new Map<string, number>();
+  const UNKNOWN_CAP = 10_000;
   const pendingLastUsed = new Map<string, Date>();
   const knownScopes = new Set<string>(SCOPES);
 
@@ -46,11 +49,17 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
     const hash = hashApiKey(token);
     let entry = cache.get(hash);
     if (!entry || entry.until <= now.getTime()) {
+      if ((unknown.get(hash) ?? 0) > now.getTime()) throw unauthorized('unknown_token', 'The API key is not known');
       const key = await load(hash);
       if (!key) {
         cache.delete(hash);
+        if (options.ttlMs > 0) {
+          if (unknown.size >= UNKNOWN_CAP) unknown.clear();
+          unknown.set(hash, now.getTime() + options.ttlMs);
+        }
         throw unauthorized('unknown_token', 'The API key is not known');
       }
+      unknown.delete(hash);
       entry = { key, until: now.getTime() + options.ttlMs };
       if (options.ttlMs > 0) cache.set(hash, entry);
     }
@@ -83,6 +92,7 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
     // Entries are dropped lazily on access; sweep the rest so keys no longer used do not accumulate.
     const now = Date.now();
     for (const [hash, entry] of cache) if (entry.until <= now) cache.delete(hash);
+    for (const [hash, until] of unknown) if (until <= now) unknown.delete(hash);
   }, options.flushIntervalMs ?? 5_000);
   timer.unref();
 
@@ -90,7 +100,10 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
     authenticate,
     lastUsedAt,
     flushLastUsed,
-    clearCache: () => cache.clear(),
+    clearCache: () => {
+      cache.clear();
+      unknown.clear();
+    },
     async close() {
       clearInterval(timer);
       await flushLastUsed().catch(() => {});

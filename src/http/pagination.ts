@@ -1,4 +1,5 @@
 import { ValidationError } from './errors.ts';
+import { isStorableDate } from './schemas.ts';
 
 type CursorValue = string | number | null;
 
@@ -21,7 +22,7 @@ export function decodeCursor(cursor: string | undefined, arity: number): CursorV
   } catch {
     // fall through to the validation error
   }
-  throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
+  throw badCursor();
 }
 
 /** Splits a `limit + 1` fetch into the page and the cursor for the next one. */
@@ -31,12 +32,22 @@ export function paginate<T>(rows: T[], limit: number, keyOf: (row: T) => CursorV
   return { page, nextCursor: hasMore ? encodeCursor(keyOf(page[page.length - 1])) : null };
 }
 
+const badCursor = () => new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
+
+/** A (time, id) cursor as decoded; a hand-made one with other types or an unstorable date is 422, not 500. */
+export function timeIdCursor(values: CursorValue[] | null): [Date, string] | null {
+  if (!values) return null;
+  const [time, id] = values;
+  const at = typeof time === 'string' ? new Date(time) : new Date(NaN);
+  if (typeof id !== 'string' || !isStorableDate(at)) throw badCursor();
+  return [at, id];
+}
+
 /** Keyset condition for "createdAt desc, id desc" (newest first) after the given cursor. */
 export function newestFirstAfter(cursor: CursorValue[] | null) {
-  if (!cursor) return {};
-  const [createdAt, id] = cursor as [string, string];
-  const at = new Date(createdAt);
-  if (Number.isNaN(at.getTime())) throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
+  const after = timeIdCursor(cursor);
+  if (!after) return {};
+  const [at, id] = after;
   return { OR: [{ createdAt: { lt: at } }, { createdAt: at, id: { lt: id } }] };
 }
 

@@ -12,12 +12,19 @@ export const ErrorResponse = z
   })
   .meta({ id: 'Error' });
 
-export const IdParams = z.object({ id: z.string().min(1).max(100) });
+// No length cap: an id of any length that is not found is a 404, as the spec says for unknown ids.
+export const IdParams = z.object({ id: z.string().min(1) });
 
 export const dateTime = () => z.iso.datetime({ offset: true }).describe('ISO 8601 date-time (UTC on output)');
+/** Dates PostgreSQL and ISO 8601 output both handle: years 1 to 9999 (year 0000 would be a 500 otherwise). */
+export const isStorableDate = (d: Date) => !Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999;
+
 /** Accepts ISO 8601 date-times with an offset or Z, and plain dates (midnight UTC). */
 export const dateTimeInput = () =>
-  z.union([z.iso.datetime({ offset: true }), z.iso.date()]).transform((s) => new Date(s));
+  z
+    .union([z.iso.datetime({ offset: true }), z.iso.date()])
+    .transform((s) => new Date(s))
+    .refine(isStorableDate, 'must be a date between the years 1 and 9999');
 
 export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 

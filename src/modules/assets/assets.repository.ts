@@ -1,6 +1,5 @@
 import type { SqlRunner } from '../../db/database.ts';
 import type { Asset } from '../../generated/prisma/client.ts';
-import { ValidationError } from '../../http/errors.ts';
 
 /**
  * The asset list is the hottest read of the API. Through Prisma's driver adapter a query costs about
@@ -20,7 +19,7 @@ const COLUMNS = `id, nickname, "customerAssetNumber", "assetClass", vin, serial,
 export async function listAssetRows(
   sql: SqlRunner,
   orgId: string,
-  after: [string, string] | null,
+  after: [Date, string] | null,
   take: number,
 ): Promise<AssetRowRecord[]> {
   if (!after) {
@@ -29,13 +28,9 @@ export async function listAssetRows(
       [orgId, take],
     );
   }
-  const at = new Date(after[0]);
-  if (Number.isNaN(at.getTime()) || typeof after[1] !== 'string') {
-    throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
-  }
   return sql.query<AssetRowRecord>(
     `SELECT ${COLUMNS} FROM assets WHERE "orgId" = $1 AND ("createdAt", id) < ($2::timestamptz, $3)
      ORDER BY "createdAt" DESC, id DESC LIMIT $4`,
-    [orgId, at.toISOString(), after[1], take],
+    [orgId, after[0].toISOString(), after[1], take],
   );
 }

@@ -4,7 +4,7 @@ import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { notFound, ValidationError } from '../../http/errors.ts';
 import { batchSummary, validateEntries, readBatchEnvelope } from '../../http/batch.ts';
-import { decodeCursor, newestFirstKey, paginate } from '../../http/pagination.ts';
+import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../http/pagination.ts';
 import { assertReferences } from '../shared/references.ts';
 import { listAssetRows } from './assets.repository.ts';
 import type { ServiceDeps } from '../services.ts';
@@ -40,9 +40,16 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
     return asset;
   }
 
+  /** Like findOwned, with the row locked until the transaction ends: concurrent PATCHes compare in turn. */
+  async function lockOwned(tx: Tx, ctx: RequestContext, id: string): Promise<Asset> {
+    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM assets WHERE id = ${id} AND "orgId" = ${ctx.orgId} FOR UPDATE`;
+    if (locked.length === 0) throw notFound('Asset');
+    return findOwned(tx, ctx, id);
+  }
+
   return {
     async list(ctx: RequestContext, query: { limit: number; cursor?: string }) {
-      const after = decodeCursor(query.cursor, 2) as [string, string] | null;
+      const after = timeIdCursor(decodeCursor(query.cursor, 2));
       const rows = await listAssetRows(db.sql, ctx.orgId, after, query.limit + 1);
       const { page, nextCursor } = paginate(rows, query.limit, newestFirstKey);
       return { ok: true as const, assets: page.map(toAssetRow), nextCursor };
@@ -96,7 +103,7 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
         throw new ValidationError({ body: `send at least one of: ${UPDATABLE_FIELDS.join(', ')}` }, 'The patch is empty');
       }
       await transaction(db, async (tx) => {
-        const before = await findOwned(tx, ctx, id);
+        const before = await lockOwned(tx, ctx, id);
         if (patch.parentAssetId === id) throw new ValidationError({ parentAssetId: 'an asset cannot be attached to itself' });
         await assertReferences(tx, ctx.orgId, [
           { field: 'yardId', kind: 'yard', id: patch.yardId },

@@ -3,7 +3,7 @@ import { transaction } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { conflict, notFound, ValidationError } from '../../http/errors.ts';
 import { batchSummary, readBatchEnvelope, validateEntries } from '../../http/batch.ts';
-import { decodeCursor, paginate } from '../../http/pagination.ts';
+import { decodeCursor, paginate, timeIdCursor } from '../../http/pagination.ts';
 import { queueRenewalHeadsUps } from '../notifications/notifications.repository.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../services.ts';
@@ -50,15 +50,13 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
 
   return {
     async list(ctx: RequestContext, query: ListHoursInput) {
-      const after = decodeCursor(query.cursor, 2) as [string, string] | null;
-      const at = after ? new Date(after[0]) : null;
-      if (at && Number.isNaN(at.getTime())) throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
+      const after = timeIdCursor(decodeCursor(query.cursor, 2));
       const rows = await db.prisma.meterLog.findMany({
         where: {
           orgId: ctx.orgId, reviewStatus: { in: query.reviewStatus },
           ...(query.assetId ? { assetId: query.assetId } : {}),
           ...(query.since ? { loggedAt: { gte: query.since } } : {}),
-          ...(at ? { OR: [{ loggedAt: { lt: at } }, { loggedAt: at, id: { lt: after![1] } }] } : {}),
+          ...(after ? { OR: [{ loggedAt: { lt: after[0] } }, { loggedAt: after[0], id: { lt: after[1] } }] } : {}),
         },
         orderBy: [{ loggedAt: 'desc' }, { id: 'desc' }],
         take: query.limit + 1,

@@ -61,10 +61,24 @@ export function createNotificationSender({ db, log, transport, batchSize = 50, t
     );
   }
 
+  /**
+   * A sender that died after claiming the last attempt leaves the row PENDING with no attempts left, where no
+   * claim will ever pick it up: once its last attempt is well overdue (15 minutes), it is marked FAILED.
+   */
+  function failStranded(): Promise<number> {
+    const lastOffset = NOTIFICATION_RETRY_OFFSETS_SEC[NOTIFICATION_MAX_ATTEMPTS - 1];
+    return db.prisma.$executeRawUnsafe(
+      `UPDATE notifications SET status = 'FAILED', error = COALESCE(error, 'the last attempt never reported back')
+       WHERE status = 'PENDING' AND attempts >= ${NOTIFICATION_MAX_ATTEMPTS}
+         AND "createdAt" <= now() - interval '${lastOffset + 900} seconds'`,
+    );
+  }
+
   return {
     transport,
     /** One pass over the due rows; returns what happened to each. */
     async sendPending(): Promise<{ sent: number; retrying: number; failed: number }> {
+      await failStranded();
       const rows = await claim();
       const outcome = { sent: 0, retrying: 0, failed: 0 };
       for (const row of rows) {

@@ -48,8 +48,13 @@ export function createOrgAdmin(db: Database) {
       if (!EMAIL.test(normalized)) throw new AdminError(`"${email}" is not an email address`);
       const existing = await prisma.user.findUnique({ where: { orgId_email: { orgId: org.id, email: normalized } } });
       if (existing && !existing.removedAt) throw new AdminError(`user ${normalized} already exists in ${orgSlug}`);
+      // Re-adding a removed user restores the person, not their old keys: those stay unable to write for
+      // good (revoked), so a key issued before the removal never regains write access.
       const user = existing
-        ? await prisma.user.update({ where: { id: existing.id }, data: { removedAt: null, name: name ?? existing.name } })
+        ? await prisma.$transaction(async (tx) => {
+            await tx.apiKey.updateMany({ where: { createdById: existing.id, revokedAt: null }, data: { revokedAt: new Date() } });
+            return tx.user.update({ where: { id: existing.id }, data: { removedAt: null, name: name ?? existing.name } });
+          })
         : await prisma.user.create({ data: { orgId: org.id, email: normalized, name: name ?? null } });
       return { id: user.id, email: user.email, name: user.name };
     },

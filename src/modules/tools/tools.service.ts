@@ -11,7 +11,7 @@ import { createToolCustody } from './tools.custody.ts';
 import { toolCsvStream } from './tools.csv.ts';
 import { renderToolQr } from './tools.qr.ts';
 import { findToolPage } from './tools.query.ts';
-import { auditText, findOwnedTool, newScanToken, recordToolEvent, wouldCycle } from './tools.repository.ts';
+import { auditText, findOwnedTool, lockOwnedTool, newScanToken, recordToolEvent, wouldCycle } from './tools.repository.ts';
 import { toolBookValue, toToolDetail, toToolRow } from './tools.responses.ts';
 import {
   CreateToolBody, UPDATABLE_FIELDS, type CreateToolInput, type ListToolsInput, type ToolFilters, type UpdateToolInput,
@@ -72,7 +72,7 @@ export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
     const fields = UPDATABLE_FIELDS.filter((f) => patch[f] !== undefined);
     if (fields.length === 0) throw new ValidationError({ body: `send at least one of: ${UPDATABLE_FIELDS.join(', ')}` }, 'The patch is empty');
     await transaction(db, async (tx) => {
-      const before = await findOwnedTool(tx, ctx, id);
+      const before = await lockOwnedTool(tx, ctx, id);
       if (patch.parentKitId && (await wouldCycle(tx, ctx.orgId, id, patch.parentKitId))) {
         throw new ValidationError({ parentKitId: 'a tool cannot belong to itself or to one of its own parts' });
       }

@@ -3,7 +3,7 @@ import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { conflict, notFound, ValidationError } from '../../http/errors.ts';
 import type { ServiceDeps } from '../services.ts';
-import { auditText, findOwnedTool, recordToolEvent } from './tools.repository.ts';
+import { auditText, lockOwnedTool, recordToolEvent } from './tools.repository.ts';
 import { LOW_STOCK_FALLBACK, type AdjustStockInput, type MarkServicedInput } from './tools.schemas.ts';
 
 /** A service date this far ahead of the server clock is still accepted (device clock skew). */
@@ -49,7 +49,7 @@ export function createToolStock({ db }: Pick<ServiceDeps, 'db'>) {
 
     async markServiced(ctx: RequestContext, id: string, input: MarkServicedInput) {
       return transaction(db, async (tx) => {
-        const tool = await findOwnedTool(tx, ctx, id);
+        const tool = await lockOwnedTool(tx, ctx, id);
         if (!tool.pmIntervalDays) throw new ValidationError({ pmIntervalDays: 'is not set on this tool; set it with PATCH first' });
         const now = new Date();
         const servicedAt = input.at ?? now;
