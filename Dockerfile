@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # Multi-stage image of the Fleet Operations API: production dependencies only, non-root, health-checked.
-ARG NODE_IMAGE=node:24-bookworm-slim
+# Current Node.js LTS (26, active LTS since October 2026); override with --build-arg NODE_IMAGE=... to pin another.
+ARG NODE_IMAGE=node:26-bookworm-slim
 
 # 1. Full install to generate the Prisma client (generation needs the prisma CLI, a dev-time tool).
 FROM ${NODE_IMAGE} AS build
