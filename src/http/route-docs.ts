@@ -37,7 +37,8 @@ export function registerRouteDocs(app: FastifyInstance) {
       add(413, 'Body larger than 1 MiB (payload_too_large)');
       add(415, 'Body is not application/json (unsupported_media_type)');
     }
-    if (hasBody || schema.querystring) add(422, 'Validation failed; fieldErrors maps field to message');
+    // Any authenticated input (path, query, body, Idempotency-Key) can fail validation, e.g. a NUL character.
+    if (hasBody || schema.querystring || !config.public) add(422, 'Validation failed; fieldErrors maps field to message');
     add(500, 'Internal error; quote requestId');
   });
 }
