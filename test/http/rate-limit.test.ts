@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createMemoryStore, createRedisStore } from '../../src/http/rate-limiter.ts';
+import { awayFromMinuteBoundary } from '../helpers/clock.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -11,6 +12,7 @@ afterAll(() => t.close());
 
 describe('per-key fixed window', () => {
   it('sends X-RateLimit headers on every authenticated response and 429 past the cap', async () => {
+    await awayFromMinuteBoundary();
     const tenant = await t.tenant();
     const remaining: number[] = [];
     let reset = 0;
@@ -38,6 +40,7 @@ describe('per-key fixed window', () => {
   });
 
   it('counts keys separately and honours a per-key cap', async () => {
+    await awayFromMinuteBoundary();
     const tenant = await t.tenant();
     const big = await tenant.newKey({ rateLimit: 1000 });
     const res = await t.api.get('/api/v1/me', big.key);
@@ -47,6 +50,7 @@ describe('per-key fixed window', () => {
   });
 
   it('reports the same numbers on /me/usage as in its own headers (the call counts)', async () => {
+    await awayFromMinuteBoundary();
     const tenant = await t.tenant();
     await t.api.get('/api/v1/me', tenant.key);
     const res = await t.api.get('/api/v1/me/usage', tenant.key);

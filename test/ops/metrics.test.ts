@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { awayFromMinuteBoundary } from '../helpers/clock.ts';
 
 const TOKEN = 'metrics-token-0123456789';
 let t: TestApp;
@@ -16,6 +17,7 @@ describe('GET /metrics', () => {
 
   it('exposes request, latency, rate-limit, webhook queue and pool metrics in Prometheus format', async () => {
     const tenant = await t.tenant();
+    await awayFromMinuteBoundary();
     await t.api.get('/api/v1/assets', tenant.key);
     await t.api.get('/api/v1/assets', tenant.key); // over the cap of 1
     const res = await t.api.get('/metrics', TOKEN);
