@@ -1,7 +1,7 @@
 import type { Prisma, WorkOrder } from '../../generated/prisma/client.ts';
 import { transaction } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
-import { conflict, notFound, ValidationError } from '../../http/errors.ts';
+import { notFound, ValidationError } from '../../http/errors.ts';
 import { decodeCursor, newestFirstAfter, newestFirstKey, newestFirstOrder, paginate } from '../../http/pagination.ts';
 import { assertReferences } from '../shared/references.ts';
 import type { ServiceDeps } from '../services.ts';

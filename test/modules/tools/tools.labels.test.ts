@@ -3,14 +3,12 @@ import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
-import { toolHelpers } from './tools-helpers.ts';
 
 const BASE = 'https://fleet.example.com';
 let t: TestApp;
 let acme: TestTenant;
 let toolId: string;
 let scanToken: string;
-const h = toolHelpers(() => ({ t, acme }));
 // jsqr is CommonJS: its typings describe the module object, the runtime default import is the function.
 const jsQR = ((jsqr as unknown as { default?: unknown }).default ?? jsqr) as typeof jsqr.default;
 
