@@ -9,7 +9,7 @@ let t: TestApp;
 let acme: TestTenant;
 let assetId: string;
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await createTestApp();
   acme = await t.tenant();
   assetId = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Hardy', assetClass: 'off-road' })).json().assetId;
 });

@@ -125,7 +125,7 @@ export const silentLogger = () => pino({ level: 'silent' }) as unknown as Fastif
 
 /** A full app (one "process") on an existing database; close() leaves the database open. */
 export async function appOn(db: Database, env: Record<string, string> = {}) {
-  const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000', LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'silent', ...env });
   const deps: AppDeps = createDeps(config, db, silentLogger());
   const app: FastifyInstance = await buildApp(deps);
   await app.ready();

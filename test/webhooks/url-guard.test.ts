@@ -103,7 +103,7 @@ describe('SSRF guard through the API and the dispatcher', () => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    t = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_CA_FILE: receiver.caFile, RATE_LIMIT_PER_MINUTE: '100000' });
+    t = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_CA_FILE: receiver.caFile });
     acme = await t.tenant();
   });
   afterAll(async () => {

@@ -7,6 +7,7 @@ import { assertReferences } from '../shared/references.ts';
 import type { ServiceDeps } from '../services.ts';
 import type { CheckinAssetInput, CheckoutAssetInput } from './asset-checkout.schemas.ts';
 import { toCheckoutState } from './assets.schemas.ts';
+import { lockOwnedAsset } from './assets.repository.ts';
 
 /** Sold and archived assets have left the fleet; like RETIRED tools they cannot be checked out. */
 const UNAVAILABLE = new Set<Asset['lifecycleStatus']>(['SOLD', 'ARCHIVED']);
@@ -18,8 +19,7 @@ const CLEARED = { checkedOutToUserId: null, checkedOutToProjectId: null, checked
  * the other: two users racing for a free asset get one success and one 409, never two bindings.
  */
 async function lockOwned(tx: Tx, ctx: RequestContext, id: string): Promise<Asset> {
-  await tx.$queryRaw`SELECT id FROM assets WHERE id = ${id} AND "orgId" = ${ctx.orgId} FOR UPDATE`;
-  const asset = await tx.asset.findFirst({ where: { id, orgId: ctx.orgId } });
+  const asset = await lockOwnedAsset(tx, ctx.orgId, id);
   if (!asset) throw notFound('Asset');
   return asset;
 }

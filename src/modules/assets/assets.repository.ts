@@ -1,4 +1,5 @@
 import type { SqlRunner } from '../../db/database.ts';
+import type { Tx } from '../../db/transaction.ts';
 import type { Asset } from '../../generated/prisma/client.ts';
 
 /**
@@ -33,4 +34,15 @@ export async function listAssetRows(
      ORDER BY "createdAt" DESC, id DESC LIMIT $4`,
     [orgId, after[0].toISOString(), after[1], take],
   );
+}
+
+/**
+ * The asset of the organisation, read under a row lock held until the transaction ends (null when there is
+ * none). Every write that decides from the asset's current state takes it first: PATCH (changedFields),
+ * checkout and check-in, meter readings (hours.repository reads its columns under the same lock) and the
+ * resolution of AUTO_PM flags, so none of them can interleave on one asset.
+ */
+export async function lockOwnedAsset(tx: Tx, orgId: string, id: string): Promise<Asset | null> {
+  const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM assets WHERE id = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
+  return locked.length === 0 ? null : tx.asset.findFirst({ where: { id, orgId } });
 }

@@ -6,7 +6,7 @@ import { notFound, ValidationError } from '../../http/errors.ts';
 import { batchSummary, validateEntries, readBatchEnvelope } from '../../http/batch.ts';
 import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../http/pagination.ts';
 import { assertReferences } from '../shared/references.ts';
-import { listAssetRows } from './assets.repository.ts';
+import { listAssetRows, lockOwnedAsset } from './assets.repository.ts';
 import type { ServiceDeps } from '../services.ts';
 import {
   classToDb, CreateAssetBody, DEFAULT_METER, METER_UNIT, toAssetDetail, toAssetRow,
@@ -38,13 +38,6 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
     const asset = await tx.asset.findFirst({ where: { id, orgId: ctx.orgId } });
     if (!asset) throw notFound('Asset');
     return asset;
-  }
-
-  /** Like findOwned, with the row locked until the transaction ends: concurrent PATCHes compare in turn. */
-  async function lockOwned(tx: Tx, ctx: RequestContext, id: string): Promise<Asset> {
-    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM assets WHERE id = ${id} AND "orgId" = ${ctx.orgId} FOR UPDATE`;
-    if (locked.length === 0) throw notFound('Asset');
-    return findOwned(tx, ctx, id);
   }
 
   return {
@@ -103,7 +96,9 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
         throw new ValidationError({ body: `send at least one of: ${UPDATABLE_FIELDS.join(', ')}` }, 'The patch is empty');
       }
       await transaction(db, async (tx) => {
-        const before = await lockOwned(tx, ctx, id);
+        // Locked: concurrent PATCHes compare against each other's result, so one change emits one event.
+        const before = await lockOwnedAsset(tx, ctx.orgId, id);
+        if (!before) throw notFound('Asset');
         if (patch.parentAssetId === id) throw new ValidationError({ parentAssetId: 'an asset cannot be attached to itself' });
         await assertReferences(tx, ctx.orgId, [
           { field: 'yardId', kind: 'yard', id: patch.yardId },

@@ -1,6 +1,7 @@
 import type { Flag, FlagSeverity } from '../../generated/prisma/client.ts';
 import type { Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
+import { lockOwnedAsset } from '../assets/assets.repository.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { queueFlagNotifications } from '../notifications/notifications.repository.ts';
 
@@ -45,12 +46,6 @@ export async function insertFlag(tx: Tx, ctx: RequestContext, input: NewFlag): P
   return flag;
 }
 
-/** Locks the asset row until the transaction ends; meter logs take the same lock (see hours.repository). */
-export async function lockAsset(tx: Tx, orgId: string, assetId: string): Promise<boolean> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM assets WHERE id = ${assetId} AND "orgId" = ${orgId} FOR UPDATE`;
-  return rows.length === 1;
-}
-
 /**
  * Resolves an OPEN or IN_PROGRESS flag inside the caller's transaction and records flag.resolved.
  * Resolving an AUTO_PM flag advances the asset's PM baseline to the reading that triggered it (or the
@@ -66,7 +61,7 @@ export async function resolveFlag(
 ): Promise<Flag | null> {
   // AUTO_PM: take the asset lock first, as meter logs do, so a reading being logged right now sees either
   // the open flag with the old baseline or the resolved flag with the new one, never a mix.
-  if (flag.severity === 'AUTO_PM') await lockAsset(tx, ctx.orgId, flag.assetId);
+  const asset = flag.severity === 'AUTO_PM' ? await lockOwnedAsset(tx, ctx.orgId, flag.assetId) : null;
   const now = new Date();
   // Conditional update: two concurrent resolutions cannot both succeed and emit twice.
   const { count } = await tx.flag.updateMany({
@@ -77,11 +72,8 @@ export async function resolveFlag(
     },
   });
   if (count === 0) return null;
-  if (flag.severity === 'AUTO_PM') {
-    const asset = await tx.asset.findFirst({ where: { id: flag.assetId, orgId: ctx.orgId } });
-    const baseline = flag.pmDueReading ?? asset?.lastMeterReading ?? null;
-    if (asset && baseline !== null) await tx.asset.update({ where: { id: asset.id }, data: { pmBaselineReading: baseline } });
-  }
+  const baseline = asset ? (flag.pmDueReading ?? asset.lastMeterReading) : null;
+  if (asset && baseline !== null) await tx.asset.update({ where: { id: asset.id }, data: { pmBaselineReading: baseline } });
   const actor = ctx.actorId ? await tx.user.findUnique({ where: { id: ctx.actorId }, select: { name: true } }) : null;
   await emit(tx, ctx.orgId, 'flag.resolved', {
     flagId: flag.id, assetId: flag.assetId, severity: flag.severity, resolutionNote: input.resolutionNote,

@@ -12,7 +12,7 @@ let projectId: string;
 let foreignAssetId: string;
 
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
   secondUserId = (await createOrgAdmin(t.db).createUser(acme.slug, `second@${acme.slug}.example.com`, 'Sam Second')).id;

@@ -12,7 +12,7 @@ const HOUR = 3600 * 1000;
 const ago = (hours: number) => new Date(Date.now() - hours * HOUR).toISOString();
 
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
   foreignAssetId = (await t.api.post('/api/v1/assets', other.key, { nickname: 'Theirs', assetClass: 'off-road' })).json().assetId;

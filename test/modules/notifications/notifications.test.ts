@@ -13,7 +13,7 @@ let assetId: string;
 const DAY = 24 * 3600 * 1000;
 
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await createTestApp();
   acme = await t.tenant('Acme');
   assetId = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Truck 12', assetClass: 'on-road' })).json().assetId;
 });

@@ -10,7 +10,7 @@ let other: TestTenant;
 let foreignProjectId: string;
 
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
   foreignProjectId = (await t.api.post('/api/v1/projects', other.key, { name: 'Theirs', code: 'SHARED-1' })).json().projectId;

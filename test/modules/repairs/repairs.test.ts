@@ -14,7 +14,7 @@ const newAsset = async (nickname = 'Excavator', key?: string) =>
   (await t.api.post('/api/v1/assets', key ?? acme.key, { nickname, assetClass: 'off-road' })).json().assetId as string;
 
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
   assetId = await newAsset();

@@ -9,7 +9,7 @@ const h = toolHelpers(() => ({ t, acme }));
 const DAY = 86_400_000;
 
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await createTestApp();
   acme = await t.tenant('Acme');
 });
 afterAll(() => t.close());

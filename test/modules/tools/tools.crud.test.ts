@@ -11,7 +11,7 @@ let foreignToolId: string;
 const h = toolHelpers(() => ({ t, acme }));
 
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
   foreignToolId = await h.createTool({ name: 'Their drill' }, other.key);

@@ -15,7 +15,7 @@ const report = (id: string, body: Record<string, unknown>) => t.api.post(`/api/v
 const tool = async (id: string) => (await t.api.get(`/api/v1/tools/${id}`, acme.key)).json().tool;
 
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
   secondUserId = (await t.db.prisma.user.create({ data: { orgId: acme.orgId, email: 'second@acme.example.com', name: 'Sam Second' } })).id;

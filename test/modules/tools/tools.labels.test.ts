@@ -13,7 +13,7 @@ let scanToken: string;
 const jsQR = ((jsqr as unknown as { default?: unknown }).default ?? jsqr) as typeof jsqr.default;
 
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '100000', PUBLIC_BASE_URL: BASE });
+  t = await createTestApp({ PUBLIC_BASE_URL: BASE });
   acme = await t.tenant('Acme <Tools> & "Sons"');
   const res = await t.api.post('/api/v1/tools', acme.key, { name: '<script>alert(1)</script> Drill', category: 'Power & Air', notes: 'secret note', serial: 'SN-SECRET-1' });
   ({ toolId, scanToken } = res.json());

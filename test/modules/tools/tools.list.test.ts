@@ -12,7 +12,7 @@ const names = (res: { json: () => any }) => res.json().tools.map((x: { name: str
 const list = (q: string, key = acme.key) => t.api.get(`/api/v1/tools?${q}`, key);
 
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await createTestApp();
   acme = await t.tenant('Acme');
 });
 afterAll(() => t.close());

@@ -11,7 +11,7 @@ const serviced = (id: string, body?: unknown) => t.api.post(`/api/v1/tools/${id}
 const DAY = 86_400_000;
 
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await createTestApp();
   acme = await t.tenant('Acme');
 });
 afterAll(() => t.close());

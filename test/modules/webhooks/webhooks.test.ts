@@ -14,7 +14,7 @@ let foreignId: string;
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  t = await createTestApp({ WEBHOOK_CA_FILE: receiver.caFile, RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_RETRY_SCHEDULE: '0,0' });
+  t = await createTestApp({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_SCHEDULE: '0,0' });
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
   foreignId = (await t.api.post('/api/v1/webhooks', other.key, { url: `${receiver.origin}/theirs`, events: ['asset.created'] })).json().subscriptionId;

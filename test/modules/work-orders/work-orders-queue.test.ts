@@ -4,7 +4,7 @@ import { createTestApp, type TestApp } from '../../helpers/app.ts';
 let t: TestApp;
 
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await createTestApp();
 });
 afterAll(() => t.close());
 

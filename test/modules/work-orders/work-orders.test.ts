@@ -11,7 +11,7 @@ let foreignAssetId: string;
 let foreignWorkOrderId: string;
 
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
   assetId = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Dozer', assetClass: 'off-road' })).json().assetId;

@@ -11,7 +11,7 @@ let other: TestTenant;
 let foreignYardId: string;
 
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
   foreignYardId = (await t.api.post('/api/v1/yards', other.key, { name: 'North depot', lat: 51.5, lng: -0.12 })).json().yardId;
