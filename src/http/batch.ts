@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { badRequest, type FieldErrors } from './errors.ts';
 import { zodFieldErrors } from './validation.ts';
 
@@ -40,4 +40,17 @@ export function validateEntries<S extends z.ZodType>(entries: unknown[], schema:
 export function batchSummary(received: number, results: { ok: boolean }[]) {
   const succeeded = results.filter((r) => r.ok).length;
   return { received, succeeded, failed: received - succeeded };
+}
+
+/**
+ * Route options of a batch endpoint. The body is documented as up to `cap` entries of `entry`, as an array or
+ * as {entries}, but the route does not validate it: the service checks the envelope (the spec's 400 codes)
+ * and each entry on its own (per-entry results), which a route-level 422 would pre-empt.
+ */
+export function batchRoute<S extends z.ZodType>(entry: S, cap: number) {
+  const entries = z.array(entry).max(cap);
+  return {
+    body: z.union([entries, z.object({ entries })]).describe(`Up to ${cap} entries, as an array or as {"entries": [...]}; each succeeds or fails on its own`),
+    validatorCompiler: () => (data: unknown) => ({ value: data }),
+  };
 }

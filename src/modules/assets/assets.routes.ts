@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { AppDeps } from '../../composition.ts';
+import { batchRoute } from '../../http/batch.ts';
+import { ASSET_BATCH_CAP } from './assets.service.ts';
 import { contextOf } from '../../http/context.ts';
 import { IdParams } from '../../http/schemas.ts';
 import {
@@ -11,6 +12,7 @@ import {
 export const assetRoutes =
   ({ services }: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
+    const batch = batchRoute(CreateAssetBody, ASSET_BATCH_CAP);
     const assets = services.assets;
     const tags = ['assets'];
 
@@ -29,11 +31,10 @@ export const assetRoutes =
       schema: {
         operationId: 'createAssetsBatch', tags,
         summary: 'Create up to 50 assets; each entry succeeds or fails on its own',
-        body: z.union([z.array(z.unknown()), z.object({ entries: z.array(z.unknown()) })]).describe('An array of asset create bodies, or {entries: [...]}'),
+        body: batch.body,
         response: { 200: AssetBatchResponse },
       },
-      // The envelope is checked by the service so its errors are the spec's 400 codes, not a 422.
-      validatorCompiler: () => (data) => ({ value: data }),
+      validatorCompiler: batch.validatorCompiler,
     }, (req) => assets.createBatch(contextOf(req), req.body));
 
     app.get('/assets/:id', {

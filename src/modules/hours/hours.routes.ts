@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { AppDeps } from '../../composition.ts';
+import { batchRoute } from '../../http/batch.ts';
+import { HOURS_BATCH_CAP } from './hours.service.ts';
 import { contextOf } from '../../http/context.ts';
 import { ErrorResponse, IdParams } from '../../http/schemas.ts';
 import {
@@ -11,6 +12,7 @@ import {
 export const hoursRoutes =
   ({ services }: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
+    const batch = batchRoute(CreateHoursBody, HOURS_BATCH_CAP);
     const hours = services.hours;
     const tags = ['hours'];
 
@@ -33,11 +35,10 @@ export const hoursRoutes =
       schema: {
         operationId: 'createHoursBatch', tags,
         summary: 'Log up to 100 readings; each entry succeeds or fails on its own (clientMutationId per entry)',
-        body: z.union([z.array(z.unknown()), z.object({ entries: z.array(z.unknown()) })]).describe('An array of hours log bodies, or {entries: [...]}'),
+        body: batch.body,
         response: { 200: HoursBatchResponse },
       },
-      // The envelope is checked by the service so its errors are the spec's 400 codes, not a 422.
-      validatorCompiler: () => (data) => ({ value: data }),
+      validatorCompiler: batch.validatorCompiler,
     }, (req) => hours.createBatch(contextOf(req), req.body));
 
     app.get('/hours/:id', {

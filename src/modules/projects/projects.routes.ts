@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { AppDeps } from '../../composition.ts';
+import { batchRoute } from '../../http/batch.ts';
+import { PROJECT_BATCH_CAP } from './projects.service.ts';
 import { contextOf } from '../../http/context.ts';
 import { IdParams } from '../../http/schemas.ts';
 import { EquipmentUsageResponse } from './project-usage.ts';
@@ -12,6 +13,7 @@ import {
 export const projectRoutes =
   ({ services }: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
+    const batch = batchRoute(CreateProjectBody, PROJECT_BATCH_CAP);
     const projects = services.projects;
     const tags = ['projects'];
 
@@ -36,11 +38,10 @@ export const projectRoutes =
       schema: {
         operationId: 'createProjectsBatch', tags,
         summary: 'Create up to 50 projects; each entry succeeds or fails on its own',
-        body: z.union([z.array(z.unknown()), z.object({ entries: z.array(z.unknown()) })]).describe('An array of project create bodies, or {entries: [...]}'),
+        body: batch.body,
         response: { 200: ProjectBatchResponse },
       },
-      // The envelope is checked by the service so its errors are the spec's 400 codes, not a 422.
-      validatorCompiler: () => (data) => ({ value: data }),
+      validatorCompiler: batch.validatorCompiler,
     }, (req) => projects.createBatch(contextOf(req), req.body));
 
     app.get('/projects/:id', {

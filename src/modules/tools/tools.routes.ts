@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../composition.ts';
+import { batchRoute } from '../../http/batch.ts';
+import { TOOL_BATCH_CAP } from './tools.service.ts';
 import { contextOf } from '../../http/context.ts';
 import { IdParams } from '../../http/schemas.ts';
 import { csvFileName } from './tools.csv.ts';
@@ -16,6 +18,7 @@ import {
 export const toolRoutes =
   ({ services }: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
+    const batch = batchRoute(CreateToolBody, TOOL_BATCH_CAP);
     const tools = services.tools;
     const tags = ['tools'];
     const read = { scope: 'tools:read' as const };
@@ -47,11 +50,10 @@ export const toolRoutes =
       config: write,
       schema: {
         operationId: 'createToolsBatch', tags, summary: 'Create up to 100 tools; each entry succeeds or fails on its own',
-        body: z.union([z.array(z.unknown()), z.object({ entries: z.array(z.unknown()) })]).describe('An array of tool create bodies, or {entries: [...]}'),
+        body: batch.body,
         response: { 200: ToolBatchResponse },
       },
-      // The envelope is checked by the service so its errors are the spec's 400 codes, not a 422.
-      validatorCompiler: () => (data) => ({ value: data }),
+      validatorCompiler: batch.validatorCompiler,
     }, (req) => tools.createBatch(contextOf(req), req.body));
 
     app.get('/tools/:id', {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { AppDeps } from '../../composition.ts';
+import { batchRoute } from '../../http/batch.ts';
+import { YARD_BATCH_CAP } from './yards.service.ts';
 import { contextOf } from '../../http/context.ts';
 import { IdParams } from '../../http/schemas.ts';
 import {
@@ -11,6 +12,7 @@ import {
 export const yardRoutes =
   ({ services }: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
+    const batch = batchRoute(CreateYardBody, YARD_BATCH_CAP);
     const yards = services.yards;
     const tags = ['yards'];
 
@@ -32,11 +34,10 @@ export const yardRoutes =
       schema: {
         operationId: 'createYardsBatch', tags,
         summary: 'Create up to 50 yards; each entry succeeds or fails on its own',
-        body: z.union([z.array(z.unknown()), z.object({ entries: z.array(z.unknown()) })]).describe('An array of yard create bodies, or {entries: [...]}'),
+        body: batch.body,
         response: { 200: YardBatchResponse },
       },
-      // The envelope is checked by the service so its errors are the spec's 400 codes, not a 422.
-      validatorCompiler: () => (data) => ({ value: data }),
+      validatorCompiler: batch.validatorCompiler,
     }, (req) => yards.createBatch(contextOf(req), req.body));
 
     app.get('/yards/:id', {
