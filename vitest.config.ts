@@ -1,13 +1,18 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Migrates one template database per run; each file gets its own copy of it.
+    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
+    // Each file owns its database, so files run in parallel safely. Much of a file's time is spent waiting
+    // (database round trips, webhook receivers, timers), so one worker per core plus one keeps both cores busy;
+    // vitest's default (cores - 1) left one of this 2-core machine's cores idle.
+    fileParallelism: true,
+    poolOptions: { forks: { maxForks: availableParallelism() + 1, minForks: 1 } },
     testTimeout: 30_000,
     hookTimeout: 120_000,
-    // Each file owns a fresh database, so files run in parallel safely.
-    fileParallelism: true,
-    reporters: process.env.CI ? ['default'] : ['default'],
   },
 });

@@ -24,17 +24,19 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
-
 export interface DatabaseOptions {
   databaseUrl?: string;
   /** Directory for the embedded database; `memory://` keeps it in memory (tests). */
   dataDir: string;
   poolSize?: number;
+  /** A PGlite data directory dump to start from instead of an empty cluster (tests start migrated, once per run). */
+  pgliteTemplate?: Blob;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openPglite(options.dataDir);
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
+    : openPglite(options.dataDir, options.pgliteTemplate);
 }
 
 function openPostgres(url: string, max: number): Database {
@@ -73,7 +75,7 @@ function openPostgres(url: string, max: number): Database {
   };
 }
 
-async function openPglite(dataDir: string): Promise<Database> {
+async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
   const inMemory = dataDir.startsWith('memory://');
   let lock: DataDirLock | undefined;
   if (!inMemory) {
@@ -81,7 +83,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     lock = acquireDataDirLock(dataDir);
   }
   try {
-    const client = inMemory ? new PGlite() : new PGlite(path.resolve(dataDir, 'pg'));
+    const client = inMemory ? new PGlite({ loadDataDir: template }) : new PGlite(path.resolve(dataDir, 'pg'));
     await client.waitReady;
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
     const sql: SqlRunner = {

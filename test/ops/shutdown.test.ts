@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 const tsx = path.resolve('node_modules/.bin/tsx');
 const dir = mkdtempSync(path.join(tmpdir(), 'fleet-shutdown-'));
 const port = 4400 + Math.floor(Math.random() * 500);
-const env = { PATH: process.env.PATH, DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'warn', ...(process.env.TEST_DATABASE_URL ? {} : {}) };
+const env = { PATH: process.env.PATH, DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'warn' };
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function waitHealthy() {

@@ -1,0 +1,47 @@
+// Migrates one template database per test run; every test file then copies it instead of migrating its own.
+// PGlite: a data-directory dump that each file loads into a fresh in-memory instance. PostgreSQL: a template
+// database that each file clones with CREATE DATABASE … TEMPLATE. Each file still owns its database.
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { TestProject } from 'vitest/node';
+import { createScratchDatabase } from '../scripts/scratch-database.ts';
+import { openDatabase, type SqlRunner } from '../src/db/database.ts';
+import { migrate } from '../src/db/migrator.ts';
+import { TEST_DATABASE_URL } from './helpers/test-env.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Path of a migrated PGlite data-directory dump (embedded runs). */
+    pgliteTemplate: string;
+    /** Name of a migrated PostgreSQL database to clone (PostgreSQL runs). */
+    postgresTemplate: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  if (TEST_DATABASE_URL) {
+    const template = await createScratchDatabase(TEST_DATABASE_URL, 'fleet_tpl');
+    const db = await openDatabase({ databaseUrl: template.url, dataDir: 'unused', poolSize: 1 });
+    await migrate(db.sql);
+    await db.close();
+    project.provide('postgresTemplate', new URL(template.url).pathname.slice(1));
+    project.provide('pgliteTemplate', '');
+    return () => template.drop();
+  }
+  const pglite = new PGlite();
+  const sql: SqlRunner = {
+    exec: async (text) => void (await pglite.exec(text)),
+    query: async <T,>(text: string, params: unknown[] = []) => (await pglite.query<T>(text, params)).rows,
+    withExclusiveLock: async (_lockId, fn) => fn(sql),
+  };
+  await migrate(sql);
+  const file = path.join(tmpdir(), `fleet-test-template-${process.pid}-${Date.now()}.tar`);
+  // Uncompressed: each file loads it, and gunzip would cost more than the bytes save.
+  await writeFile(file, Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer()));
+  await pglite.close();
+  project.provide('pgliteTemplate', file);
+  project.provide('postgresTemplate', '');
+  return () => rm(file, { force: true });
+}
