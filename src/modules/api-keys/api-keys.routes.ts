@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../composition.ts';
 import { contextOf } from '../../http/context.ts';
-import { IdParams } from '../../http/schemas.ts';
+import { ErrorResponse, IdParams } from '../../http/schemas.ts';
 import {
   ApiKeyResponse, CreateApiKeyBody, CreateApiKeyResponse, ListApiKeysQuery, ListApiKeysResponse, RevokeApiKeyResponse,
   RollApiKeyBody, RollApiKeyResponse,
@@ -14,6 +14,9 @@ export const apiKeyRoutes =
     const tags = ['api-keys'];
     const read = { scope: 'keys:read' } as const;
     const write = { scope: 'keys:write' } as const;
+    const escalation = ErrorResponse.describe(
+      'missing_scope:<scope>, key_creator_deleted, or the key would exceed the calling key: scope_escalation, rate_limit_escalation, expiry_escalation',
+    );
 
     app.get('/api-keys', {
       config: read,
@@ -28,7 +31,7 @@ export const apiKeyRoutes =
       schema: {
         operationId: 'createApiKey', tags,
         summary: 'Issue a key within the calling key\'s scopes, rate limit and expiry (403 scope_escalation); the plaintext is returned once',
-        body: CreateApiKeyBody, response: { 201: CreateApiKeyResponse },
+        body: CreateApiKeyBody, response: { 201: CreateApiKeyResponse, 403: escalation },
       },
     }, async (req, reply) => reply.code(201).send(await keys.create(contextOf(req), req.key!, req.body)));
 
@@ -50,7 +53,11 @@ export const apiKeyRoutes =
       schema: {
         operationId: 'rollApiKey', tags,
         summary: 'Replace a key with a new one (same label, scopes, limits); the old one works for expireOldInSeconds (default 0, max 7 days)',
-        params: IdParams, body: RollApiKeyBody, response: { 201: RollApiKeyResponse },
+        params: IdParams, body: RollApiKeyBody,
+        response: {
+          201: RollApiKeyResponse, 403: escalation,
+          409: ErrorResponse.describe('key_revoked, key_expired, or key_already_rolled (roll its successor instead)'),
+        },
       },
     }, async (req, reply) => reply.code(201).send(await keys.roll(contextOf(req), req.key!, req.params.id, req.body)));
   };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../composition.ts';
 import { contextOf } from '../../http/context.ts';
-import { IdParams } from '../../http/schemas.ts';
+import { ErrorResponse, IdParams } from '../../http/schemas.ts';
 import {
   CreateUserBody, CreateUserResponse, ListUsersQuery, ListUsersResponse, RemoveUserResponse, UpdateUserBody, UserResponse,
   UserWriteResponse,
@@ -46,7 +46,8 @@ export const userRoutes =
       schema: {
         operationId: 'removeUser', tags,
         summary: 'Remove a person: their keys keep reading but get 403 key_creator_deleted on writes (409 for the calling key\'s own issuer)',
-        params: IdParams, response: { 200: RemoveUserResponse },
+        params: IdParams,
+        response: { 200: RemoveUserResponse, 409: ErrorResponse.describe('cannot_remove_key_creator: the calling key was issued by this person') },
       },
     }, (req) => users.remove(contextOf(req), req.params.id));
   };
