@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { accessEvents } from './access-events.ts';
 
 /**
  * Every event type the service emits, with its payload schema (the `data` of the webhook envelope).
@@ -129,6 +130,7 @@ export const eventCatalog = {
       actorId: nullableId, at, checkedOutAt: at.nullable().optional(),
     }),
   },
+  ...accessEvents,
 } as const;
 
 export type EventType = keyof typeof eventCatalog;

@@ -75,6 +75,22 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
     return pendingLastUsed.get(key.keyId) ?? key.lastUsedAt;
   }
 
+  /** The newest use of a key by id, for listings that read it from the database. */
+  function lastUsedAtOf(keyId: string, stored: Date | null): Date | null {
+    const pending = pendingLastUsed.get(keyId);
+    return pending && (!stored || pending > stored) ? pending : stored;
+  }
+
+  /**
+   * Drops cached keys at once (revocation, removal of their user) so this process does not wait out the
+   * TTL; other processes still see the change within it.
+   */
+  function forget(match: { keyIds?: readonly string[]; creatorId?: string }): void {
+    for (const [hash, entry] of cache) {
+      if (match.keyIds?.includes(entry.key.keyId) || (match.creatorId && entry.key.creator?.id === match.creatorId)) cache.delete(hash);
+    }
+  }
+
   async function flushLastUsed(): Promise<void> {
     if (pendingLastUsed.size === 0) return;
     const batch = [...pendingLastUsed.entries()];
@@ -99,6 +115,8 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
   return {
     authenticate,
     lastUsedAt,
+    lastUsedAtOf,
+    forget,
     flushLastUsed,
     clearCache: () => {
       cache.clear();

@@ -15,6 +15,12 @@ export const SCOPES = [
   'yards:write',
   'events:read',
   'events:write',
+  // Organisation self-service (people and keys); added after the first sixteen, so keys issued before
+  // keep exactly the scopes they were given.
+  'users:read',
+  'users:write',
+  'keys:read',
+  'keys:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -11,6 +11,8 @@ import { repairRoutes } from './repairs/repairs.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { flagRoutes } from './flags/flags.routes.ts';
 import { hoursRoutes } from './hours/hours.routes.ts';
+import { userRoutes } from './users/users.routes.ts';
+import { apiKeyRoutes } from './api-keys/api-keys.routes.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
-export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [metaRoutes, assetRoutes, assetCheckoutRoutes, projectRoutes, yardRoutes, workOrderRoutes, repairRoutes, toolRoutes, webhookRoutes, flagRoutes, hoursRoutes];
+export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [metaRoutes, assetRoutes, assetCheckoutRoutes, projectRoutes, yardRoutes, workOrderRoutes, repairRoutes, toolRoutes, webhookRoutes, flagRoutes, hoursRoutes, userRoutes, apiKeyRoutes];

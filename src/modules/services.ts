@@ -17,6 +17,8 @@ import { createRepairService } from './repairs/repairs.service.ts';
 import { createWebhookService } from './webhooks/webhooks.service.ts';
 import { createFlagService } from './flags/flags.service.ts';
 import { createHoursService } from './hours/hours.service.ts';
+import { createUserService } from './users/users.service.ts';
+import { createApiKeyService } from './api-keys/api-keys.service.ts';
 import { createNotificationService } from './notifications/notifications.service.ts';
 
 export interface ServiceDeps {
@@ -45,6 +47,8 @@ export function createServices(deps: ServiceDeps) {
     flags: createFlagService(deps),
     hours: createHoursService(deps),
     notifications: createNotificationService(deps),
+    users: createUserService(deps),
+    apiKeys: createApiKeyService(deps),
   };
 }
 

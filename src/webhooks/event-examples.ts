@@ -1,4 +1,5 @@
 import type { EventData, EventType } from '../events/catalog.ts';
+import { ACCESS_EVENT_EXAMPLES } from '../events/access-events.ts';
 
 /**
  * One realistic payload per event type: the AsyncAPI document shows them as message examples, and the
@@ -68,4 +69,5 @@ export const EVENT_EXAMPLES: { [T in EventType]: EventData<T> } = {
   'asset.checked_in': {
     assetId: 'ast_01', nickname: 'Loader 7', fromUserId: USER, fromProjectId: 'prj_01', note: 'Returned clean', actorId: USER, at: AT,
   },
+  ...ACCESS_EVENT_EXAMPLES,
 };

@@ -89,6 +89,38 @@ describe('admin CLI commands', () => {
   });
 });
 
+describe('admin CLI and the API share one service', () => {
+  it('records the same audit events as the API, with no actor, and never the key', async () => {
+    const org = (await admin('org', 'create', '--name', 'Audit Co', '--json')).json();
+    const user = (await admin('user', 'create', '--org', 'audit-co', '--email', 'al@audit.example', '--name', 'Al', '--json')).json();
+    const key = (await admin('key', 'create', '--org', 'audit-co', '--user', 'al@audit.example', '--label', 'L', '--scopes', 'assets:read', '--json')).json();
+    await admin('key', 'revoke', '--id', key.id, '--json');
+    await admin('user', 'remove', '--org', 'audit-co', '--email', 'al@audit.example', '--json');
+    const events = await db.prisma.event.findMany({ where: { orgId: org.id }, orderBy: { createdAt: 'asc' } });
+    expect(events.map((e) => e.type)).toEqual(['user.created', 'apiKey.created', 'apiKey.revoked', 'user.removed']);
+    expect(events.map((e) => e.data)).toMatchObject([
+      { userId: user.id, restored: false, actorId: null, actorKeyId: null },
+      { apiKeyId: key.id, scopes: ['assets:read'], createdById: user.id, actorId: null, actorKeyId: null },
+      { apiKeyId: key.id, reason: 'revoked', actorId: null },
+      { userId: user.id, actorId: null },
+    ]);
+    expect(JSON.stringify(events)).not.toContain(key.key.slice(4));
+    expect(JSON.stringify(events)).not.toContain(hashApiKey(key.key));
+  });
+
+  it('re-adding a removed user restores the same person and revokes their old keys', async () => {
+    await admin('org', 'create', '--name', 'Return Co');
+    const user = (await admin('user', 'create', '--org', 'return-co', '--email', 'r@return.example', '--name', 'Ray', '--json')).json();
+    const key = (await admin('key', 'create', '--org', 'return-co', '--user', 'r@return.example', '--label', 'L', '--json')).json();
+    await admin('user', 'remove', '--org', 'return-co', '--email', 'r@return.example');
+    const again = (await admin('user', 'create', '--org', 'return-co', '--email', 'r@return.example', '--json')).json();
+    expect(again).toEqual({ id: user.id, email: 'r@return.example', name: 'Ray' });
+    expect((await db.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } })).revokedAt).not.toBeNull();
+    const dup = await admin('user', 'create', '--org', 'return-co', '--email', 'r@return.example');
+    expect(dup.err).toBe('error: user r@return.example already exists in return-co');
+  });
+});
+
 describe('admin CLI as a process', () => {
   const cli = path.resolve('src/cli/admin.ts');
   const tsx = path.resolve('node_modules/.bin/tsx');

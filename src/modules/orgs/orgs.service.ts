@@ -1,12 +1,14 @@
 import type { Database } from '../../db/database.ts';
-import { generateApiKey, hashApiKey } from '../../http/api-keys.ts';
 import { SCOPES, type Scope } from '../../http/context.ts';
+import { ApiError, ValidationError } from '../../http/errors.ts';
+import { createApiKeyService } from '../api-keys/api-keys.service.ts';
+import { EMAIL_PATTERN, normalizeEmail } from '../users/users.schemas.ts';
+import { createUserService, type AccessActor } from '../users/users.service.ts';
 
-/** Administrative operations behind the admin CLI (the only way to issue keys). */
+/** A CLI usage or input error: printed as one line on stderr with exit code 1. */
 export class AdminError extends Error {}
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function slugify(name: string): string {
   return name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64) || 'org';
@@ -21,8 +23,29 @@ export function parseScopes(input: string | undefined): Scope[] {
   return [...new Set(scopes)] as Scope[];
 }
 
+/** The CLI acts as no user and no key: its audit events carry null actors. */
+const cliActor = (orgId: string): AccessActor => ({ orgId, actorId: null, keyId: null });
+
+/** Runs a shared-service call, turning its API errors into the CLI's one-line messages. */
+async function cli<T>(fn: () => Promise<T>, messages: { duplicate: string }): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ValidationError && err.fieldErrors.email) throw new AdminError(messages.duplicate);
+    if (err instanceof ApiError) throw new AdminError(err.message);
+    throw err;
+  }
+}
+
+/**
+ * Administrative operations behind the admin CLI. Users and keys go through the same services as
+ * `/api/v1/users` and `/api/v1/api-keys` (rules and audit events cannot drift); only the CLI's own input
+ * parsing and messages live here.
+ */
 export function createOrgAdmin(db: Database) {
   const prisma = db.prisma;
+  const users = createUserService({ db });
+  const apiKeys = createApiKeyService({ db });
 
   async function orgBySlug(slug: string) {
     const org = await prisma.organization.findUnique({ where: { slug } });
@@ -44,33 +67,29 @@ export function createOrgAdmin(db: Database) {
 
     async createUser(orgSlug: string, email: string, name?: string) {
       const org = await orgBySlug(orgSlug);
-      const normalized = email.trim().toLowerCase();
-      if (!EMAIL.test(normalized)) throw new AdminError(`"${email}" is not an email address`);
-      const existing = await prisma.user.findUnique({ where: { orgId_email: { orgId: org.id, email: normalized } } });
-      if (existing && !existing.removedAt) throw new AdminError(`user ${normalized} already exists in ${orgSlug}`);
-      // Re-adding a removed user restores the person, not their old keys: those stay unable to write for
-      // good (revoked), so a key issued before the removal never regains write access.
-      const user = existing
-        ? await prisma.$transaction(async (tx) => {
-            await tx.apiKey.updateMany({ where: { createdById: existing.id, revokedAt: null }, data: { revokedAt: new Date() } });
-            return tx.user.update({ where: { id: existing.id }, data: { removedAt: null, name: name ?? existing.name } });
-          })
-        : await prisma.user.create({ data: { orgId: org.id, email: normalized, name: name ?? null } });
-      return { id: user.id, email: user.email, name: user.name };
+      const normalized = normalizeEmail(email);
+      if (!EMAIL_PATTERN.test(normalized)) throw new AdminError(`"${email}" is not an email address`);
+      const existing = await users.findByEmail(org.id, normalized);
+      const created = await cli(() =>
+        // The CLI's --name keeps a restored person's old name when omitted; null would clear it.
+        users.create(cliActor(org.id), { email: normalized, name: name ?? (existing ? undefined : null) }),
+        { duplicate: `user ${normalized} already exists in ${orgSlug}` },
+      );
+      return { id: created.user.id, email: created.user.email, name: created.user.name };
     },
 
     /** Users are removed softly so history keeps its actors; their keys can no longer write. */
     async removeUser(orgSlug: string, email: string) {
       const org = await orgBySlug(orgSlug);
-      const user = await prisma.user.findUnique({ where: { orgId_email: { orgId: org.id, email: email.trim().toLowerCase() } } });
+      const user = await users.findByEmail(org.id, normalizeEmail(email));
       if (!user || user.removedAt) throw new AdminError(`no user ${email} in ${orgSlug}`);
-      const removed = await prisma.user.update({ where: { id: user.id }, data: { removedAt: new Date() } });
-      return { id: removed.id, removedAt: removed.removedAt!.toISOString() };
+      const removed = await users.remove(cliActor(org.id), user.id);
+      return { id: removed.userId, removedAt: removed.removedAt };
     },
 
     async createKey(input: { orgSlug: string; userEmail: string; label: string; scopes?: string; expires?: string; rateLimit?: string }) {
       const org = await orgBySlug(input.orgSlug);
-      const user = await prisma.user.findUnique({ where: { orgId_email: { orgId: org.id, email: input.userEmail.trim().toLowerCase() } } });
+      const user = await users.findByEmail(org.id, normalizeEmail(input.userEmail));
       if (!user || user.removedAt) throw new AdminError(`no user ${input.userEmail} in ${input.orgSlug}`);
       if (!input.label.trim()) throw new AdminError('--label cannot be blank');
       const scopes = parseScopes(input.scopes);
@@ -85,19 +104,15 @@ export function createOrgAdmin(db: Database) {
         rateLimitPerMinute = Number(input.rateLimit);
         if (!Number.isInteger(rateLimitPerMinute) || rateLimitPerMinute < 1) throw new AdminError('--rate-limit must be a positive whole number');
       }
-      const key = generateApiKey();
-      const row = await prisma.apiKey.create({
-        data: { orgId: org.id, createdById: user.id, label: input.label.trim(), keyHash: hashApiKey(key), scopes, expiresAt, rateLimitPerMinute },
-      });
+      const { row, key } = await apiKeys.issue(cliActor(org.id), { creatorId: user.id, label: input.label.trim(), scopes, expiresAt, rateLimitPerMinute });
       return { id: row.id, key, label: row.label, scopes: row.scopes, expiresAt: row.expiresAt?.toISOString() ?? null, rateLimitPerMinute };
     },
 
     async revokeKey(id: string) {
-      const key = await prisma.apiKey.findUnique({ where: { id } });
+      const key = await prisma.apiKey.findUnique({ where: { id }, select: { orgId: true } });
       if (!key) throw new AdminError(`no key with id ${id}`);
-      if (key.revokedAt) return { id: key.id, revokedAt: key.revokedAt.toISOString() };
-      const revoked = await prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
-      return { id: revoked.id, revokedAt: revoked.revokedAt!.toISOString() };
+      const revoked = await apiKeys.revoke(cliActor(key.orgId), id);
+      return { id: revoked.apiKeyId, revokedAt: revoked.revokedAt };
     },
 
     async listKeys(orgSlug: string) {
