@@ -14,7 +14,7 @@
 // Linux only (reads /proc). Loopback only.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -134,6 +134,7 @@ async function run(args: string[], env: Record<string, string>, key: string): Pr
 }
 
 const rows: string[] = [];
+const loadBefore = loadavg()[0];
 for (const database of DATABASES) {
   let scratch: ScratchDatabase | undefined;
   let dataDir: string | undefined;
@@ -169,7 +170,9 @@ for (const database of DATABASES) {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }
-console.log(`\nmedians of ${ROUNDS} alternating rounds; ${DURATION}s of mixed load (assets list + /me), 50 connections, 1,000 assets\n`);
+// Start-up and throughput are CPU-bound: on a shared machine, read them next to the load average.
+console.log(`\nmedians of ${ROUNDS} alternating rounds; ${DURATION}s of mixed load (assets list + /me), 50 connections, 1,000 assets;`);
+console.log(`load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end\n`);
 console.log('| Database | Run | Start-up to healthy | Idle RSS | RSS under load | Peak RSS | req/s |');
 console.log('|---|---|---|---|---|---|---|');
 for (const row of rows) console.log(row);
