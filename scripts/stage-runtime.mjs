@@ -23,7 +23,7 @@ export function runtimeFiles() {
 
 /**
  * Production dependencies only. --omit=optional as well: @prisma/client declares optional peer dependencies on
- * the prisma CLI and typescript, which npm otherwise installs as "devOptional" (~150 MB of CLI, compiler and
+ * the prisma CLI and typescript, which npm otherwise installs as "devOptional" (~225 MB of CLI, compiler and
  * Prisma Studio the server never loads). The only optional production package it drops is pg-cloudflare
  * (Cloudflare Workers sockets; unused on Node). --ignore-scripts: nothing at run time needs an install script.
  */
