@@ -1,25 +1,22 @@
 # syntax=docker/dockerfile:1
-# Multi-stage image of the Fleet Operations API: production dependencies only, non-root, health-checked.
+# Multi-stage image of the Fleet Operations API: compiled JavaScript on plain `node`, production dependencies
+# only, code owned by root and read-only to the unprivileged `node` user, health-checked.
+# What the runtime stage contains is runtime-files.txt plus `npm ci --omit=dev`, assembled by
+# scripts/stage-runtime.mjs; CI runs the same script and starts the result (scripts/verify-image.mjs).
 # Current Node.js LTS (26, active LTS since October 2026); override with --build-arg NODE_IMAGE=... to pin another.
 ARG NODE_IMAGE=node:26-bookworm-slim
 
-# 1. Full install to generate the Prisma client (generation needs the prisma CLI, a dev-time tool).
+# 1. Build: full install (the TypeScript compiler and the Prisma generator are dev-time tools), generate the
+#    Prisma client, compile src/ to dist/, then stage the runtime tree in /runtime.
 FROM ${NODE_IMAGE} AS build
-WORKDIR /app
+WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --ignore-scripts
-COPY prisma ./prisma
-COPY prisma.config.ts ./
-COPY scripts/prisma-generate.mjs ./scripts/prisma-generate.mjs
-RUN node scripts/prisma-generate.mjs
+RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund --ignore-scripts
+COPY . .
+RUN npm run build
+RUN --mount=type=cache,target=/root/.npm node scripts/stage-runtime.mjs --install /runtime
 
-# 2. Production dependencies only.
-FROM ${NODE_IMAGE} AS prod-deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
-
-# 3. Runtime.
+# 2. Runtime.
 FROM ${NODE_IMAGE} AS runtime
 ARG GIT_COMMIT=unknown
 ARG GIT_BRANCH=unknown
@@ -30,11 +27,7 @@ ENV NODE_ENV=production \
     GIT_COMMIT=${GIT_COMMIT} \
     GIT_BRANCH=${GIT_BRANCH}
 WORKDIR /app
-COPY --from=prod-deps --chown=node:node /app/node_modules ./node_modules
-COPY --chown=node:node package.json CHANGELOG.md openapi.yaml ./
-COPY --chown=node:node prisma ./prisma
-COPY --chown=node:node src ./src
-COPY --from=build --chown=node:node /app/src/generated ./src/generated
+COPY --from=build /runtime/ ./
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
@@ -43,5 +36,6 @@ EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Migrations run at start-up under a PostgreSQL advisory lock, so replicas may start together.
-# SIGTERM drains in-flight requests and the current dispatch tick before exiting.
-CMD ["node", "--import", "tsx", "src/main.ts"]
+# SIGTERM drains in-flight requests and the current dispatch tick before exiting (node is PID 1 and handles it).
+# Admin CLI: docker compose run --rm api node dist/cli/admin.js quickstart
+CMD ["node", "dist/main.js"]

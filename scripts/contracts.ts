@@ -20,7 +20,7 @@ export async function renderContracts(): Promise<Map<string, string>> {
   const app = await buildApp(deps);
   await app.ready();
   try {
-    return new Map(CONTRACT_DOCUMENTS.map((doc) => [doc.file, doc.render(app)]));
+    return new Map(await Promise.all(CONTRACT_DOCUMENTS.map(async (doc) => [doc.file, await doc.render(app)] as const)));
   } finally {
     await app.close();
     await deps.close();

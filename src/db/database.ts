@@ -1,9 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { PrismaPg } from '@prisma/adapter-pg';
-import pg from 'pg';
+import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 
@@ -33,13 +30,16 @@ export interface DatabaseOptions {
   pgliteTemplate?: Blob;
 }
 
+// Each engine's driver is loaded only when it is chosen: a PostgreSQL process never maps PGlite's WASM and
+// data files, and an embedded one never loads pg (see "Memory and start-up" in the README).
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.databaseUrl
     ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
     : openPglite(options.dataDir, options.pgliteTemplate);
 }
 
-function openPostgres(url: string, max: number): Database {
+async function openPostgres(url: string, max: number): Promise<Database> {
+  const [{ default: pg }, { PrismaPg }] = await Promise.all([import('pg'), import('@prisma/adapter-pg')]);
   const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
@@ -83,6 +83,7 @@ async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
     lock = acquireDataDirLock(dataDir);
   }
   try {
+    const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
     const client = inMemory ? new PGlite({ loadDataDir: template }) : new PGlite(path.resolve(dataDir, 'pg'));
     await client.waitReady;
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });

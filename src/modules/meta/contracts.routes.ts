@@ -7,11 +7,15 @@ export const contractRoutes =
   (_deps: AppDeps): FastifyPluginAsync =>
   async (app) => {
     for (const doc of CONTRACT_DOCUMENTS) {
-      let rendered: string | undefined;
+      let rendered: Promise<string> | undefined;
       app.get(`/${doc.file}`, { schema: { hide: true } }, async (_req, reply) => {
-        rendered ??= doc.render(app);
+        // A failed render is not cached: the next request tries again.
+        rendered ??= doc.render(app).catch((err: unknown) => {
+          rendered = undefined;
+          throw err;
+        });
         reply.type(doc.contentType);
-        return rendered;
+        return await rendered;
       });
     }
   };
