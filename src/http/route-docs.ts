@@ -21,7 +21,8 @@ export function registerRouteDocs(app: FastifyInstance) {
     const add = (status: number, description: string) => {
       response[status] ??= ErrorResponse.describe(description);
     };
-    const hasBody = ['POST', 'PATCH', 'PUT'].includes(String(route.method));
+    // Fastify parses a body sent with DELETE too, so it can meet the same 400/413/415.
+    const hasBody = ['POST', 'PATCH', 'PUT', 'DELETE'].includes(String(route.method));
     if (!config.public) {
       schema.security = [{ bearerAuth: [] }];
       schema.description = [schema.description, config.scope ? `Scope: \`${config.scope}\`.` : 'Any valid API key.']
