@@ -144,7 +144,12 @@ function requestArbitrary(op: Operation, realIds: string[], keys: { all: string;
       if (query.length) url += `?${query.join('&')}`;
       if (auth) headers.authorization = auth;
       if (body !== undefined) headers['content-type'] = contentType;
-      return { method: op.method, url, headers, payload: body };
+      const shown = (v: string | undefined) => (v && v.length > 300 ? `${v.slice(0, 300)}… (${v.length} chars)` : v);
+      // Counterexamples are printed short: a 20,000-level body would otherwise flood the report.
+      return {
+        method: op.method, url, headers, payload: body,
+        [fc.toStringMethod]: () => JSON.stringify({ method: op.method, url: shown(url), headers: { ...headers, authorization: shown(headers.authorization) }, payload: shown(body) }),
+      };
     });
 }
 
