@@ -73,13 +73,15 @@ export function schemaArbitrary(schema: Schema | undefined, resolve: ReturnType<
   const union = s.anyOf ?? s.oneOf;
   if (Array.isArray(union) && union.length) return fc.oneof(...union.map(next));
   if (Array.isArray(s.allOf) && s.allOf.length) {
-    const parts = s.allOf.map((p: Schema) => resolve(p)).filter((p: unknown) => p && typeof p === 'object');
-    const merged: Record<string, any> = { ...s, allOf: undefined };
+    const parts = s.allOf.map((p: Schema) => resolve(p)).filter((p: unknown) => p && typeof p === 'object') as Record<string, any>[];
+    const merged: Record<string, any> = { ...s };
     for (const part of parts) {
       merged.type ??= part.type;
       merged.properties = { ...merged.properties, ...part.properties };
       merged.required = [...(merged.required ?? []), ...(part.required ?? [])];
-      for (const k of ['format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'items', 'enum', 'const']) merged[k] ??= part[k];
+      for (const k of ['format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'items', 'enum', 'const']) {
+        if (part[k] !== undefined && merged[k] === undefined) merged[k] = part[k];
+      }
     }
     delete merged.allOf;
     return next(merged);
