@@ -39,3 +39,13 @@ export function findInputProblem(value: unknown, root: string): [string, string]
   }
   return null;
 }
+
+/**
+ * Cuts text to at most `max` UTF-16 units without splitting a surrogate pair: a plain slice could leave
+ * half an emoji behind, i.e. create the very lone surrogate the rule above refuses.
+ */
+export function clampText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.charCodeAt(max - 1) >= 0xd800 && text.charCodeAt(max - 1) <= 0xdbff ? max - 1 : max;
+  return text.slice(0, cut);
+}

@@ -17,7 +17,7 @@ beforeAll(async () => {
   t = await createTestApp();
   acme = await t.tenant();
   assetId = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Hardy', assetClass: 'off-road' })).json().assetId;
-  toolId = (await t.api.post('/api/v1/tools', acme.key, { name: 'Drill' })).json().id;
+  toolId = (await t.api.post('/api/v1/tools', acme.key, { name: 'Drill', pmIntervalDays: 30 })).json().toolId;
 });
 afterAll(() => t.close());
 
@@ -189,5 +189,16 @@ describe('shutting down', () => {
     expect(second).toMatch(/^HTTP\/1.1 503/);
     expect(second).toMatch(/retry-after: 5/i);
     expect(JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4))).toMatchObject({ ok: false, error: 'shutting_down' });
+  });
+});
+
+describe('clamped text never splits a surrogate pair', () => {
+  const note = 'a'.repeat(499) + '😀' + 'tail';
+  it.each([
+    ['asset check-in note', () => t.api.post(`/api/v1/assets/${assetId}/checkout`, acme.key, { toUserId: acme.userId }).then(() => t.api.post(`/api/v1/assets/${assetId}/checkin`, acme.key, { note }))],
+    ['tool mark-serviced note', () => t.api.post(`/api/v1/tools/${toolId}/mark-serviced`, acme.key, { note })],
+  ])('%s cut at 500 characters', async (_name, call) => {
+    const res = await call();
+    expect([200, 201], res.body).toContain(res.statusCode);
   });
 });
