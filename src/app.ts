@@ -11,7 +11,9 @@ import {
 } from 'fastify-type-provider-zod';
 import type { AppDeps } from './composition.ts';
 import { registerApiChain } from './http/api-chain.ts';
-import { registerErrorHandling, registerJsonParser } from './http/error-handler.ts';
+import { clientErrorHandler, registerErrorHandling, registerJsonParser, registerShutdownRefusal } from './http/error-handler.ts';
+import { registerRequestDeadline } from './http/request-deadline.ts';
+import { createPreAuthLimiter } from './http/pre-auth-limit.ts';
 import { registerRouteDocs } from './http/route-docs.ts';
 import { API_MODULES } from './modules/index.ts';
 import { contractRoutes } from './modules/meta/contracts.routes.ts';
@@ -42,7 +44,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // Ids of any length reach the handler (and are 404 when unknown); the header limit bounds the URL anyway.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
+    // Deadline for the whole request (receiving, routing, handler, serialising): a 503 request_timeout
+    // after it, and the request's database work is cut off so it can never commit afterwards.
+    handlerTimeout: deps.config.requestTimeoutMs,
+    requestTimeout: deps.config.requestTimeoutMs,
+    trustProxy: deps.config.trustProxy,
+    // Our own 503 (API error body, Retry-After) while closing: see registerShutdownRefusal.
+    return503OnClosing: false,
+    clientErrorHandler,
     // Errors raised before routing (a malformed percent-encoding in the URL) get the API's error body too.
     frameworkErrors: (error, _request, reply: FastifyReply) => {
       const badUrl = error.code === 'FST_ERR_BAD_URL';
@@ -58,6 +69,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('X-Request-Id', request.id);
     done();
   });
+  registerShutdownRefusal(app);
+  registerRequestDeadline(app);
   registerErrorHandling(app);
   registerJsonParser(app);
   registerRouteDocs(app);
@@ -86,7 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
-      registerApiChain(api, deps.auth, deps.rateLimiter, deps.metrics);
+      registerApiChain(api, deps.auth, deps.rateLimiter, deps.metrics, createPreAuthLimiter(deps.config.preAuthRateLimitPerMinute));
       for (const routes of API_MODULES) await api.register(routes(deps));
     },
     { prefix: '/api/v1' },

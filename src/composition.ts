@@ -6,7 +6,7 @@ import { readBuildInfo, type BuildInfo } from './build-info.ts';
 import { loadChangelog, type ChangelogEntry } from './changelog.ts';
 import { createAuthenticator, type Authenticator } from './http/authenticator.ts';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.ts';
-import { createMemoryStore, createRedisStore } from './http/rate-limiter.ts';
+import { createMemoryStore, createRedisStore, withCircuitBreaker } from './http/rate-limiter.ts';
 import { createBackground, type Background } from './jobs/background.ts';
 import { createBillingSync } from './jobs/billing-sync.ts';
 import { loggerOptions } from './logger.ts';
@@ -32,7 +32,11 @@ export interface AppDeps {
 export function createDeps(config: Config, db: Database, logger?: FastifyBaseLogger): AppDeps {
   const log = logger ?? (pino(loggerOptions(config.logLevel) as pino.LoggerOptions) as unknown as FastifyBaseLogger);
   const auth = createAuthenticator(db, { ttlMs: config.authCacheTtlMs });
-  const store = config.redisUrl ? createRedisStore(config.redisUrl) : createMemoryStore();
+  const store = config.redisUrl
+    ? withCircuitBreaker(createRedisStore(config.redisUrl, config.redis.commandTimeoutMs), {
+        intervalMs: config.redis.breakerIntervalMs, timeoutMs: config.redis.commandTimeoutMs, log,
+      })
+    : createMemoryStore();
   const rateLimiter = createRateLimiter(store, config.rateLimitPerMinute, log);
   const background = createBackground(log);
   const metrics = createMetrics(db);

@@ -38,6 +38,29 @@ const schema = z
     AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
     METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
     SHUTDOWN_TIMEOUT_MS: positiveInt.default(15_000),
+    DB_CONNECT_TIMEOUT_MS: positiveInt.default(2_000),
+    DB_STATEMENT_TIMEOUT_MS: positiveInt.default(5_000),
+    DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: positiveInt.default(10_000),
+    DB_QUERY_TIMEOUT_MS: positiveInt.default(6_000),
+    DB_STARTUP_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+    REQUEST_TIMEOUT_MS: positiveInt.default(15_000),
+    REDIS_COMMAND_TIMEOUT_MS: positiveInt.default(500),
+    REDIS_BREAKER_INTERVAL_MS: positiveInt.default(5_000),
+    PRE_AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+    TRUST_PROXY: z
+      .string()
+      .default('false')
+      // Which peers may set X-Forwarded-For: none (false), any (true: only behind a proxy that overwrites
+      // the header), or a list of proxy addresses/CIDRs (recommended). Fastify 5 ignores hop counts.
+      .transform((v, ctx): boolean | string[] => {
+        const s = v.trim().toLowerCase();
+        if (s === '' || s === 'false' || s === '0' || s === 'no') return false;
+        if (s === 'true' || s === 'yes') return true;
+        const list = v.split(',').map((p) => p.trim()).filter(Boolean);
+        if (list.every((p) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(p) || ['loopback', 'linklocal', 'uniquelocal'].includes(p))) return list;
+        ctx.addIssue({ code: 'custom', message: 'must be false, true, or a comma-separated list of proxy addresses/CIDRs' });
+        return z.NEVER;
+      }),
     GIT_COMMIT: z.preprocess(emptyAsUndefined, z.string().optional()),
     GIT_BRANCH: z.preprocess(emptyAsUndefined, z.string().optional()),
   })
@@ -65,6 +88,17 @@ const schema = z
     build: { commit: env.GIT_COMMIT, branch: env.GIT_BRANCH },
     metricsToken: env.METRICS_TOKEN,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    dbTimeouts: {
+      connectMs: env.DB_CONNECT_TIMEOUT_MS,
+      statementMs: env.DB_STATEMENT_TIMEOUT_MS,
+      idleInTransactionMs: env.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      queryMs: env.DB_QUERY_TIMEOUT_MS,
+    },
+    dbStartupTimeoutMs: env.DB_STARTUP_TIMEOUT_MS,
+    requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+    redis: { commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS, breakerIntervalMs: env.REDIS_BREAKER_INTERVAL_MS },
+    preAuthRateLimitPerMinute: env.PRE_AUTH_RATE_LIMIT_PER_MINUTE,
+    trustProxy: env.TRUST_PROXY,
   }));
 
 export type Config = z.output<typeof schema>;

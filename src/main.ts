@@ -1,16 +1,30 @@
 import { buildApp } from './app.ts';
 import { createDeps } from './composition.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { openDatabase } from './db/database.ts';
+import pino from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import { DatabaseStartupError, openDatabase, waitForDatabase } from './db/database.ts';
+import { loggerOptions } from './logger.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { migrate } from './db/migrator.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 
 async function start() {
   const config = loadConfig();
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
+  const startupLog = pino(loggerOptions(config.logLevel) as pino.LoggerOptions) as unknown as FastifyBaseLogger;
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, timeouts: config.dbTimeouts,
+  });
+  await waitForDatabase(db, {
+    timeoutMs: config.dbStartupTimeoutMs,
+    onRetry: ({ attempt, reason, retryInMs }) =>
+      startupLog.warn({ attempt, retryInMs }, `database not reachable (${reason}); retrying in ${Math.ceil(retryInMs / 1000)} s`),
+  }).catch(async (err) => {
+    await db.close().catch(() => {});
+    throw err;
+  });
   const applied = await migrate(db.sql);
-  const deps = createDeps(config, db);
+  const deps = createDeps(config, db, startupLog);
   const log = deps.logger;
   if (applied.length) log.info({ applied }, 'migrations applied');
   const app = await buildApp(deps);
@@ -42,6 +56,7 @@ async function start() {
 
 start().catch((err) => {
   if (err instanceof ConfigError || err instanceof DataDirLockedError) console.error(err.message);
+  else if (err instanceof DatabaseStartupError) console.error(`fleet API failed to start: ${err.message}`);
   else console.error('fleet API failed to start:', err);
   process.exit(1);
 });

@@ -26,21 +26,52 @@ export interface DatabaseOptions {
   /** Directory for the embedded database; `memory://` keeps it in memory (tests). */
   dataDir: string;
   poolSize?: number;
+  timeouts?: Partial<DatabaseTimeouts>;
   /** A PGlite data directory dump to start from instead of an empty cluster (tests start migrated, once per run). */
   pgliteTemplate?: Blob;
 }
 
+/** Every wait on PostgreSQL is bounded (PGlite runs in-process and has no network to wait on). */
+export interface DatabaseTimeouts {
+  /** Opening a connection, and waiting for a free one in the pool. */
+  connectMs: number;
+  /** Server side: a statement running longer is cancelled by PostgreSQL (the connection survives). */
+  statementMs: number;
+  /** Server side: a session idle inside an open transaction this long is terminated (its transaction rolled back). */
+  idleInTransactionMs: number;
+  /** Client side: no answer this long resets the connection (a partition, a hung server). */
+  queryMs: number;
+}
+
+export const DEFAULT_DB_TIMEOUTS: DatabaseTimeouts = { connectMs: 2_000, statementMs: 5_000, idleInTransactionMs: 10_000, queryMs: 6_000 };
+
 // Each engine's driver is loaded only when it is chosen: a PostgreSQL process never maps PGlite's WASM and
 // data files, and an embedded one never loads pg (see "Memory and start-up" in the README).
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const timeouts = { ...DEFAULT_DB_TIMEOUTS, ...options.timeouts };
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, timeouts)
     : openPglite(options.dataDir, options.pgliteTemplate);
 }
 
-async function openPostgres(url: string, max: number): Promise<Database> {
-  const [{ default: pg }, { PrismaPg }] = await Promise.all([import('pg'), import('@prisma/adapter-pg')]);
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts): Promise<Database> {
+  const [{ default: pg }, { PrismaPg }, { guardedClientClass }] = await Promise.all([
+    import('pg'),
+    import('@prisma/adapter-pg'),
+    import('./guarded-client.ts'),
+  ]);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    // Dead peers behind a silent network are noticed by the kernel too, not only by the query deadline.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    Client: guardedClientClass(timeouts.queryMs),
+  });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
@@ -51,7 +82,11 @@ async function openPostgres(url: string, max: number): Promise<Database> {
     query: async <T,>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as T[],
     withExclusiveLock: async (lockId, fn) => {
       const conn = await pool.connect();
+      // Waiting for another instance's migrations and running our own may take long: no deadlines here,
+      // and the connection is discarded afterwards rather than returned to the pool with them lifted.
+      (conn as unknown as { queryTimeoutMs: number }).queryTimeoutMs = 0;
       try {
+        await conn.query('SET statement_timeout = 0');
         await conn.query('SELECT pg_advisory_lock($1)', [lockId]);
         try {
           return await fn(runner(conn));
@@ -59,7 +94,7 @@ async function openPostgres(url: string, max: number): Promise<Database> {
           await conn.query('SELECT pg_advisory_unlock($1)', [lockId]);
         }
       } finally {
-        conn.release();
+        conn.release(true);
       }
     },
   });
@@ -110,4 +145,40 @@ async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
     lock?.release();
     throw err;
   }
+}
+
+export class DatabaseStartupError extends Error {}
+
+/**
+ * Start-up against a database that is not there yet (a container still booting, a network blip):
+ * retry with backoff and a log line per attempt, bounded by `timeoutMs` in total, then give up with
+ * one clear reason instead of hanging silently or dying with a stack trace.
+ */
+export async function waitForDatabase(
+  db: Database,
+  options: { timeoutMs: number; onRetry?: (info: { attempt: number; reason: string; retryInMs: number }) => void; sleep?: (ms: number) => Promise<void> },
+): Promise<void> {
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const deadline = Date.now() + options.timeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.sql.query('SELECT 1');
+      return;
+    } catch (err) {
+      const reason = describeConnectError(err);
+      const retryInMs = Math.min(5_000, 500 * 2 ** (attempt - 1), deadline - Date.now());
+      if (retryInMs <= 0) {
+        throw new DatabaseStartupError(`database not reachable after ${attempt} attempts in ${Math.round(options.timeoutMs / 1000)} s: ${reason}`);
+      }
+      options.onRetry?.({ attempt, reason, retryInMs });
+      await sleep(retryInMs);
+    }
+  }
+}
+
+function describeConnectError(err: unknown): string {
+  const e = err as { code?: string; message?: string; errors?: { message?: string }[]; cause?: unknown };
+  if (e?.code && Array.isArray(e.errors) && e.errors[0]?.message) return e.errors[0].message;
+  const message = e?.message || String(err);
+  return message.split('\n')[0];
 }

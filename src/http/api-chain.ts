@@ -3,6 +3,8 @@ import type { Authenticator } from './authenticator.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { Metrics } from '../metrics.ts';
 import { ApiError, ValidationError } from './errors.ts';
+import { findInputProblem, textProblem } from './input-guard.ts';
+import type { PreAuthLimiter } from './pre-auth-limit.ts';
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
@@ -12,29 +14,29 @@ function setRateLimitHeaders(reply: FastifyReply, state: NonNullable<FastifyRequ
   reply.header('X-RateLimit-Reset', state.resetEpochSec);
 }
 
-/** Path of the first string holding a NUL character (PostgreSQL text cannot store one), or null. */
-function nulPath(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value && typeof value === 'object') {
-    for (const [key, inner] of Object.entries(value)) {
-      const hit = nulPath(inner, path ? `${path}.${key}` : key);
-      if (hit !== null) return hit;
-    }
-  }
-  return null;
-}
-
 /**
  * The request chain of /api/v1: authenticate the bearer key (401), count it against its rate limit
  * (429, headers on every authenticated response), check the route's scope (403 missing_scope:<scope>),
  * and refuse writes by keys whose issuing user was removed (403 key_creator_deleted).
  */
-export function registerApiChain(api: FastifyInstance, auth: Authenticator, limiter: RateLimiter, metrics: Metrics) {
+export function registerApiChain(
+  api: FastifyInstance, auth: Authenticator, limiter: RateLimiter, metrics: Metrics, preAuth: PreAuthLimiter,
+) {
   api.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config;
     // Routes declare `scope` (null = any key) or `public`; the 404 handler declares neither.
     if (config.public || config.scope === undefined) return;
-    const key = await auth.authenticate(request.headers.authorization);
+    let key;
+    try {
+      // Keys not in the authenticator's cache cost a database lookup: those are limited per client address.
+      key = await auth.authenticate(request.headers.authorization, new Date(), () => preAuth.take(request.ip));
+    } catch (err) {
+      if (err instanceof ApiError && err.statusCode === 429) {
+        metrics.rateLimited();
+        reply.header('Retry-After', err.extra.retryAfterSec);
+      }
+      throw err;
+    }
     request.key = key;
     const state = await limiter.hit(key);
     request.rateLimit = state;
@@ -53,12 +55,13 @@ export function registerApiChain(api: FastifyInstance, auth: Authenticator, limi
     }
   });
 
-  // One check for every input instead of a 500 from the database wherever a NUL byte reaches it.
+  // One check for every input instead of a 500 from the database wherever unstorable text reaches it.
   api.addHook('preValidation', async (request) => {
     const key = request.headers['idempotency-key'];
-    const field =
-      nulPath(request.params, '') ?? nulPath(request.query, '') ?? nulPath(request.body, '') ??
-      (typeof key === 'string' && key.includes('\u0000') ? 'Idempotency-Key' : null);
-    if (field !== null) throw new ValidationError({ [field || 'body']: 'must not contain NUL (\\u0000) characters' });
+    const keyProblem = typeof key === 'string' ? textProblem(key) : null;
+    const problem =
+      findInputProblem(request.params, '') ?? findInputProblem(request.query, '') ?? findInputProblem(request.body, '') ??
+      (keyProblem ? (['Idempotency-Key', keyProblem] as [string, string]) : null);
+    if (problem) throw new ValidationError({ [problem[0]]: problem[1] });
   });
 }

@@ -41,7 +41,8 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
     };
   }
 
-  async function authenticate(authorization: string | undefined, now = new Date()): Promise<AuthenticatedKey> {
+  /** `beforeLookup` runs only when the database must be asked (not cached either way); it may throw (429). */
+  async function authenticate(authorization: string | undefined, now = new Date(), beforeLookup?: () => void): Promise<AuthenticatedKey> {
     const match = /^Bearer(?:\s+(.*))?$/i.exec(authorization?.trim() ?? '');
     if (!match) throw unauthorized('missing_bearer', 'Send the header "Authorization: Bearer <API key>"');
     const token = (match[1] ?? '').trim();
@@ -50,6 +51,7 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
     let entry = cache.get(hash);
     if (!entry || entry.until <= now.getTime()) {
       if ((unknown.get(hash) ?? 0) > now.getTime()) throw unauthorized('unknown_token', 'The API key is not known');
+      beforeLookup?.();
       const key = await load(hash);
       if (!key) {
         cache.delete(hash);

@@ -1,6 +1,12 @@
+import http from 'node:http';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { ApiError } from './errors.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
+
+/** Seconds a client should wait before retrying after a 503 (database down, deadline passed, shutting down). */
+export const RETRY_AFTER_SEC = 5;
+const OUTAGE_LOG_INTERVAL_MS = 10_000;
 
 function fieldFromPath(instancePath: string, context: string | undefined): string {
   const path = instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.');
@@ -22,6 +28,21 @@ function vanishedReference(err: unknown): string | null {
 
 /** Maps every failure to the spec's error body; 5xx are logged with the request id and never leak internals. */
 export function registerErrorHandling(app: FastifyInstance) {
+  // An outage fails every request at once: one warning per interval (with how many were answered 503)
+  // instead of an error line, with a stack trace, per request.
+  let outageLoggedAt = 0;
+  let outageSuppressed = 0;
+  const warnOutage = (request: { log: FastifyInstance['log'] }, err: unknown) => {
+    const now = Date.now();
+    if (now - outageLoggedAt < OUTAGE_LOG_INTERVAL_MS) {
+      outageSuppressed += 1;
+      return;
+    }
+    request.log.warn({ reason: (err as Error)?.message, suppressed: outageSuppressed }, 'database unavailable; answering 503');
+    outageLoggedAt = now;
+    outageSuppressed = 0;
+  };
+
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof ApiError) {
       return reply.code(err.statusCode).send({ ok: false, error: err.code, message: err.message, ...err.extra });
@@ -42,6 +63,20 @@ export function registerErrorHandling(app: FastifyInstance) {
     }
     if (err.statusCode === 400 && (err.code?.startsWith('FST_ERR_CTP') || err instanceof SyntaxError)) {
       return reply.code(400).send({ ok: false, error: 'invalid_json', message: 'The request body is not valid JSON' });
+    }
+    if (err.code === 'FST_ERR_HANDLER_TIMEOUT') {
+      warnOutage(request, err);
+      return reply.code(503).header('Retry-After', RETRY_AFTER_SEC)
+        .send({ ok: false, error: 'request_timeout', message: 'The request took too long and was abandoned; nothing was saved. Retry later.' });
+    }
+    if (isDatabaseUnavailable(err)) {
+      warnOutage(request, err);
+      return reply.code(503).header('Retry-After', RETRY_AFTER_SEC)
+        .send({ ok: false, error: 'database_unavailable', message: 'The database is unavailable; nothing was saved. Retry later.' });
+    }
+    // Any other framework refusal (bad Content-Length, etc.) keeps its 4xx status but gets the API's body.
+    if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 && err.code?.startsWith('FST_')) {
+      return reply.code(err.statusCode).send({ ok: false, error: 'bad_request', message: err.message });
     }
     const vanished = vanishedReference(err);
     if (vanished) {
@@ -76,5 +111,44 @@ export function registerJsonParser(app: FastifyInstance) {
       if (err) return done(new ApiError(400, 'invalid_json', 'The request body is not valid JSON'), undefined);
       done(null, value);
     });
+  });
+}
+
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'The request headers are too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request was not received in time'],
+};
+
+/**
+ * Errors Node's HTTP parser raises before Fastify sees a request (oversized headers, a request that
+ * arrives too slowly, malformed HTTP): answered on the raw socket, in the API's error body.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: import('node:net').Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, error, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'bad_request', 'The request is not valid HTTP'];
+  const body = JSON.stringify({ ok: false, error, message });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
+/**
+ * While shutting down, requests still arriving on kept-alive connections are refused with a 503 in
+ * the API's error body and a Retry-After, so clients and load balancers retry on another instance.
+ */
+export function registerShutdownRefusal(app: FastifyInstance) {
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
+    void reply.code(503).header('Retry-After', RETRY_AFTER_SEC).header('Connection', 'close')
+      .send({ ok: false, error: 'shutting_down', message: 'The server is shutting down; retry shortly.' });
   });
 }

@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthenticatedKey, RateLimitState } from './context.ts';
-import { WINDOW_SEC, type RateLimitStore } from './rate-limiter.ts';
+import { StoreUnavailableError, WINDOW_SEC, type RateLimitStore } from './rate-limiter.ts';
 
 /**
  * Per-key fixed-window limiter. The cap is the key's own (a commercial arrangement) or the default.
- * If the shared store (Redis) fails, requests are allowed and the failure logged: an outage of the
- * counter must not take the API down with it.
+ * If the shared store (Redis) fails, requests are allowed (fail-open): an outage of the counter must not
+ * take the API down with it. The store's circuit breaker keeps that outage cheap and its logging quiet.
  */
 export function createRateLimiter(store: RateLimitStore, defaultLimit: number, log: FastifyBaseLogger) {
   const limitOf = (key: AuthenticatedKey) => key.rateLimitPerMinute ?? defaultLimit;
@@ -25,7 +25,8 @@ export function createRateLimiter(store: RateLimitStore, defaultLimit: number, l
         const { count, resetEpochSec } = await store.hit(key.keyId, nowMs);
         return state(limit, count, resetEpochSec);
       } catch (err) {
-        log.error({ err, keyId: key.keyId }, 'rate-limit store unavailable; allowing request');
+        // The circuit breaker in front of a shared store has already logged the outage, once per interval.
+        if (!(err instanceof StoreUnavailableError)) log.error({ err, keyId: key.keyId }, 'rate-limit store failed; allowing request');
         return fallback(limit, nowMs);
       }
     },

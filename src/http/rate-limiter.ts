@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { FastifyBaseLogger } from 'fastify';
 
 // ioredis costs ~100 ms and ~20 MB RSS to load, so only a process configured with REDIS_URL loads it.
 const requireLazily = createRequire(import.meta.url);
@@ -43,10 +44,10 @@ export function createMemoryStore(): RateLimitStore {
 }
 
 /** Shared counters for several instances: INCR on a key that expires with its window. */
-export function createRedisStore(url: string): RateLimitStore {
-  // Commands wait for the connection at most commandTimeout, then fail; the limiter then fails open.
+export function createRedisStore(url: string, commandTimeoutMs = 500): RateLimitStore {
+  // Commands wait for the connection at most commandTimeout, then fail; the breaker then fails open.
   const { Redis } = requireLazily('ioredis') as typeof import('ioredis');
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 500, connectTimeout: 2_000 });
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: commandTimeoutMs, connectTimeout: 2_000 });
   redis.on('error', () => {});
   const keyFor = (keyId: string, window: number) => `fleet:rl:${keyId}:${window}`;
   return {
@@ -64,5 +65,68 @@ export function createRedisStore(url: string): RateLimitStore {
     async close() {
       redis.disconnect();
     },
+  };
+}
+
+export class StoreUnavailableError extends Error {}
+
+/**
+ * Circuit breaker in front of a shared store. While it is down, requests skip it at once (the limiter
+ * fails open) instead of each waiting for a timeout: an outage costs at most one probe (one timeout)
+ * and one warning per interval. The first probe that succeeds closes the breaker, so the limit is back
+ * within one interval of the store returning.
+ */
+export function withCircuitBreaker(
+  store: RateLimitStore,
+  options: { intervalMs: number; timeoutMs: number; log: FastifyBaseLogger; now?: () => number },
+): RateLimitStore & { isOpen(): boolean } {
+  const now = options.now ?? Date.now;
+  let openUntil = 0; // 0 = closed
+  let probing = false;
+  let warnedAt = -Infinity;
+  let skipped = 0;
+
+  const deadline = <T,>(promise: Promise<T>): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StoreUnavailableError(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  };
+
+  async function call<T>(fn: () => Promise<T>): Promise<T> {
+    const t = now();
+    if (openUntil !== 0 && (t < openUntil || probing)) {
+      skipped += 1;
+      throw new StoreUnavailableError('rate-limit store unavailable (circuit open)');
+    }
+    const probe = openUntil !== 0;
+    probing = probe;
+    try {
+      const result = await deadline(fn());
+      if (probe) options.log.info({ skipped }, 'rate-limit store is back; rate limits enforced again');
+      openUntil = 0;
+      skipped = 0;
+      return result;
+    } catch (err) {
+      openUntil = now() + options.intervalMs;
+      if (now() - warnedAt >= options.intervalMs) {
+        warnedAt = now();
+        options.log.warn(
+          { reason: (err as Error)?.message, skipped, retryInMs: options.intervalMs },
+          'rate-limit store unavailable; allowing requests without a limit until it is back',
+        );
+      }
+      throw err instanceof StoreUnavailableError ? err : new StoreUnavailableError((err as Error)?.message ?? 'store failed');
+    } finally {
+      if (probe) probing = false;
+    }
+  }
+
+  return {
+    hit: (keyId, nowMs) => call(() => store.hit(keyId, nowMs)),
+    peek: (keyId, nowMs) => call(() => store.peek(keyId, nowMs)),
+    close: () => store.close(),
+    isOpen: () => openUntil !== 0,
   };
 }

@@ -21,7 +21,8 @@ export function registerRouteDocs(app: FastifyInstance) {
     const add = (status: number, description: string) => {
       response[status] ??= ErrorResponse.describe(description);
     };
-    const hasBody = ['POST', 'PATCH', 'PUT'].includes(String(route.method));
+    // Fastify parses a body sent with DELETE too, so it can meet the same 400/413/415.
+    const hasBody = ['POST', 'PATCH', 'PUT', 'DELETE'].includes(String(route.method));
     if (!config.public) {
       schema.security = [{ bearerAuth: [] }];
       schema.description = [schema.description, config.scope ? `Scope: \`${config.scope}\`.` : 'Any valid API key.']
@@ -29,7 +30,7 @@ export function registerRouteDocs(app: FastifyInstance) {
         .join('\n\n');
       add(401, 'Authentication failed: missing_bearer, malformed_token, unknown_token, revoked or expired');
       add(403, 'missing_scope:<scope>, or key_creator_deleted on writes');
-      add(429, 'Rate limit exceeded (error rate_limited, retryAfterSec, Retry-After header)');
+      add(429, 'Rate limit exceeded, per key or (authentication lookups) per client address: rate_limited, retryAfterSec, Retry-After header');
     }
     if (route.url.includes(':')) add(404, 'Not found in this organisation');
     if (hasBody) {
@@ -40,5 +41,6 @@ export function registerRouteDocs(app: FastifyInstance) {
     // Any authenticated input (path, query, body, Idempotency-Key) can fail validation, e.g. a NUL character.
     if (hasBody || schema.querystring || !config.public) add(422, 'Validation failed; fieldErrors maps field to message');
     add(500, 'Internal error; quote requestId');
+    add(503, 'database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds)');
   });
 }

@@ -72,7 +72,7 @@ export function hostOf(url: URL): string {
 export class PrivateAddressError extends Error {
   readonly code = 'ERR_WEBHOOK_PRIVATE_ADDRESS';
   constructor(host: string, address: string) {
-    super(host === address ? `${host} is not a public address` : `${host} resolves to ${address}, which is not a public address`);
+    super(host === address ? `${host} is not a public address` : `${host} resolves to a non-public address`);
   }
 }
 

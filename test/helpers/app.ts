@@ -49,7 +49,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   const stream = { write: (line: string) => logs.push(JSON.parse(line)) };
   const logger = pino(loggerOptions(env.LOG_LEVEL ?? 'warn') as pino.LoggerOptions, stream) as unknown as FastifyBaseLogger;
   // Rate limiting has its own tests (which set the cap); elsewhere a file's many requests must not hit it.
-  const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000', ...env });
+  const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000', PRE_AUTH_RATE_LIMIT_PER_MINUTE: '100000', ...env });
   const deps = createDeps(config, db, logger);
   const app = await buildApp(deps);
   const undeclared: string[] = [];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dateTimeInput } from '../../http/schemas.ts';
+import { clampText } from '../../http/input-guard.ts';
 import { AssetCheckoutState } from './assets.schemas.ts';
 
 export const CHECKOUT_NOTE_MAX = 500;
@@ -12,7 +13,7 @@ const clampedNote = () =>
     .optional()
     .transform((s) => {
       const trimmed = s?.trim();
-      return trimmed ? trimmed.slice(0, CHECKOUT_NOTE_MAX) : null;
+      return trimmed ? clampText(trimmed, CHECKOUT_NOTE_MAX) : null;
     })
     .describe(`Free text; longer notes are clamped to ${CHECKOUT_NOTE_MAX} characters`);
 

@@ -1,4 +1,5 @@
 import type { Tool } from '../../generated/prisma/client.ts';
+import { clampText } from '../../http/input-guard.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../http/context.ts';
@@ -109,7 +110,7 @@ export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
         const workOrder =
           input.condition === 'BROKEN'
             ? await insertWorkOrder(tx, ctx, {
-                title: `Repair broken tool: ${tool.name}`.slice(0, 200), description: input.note ?? 'Checked in BROKEN', priority: 'HIGH', toolId: tool.id,
+                title: clampText(`Repair broken tool: ${tool.name}`, 200), description: input.note ?? 'Checked in BROKEN', priority: 'HIGH', toolId: tool.id,
               })
             : null;
         await tx.tool.update({
@@ -142,7 +143,7 @@ export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
         const at = new Date();
         const what = input.markMissing ? 'Missing tool' : input.kind === 'FAILURE_REPORT' ? 'Tool failure' : 'Replace tool';
         const workOrder = await insertWorkOrder(tx, ctx, {
-          title: `${what}: ${tool.name}`.slice(0, 200), description: input.description ?? null,
+          title: clampText(`${what}: ${tool.name}`, 200), description: input.description ?? null,
           priority: input.kind === 'FAILURE_REPORT' ? 'HIGH' : 'NORMAL', toolId: id, estimateCost: input.cost ?? null,
         });
         await tx.tool.update({ where: { id }, data: { status: newStatus } });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clampText } from '../../http/input-guard.ts';
 import { csvEnum, cursorQuery, dateTimeInput, limitQuery, optionalText, requiredText } from '../../http/schemas.ts';
 
 export const TOOL_STATUSES = ['GOOD', 'NEEDS_ATTENTION', 'BROKEN', 'MISSING', 'RETIRED'] as const;
@@ -139,7 +140,7 @@ export type AdjustStockInput = z.output<typeof AdjustStockBody>;
 export const MarkServicedBody = z
   .object({
     at: dateTimeInput().optional().describe('When the service happened; default now; not in the future'),
-    note: z.string().nullable().optional().transform((s) => (s == null || s.trim() === '' ? null : s.trim().slice(0, 500))),
+    note: z.string().nullable().optional().transform((s) => (s == null || s.trim() === '' ? null : clampText(s.trim(), 500))),
   })
   // Optional body: nullish renders as "may be null" in OpenAPI, which marks the request body optional there.
   .nullish()

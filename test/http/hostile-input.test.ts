@@ -1,0 +1,204 @@
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestTenant } from '../helpers/fixtures.ts';
+import { generateApiKey } from '../../src/http/api-keys.ts';
+import { MAX_NESTING_DEPTH } from '../../src/http/input-guard.ts';
+import Fastify from 'fastify';
+import { registerErrorHandling, registerShutdownRefusal } from '../../src/http/error-handler.ts';
+
+let t: TestApp;
+let acme: TestTenant;
+let assetId: string;
+let toolId: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  acme = await t.tenant();
+  assetId = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Hardy', assetClass: 'off-road' })).json().assetId;
+  toolId = (await t.api.post('/api/v1/tools', acme.key, { name: 'Drill', pmIntervalDays: 30 })).json().toolId;
+});
+afterAll(() => t.close());
+
+const envelope = (res: { json: () => any }) => expect(res.json()).toMatchObject({ ok: false, error: expect.any(String) });
+
+describe('deeply nested JSON', () => {
+  const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+  const nestedObject = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+
+  it.each([5_000, 100_000])('a body nested %i levels is 422 naming the field, never a stack overflow', async (depth) => {
+    for (const body of [nested(depth), `{"nickname":"x","assetClass":"trailer","meta":${nestedObject(depth)}}`]) {
+      const res = await t.api.post('/api/v1/assets', acme.key, body);
+      expect(res.statusCode, res.body.slice(0, 200)).toBe(422);
+      expect(Object.values(res.json().fieldErrors)[0]).toMatch(/nested too deeply/);
+    }
+  });
+
+  it(`accepts nesting up to ${MAX_NESTING_DEPTH} levels in the guard (the schema decides the rest)`, async () => {
+    const res = await t.api.post('/api/v1/assets', acme.key, `{"nickname":"x","assetClass":"trailer","meta":${nestedObject(MAX_NESTING_DEPTH - 2)}}`);
+    expect(res.statusCode).not.toBe(500);
+    expect(res.json().fieldErrors?.meta ?? '').not.toMatch(/nested too deeply/);
+  });
+});
+
+describe('text that cannot be stored: one rule everywhere (422 naming the field)', () => {
+  const lone = 'x\ud800';
+  it.each([
+    ['tool checkout note', () => `/api/v1/tools/${toolId}/checkout`, { note: lone }, 'note'],
+    ['tool check-in note', () => `/api/v1/tools/${toolId}/checkin`, { note: lone }, 'note'],
+    ['tool report description', () => `/api/v1/tools/${toolId}/report`, { description: lone }, 'description'],
+    ['tool mark-serviced note', () => `/api/v1/tools/${toolId}/mark-serviced`, { note: lone }, 'note'],
+    ['asset check-in note', () => `/api/v1/assets/${assetId}/checkin`, { note: lone }, 'note'],
+    ['asset nickname', () => '/api/v1/assets', { nickname: lone, assetClass: 'trailer' }, 'nickname'],
+    ['a trailing low surrogate', () => '/api/v1/assets', { nickname: '\udc00y', assetClass: 'trailer' }, 'nickname'],
+    ['a property name', () => '/api/v1/assets', { nickname: 'ok', assetClass: 'trailer', [lone]: 1 }, 'body'],
+  ])('%s', async (_name, url, body, field) => {
+    const res = await t.api.post(url(), acme.key, body);
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json().fieldErrors[field]).toMatch(/surrogate/);
+  });
+
+  it('keeps valid surrogate pairs (emoji) intact', async () => {
+    const res = await t.api.post('/api/v1/assets', acme.key, { nickname: 'Truck 🚚', assetClass: 'trailer' });
+    expect(res.statusCode).toBe(201);
+    const read = await t.api.get(`/api/v1/assets/${res.json().assetId}`, acme.key);
+    expect(read.body).toContain('Truck 🚚');
+  });
+
+  it('an escaped lone surrogate in raw JSON is refused the same way', async () => {
+    const res = await t.api.post('/api/v1/assets', acme.key, '{"nickname":"a\\ud800b","assetClass":"trailer"}');
+    expect(res.statusCode).toBe(422);
+    expect(res.json().fieldErrors).toHaveProperty('nickname');
+  });
+});
+
+describe('framework errors in the API envelope', () => {
+  it('ids far longer than 500 characters are 404', async () => {
+    for (const id of ['z'.repeat(501), 'z'.repeat(4_000)]) {
+      const res = await t.api.get(`/api/v1/assets/${id}`, acme.key);
+      expect(res.statusCode).toBe(404);
+      expect(res.json().error).toBe('not_found');
+    }
+  });
+
+  it('413 and 415 and unknown routes', async () => {
+    const big = await t.api.post('/api/v1/assets', acme.key, JSON.stringify({ nickname: 'x'.repeat(1_100_000) }));
+    expect(big.statusCode).toBe(413);
+    envelope(big);
+    const text = await t.api.raw('POST', '/api/v1/assets', acme.key, undefined, { 'content-type': 'text/plain' });
+    expect(text.statusCode).toBe(415);
+    envelope(text);
+    const missing = await t.api.get('/api/v1/nope', acme.key);
+    expect(missing.statusCode).toBe(404);
+    envelope(missing);
+  });
+
+  it('431 for oversized headers, over a real socket', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const port = (t.app.server.address() as AddressInfo).port;
+      const res = await new Promise<{ status: number; body: string; type: string }>((resolve, reject) => {
+        const req = http.get({ host: '127.0.0.1', port, path: '/api/v1/health', headers: { 'x-big': 'a'.repeat(20_000) } }, (r) => {
+          let body = '';
+          r.on('data', (d) => (body += d));
+          r.on('end', () => resolve({ status: r.statusCode!, body, type: String(r.headers['content-type']) }));
+        });
+        req.on('error', reject);
+      });
+      expect(res.status).toBe(431);
+      expect(res.type).toMatch(/application\/json/);
+      expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'headers_too_large', message: expect.any(String) });
+    } finally {
+      await t.app.server.close();
+    }
+  });
+});
+
+describe('authentication lookups per client address', () => {
+  it('limits made-up keys before they reach the database; cached keys are not counted', async () => {
+    const limitedApp = await createTestApp({ PRE_AUTH_RATE_LIMIT_PER_MINUTE: '5' });
+    const t = limitedApp;
+    const acme = await t.tenant();
+    expect((await t.api.get('/api/v1/me', acme.key)).statusCode).toBe(200); // one lookup, then cached
+    const original = t.db.prisma.apiKey.findUnique;
+    let lookups = 0;
+    (t.db.prisma.apiKey as any).findUnique = (...args: any[]) => {
+      lookups += 1;
+      return (original as any).apply(t.db.prisma.apiKey, args);
+    };
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push((await t.api.get('/api/v1/me', generateApiKey(), { 'x-forwarded-for': `10.0.0.${i}` })).statusCode);
+      // X-Forwarded-For is ignored without TRUST_PROXY: all 12 come from one address.
+      expect(statuses.slice(0, 4)).toEqual([401, 401, 401, 401]);
+      expect(statuses.slice(4)).toEqual(Array(8).fill(429));
+      expect(lookups).toBe(4);
+      const limited = await t.api.get('/api/v1/me', generateApiKey());
+      expect(limited.json()).toMatchObject({ ok: false, error: 'rate_limited', retryAfterSec: expect.any(Number) });
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      // A key verified before (cached) costs no lookup and is not limited.
+      expect((await t.api.get('/api/v1/me', acme.key)).statusCode).toBe(200);
+    } finally {
+      (t.db.prisma.apiKey as any).findUnique = original;
+      await limitedApp.close();
+    }
+  });
+
+  it('with TRUST_PROXY, the client address comes from X-Forwarded-For', async () => {
+    const proxied = await createTestApp({ PRE_AUTH_RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: '127.0.0.1' });
+    try {
+      const from = (ip: string) => proxied.api.get('/api/v1/me', generateApiKey(), { 'x-forwarded-for': ip });
+      expect([(await from('203.0.113.1')).statusCode, (await from('203.0.113.1')).statusCode, (await from('203.0.113.1')).statusCode]).toEqual([401, 401, 429]);
+      expect((await from('203.0.113.2')).statusCode).toBe(401);
+    } finally {
+      await proxied.close();
+    }
+  });
+});
+
+describe('shutting down', () => {
+  it('answers 503 shutting_down in the API envelope with Retry-After', async () => {
+    const app = Fastify({ return503OnClosing: false });
+    registerShutdownRefusal(app);
+    registerErrorHandling(app);
+    app.get('/slow', async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      return { ok: true };
+    });
+    app.get('/api/v1/version', async () => ({ ok: true }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (app.server.address() as AddressInfo).port;
+    // A second request on a busy kept-alive connection arrives after shutdown has started.
+    const socket = net.connect(port, '127.0.0.1');
+    let raw = '';
+    socket.on('data', (d) => (raw += d));
+    const ended = new Promise<void>((resolve) => {
+      socket.on('close', () => resolve());
+      socket.on('data', () => (raw.split('HTTP/1.1 ').length > 2 && raw.trimEnd().endsWith('}') ? resolve() : undefined));
+    });
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((r) => setTimeout(r, 100));
+    const closed = app.close();
+    await new Promise((r) => setTimeout(r, 20));
+    socket.write('GET /api/v1/version HTTP/1.1\r\nHost: x\r\n\r\n');
+    await ended;
+    socket.destroy();
+    await closed;
+    const second = raw.slice(raw.indexOf('HTTP/1.1', 10));
+    expect(second).toMatch(/^HTTP\/1.1 503/);
+    expect(second).toMatch(/retry-after: 5/i);
+    expect(JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4))).toMatchObject({ ok: false, error: 'shutting_down' });
+  });
+});
+
+describe('clamped text never splits a surrogate pair', () => {
+  const note = 'a'.repeat(499) + '😀' + 'tail';
+  it.each([
+    ['asset check-in note', () => t.api.post(`/api/v1/assets/${assetId}/checkout`, acme.key, { toUserId: acme.userId }).then(() => t.api.post(`/api/v1/assets/${assetId}/checkin`, acme.key, { note }))],
+    ['tool mark-serviced note', () => t.api.post(`/api/v1/tools/${toolId}/mark-serviced`, acme.key, { note })],
+  ])('%s cut at 500 characters', async (_name, call) => {
+    const res = await call();
+    expect([200, 201], res.body).toContain(res.statusCode);
+  });
+});
