@@ -1,11 +1,13 @@
 import type { MeterLog } from '../../generated/prisma/client.ts';
+import type { SqlRunner } from '../../db/database.ts';
 import type { Tx } from '../../db/transaction.ts';
+import { keysetSql } from '../../http/pagination.ts';
 import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ValidationError } from '../../http/errors.ts';
 import { insertFlag } from '../flags/flags.repository.ts';
 import { assertReferences } from '../shared/references.ts';
-import type { CreateHoursInput } from './hours.schemas.ts';
+import { REVIEW_STATUSES, type CreateHoursInput, type ListHoursInput } from './hours.schemas.ts';
 import { reviewReasonFor, roundMeter, servicePointReached } from './hours.rules.ts';
 
 /** A reading may be stamped this far ahead of the server clock (device clock skew). */
@@ -112,4 +114,28 @@ export async function recordReading(tx: Tx, ctx: RequestContext, input: CreateHo
     loggedAt: log.loggedAt.toISOString(), autoFlagId,
   });
   return { log, replayed: false };
+}
+
+/**
+ * Newest first by loggedAt. Index per shape: by asset meter_logs(assetId, loggedAt, id); org-wide
+ * meter_logs(orgId, loggedAt, id); a review-status subset (PENDING is the review queue) one range per
+ * status on meter_logs(orgId, reviewStatus, loggedAt, id).
+ */
+export async function listMeterLogs(sql: SqlRunner, orgId: string, query: ListHoursInput, after: [Date, string] | null): Promise<MeterLog[]> {
+  const where = ['"orgId" = $1'];
+  const params: unknown[] = [orgId];
+  if (query.assetId) where.push(`"assetId" = $${params.push(query.assetId)}`);
+  if (query.since) where.push(`"loggedAt" >= $${params.push(query.since.toISOString())}::timestamptz`);
+  // By asset the asset's own index is narrower than any status range: the status is a filter there.
+  const byAsset = query.assetId !== undefined && query.assetId !== null;
+  if (byAsset && query.reviewStatus.length < REVIEW_STATUSES.length) {
+    where.push(`"reviewStatus" = ANY($${params.push(query.reviewStatus)}::"ReviewStatus"[])`);
+  }
+  const { text, params: all } = keysetSql({
+    from: 'meter_logs', where, params,
+    order: [{ column: '"loggedAt"', cast: 'timestamptz' }, { column: 'id' }], direction: 'desc',
+    after: after ? [after[0].toISOString(), after[1]] : null, take: query.limit + 1,
+    split: byAsset ? undefined : { column: '"reviewStatus"', values: query.reviewStatus, all: REVIEW_STATUSES },
+  });
+  return sql.query<MeterLog>(text, all);
 }

@@ -1,6 +1,7 @@
 import type { Prisma, ToolEvent } from '../../generated/prisma/client.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ValidationError } from '../../http/errors.ts';
+import { keysetSql, NEWEST_FIRST } from '../../http/pagination.ts';
 import type { ServiceDeps } from '../services.ts';
 import { findOwnedTool } from './tools.repository.ts';
 import type { ToolEventsInput } from './tools.schemas.ts';
@@ -37,22 +38,7 @@ export function createToolActivity({ db }: Pick<ServiceDeps, 'db'>) {
   return {
     async events(ctx: RequestContext, id: string, q: ToolEventsInput) {
       await findOwnedTool(db.prisma, ctx, id);
-      const where: Prisma.ToolEventWhereInput = {
-        toolId: id, orgId: ctx.orgId,
-        ...(q.kind.length > 0 ? { kind: { in: q.kind } } : {}),
-        ...(q.since ? { createdAt: { gte: q.since } } : {}),
-        ...(q.actorId !== undefined ? { actorId: q.actorId } : {}),
-        ...(q.linkedAssetId !== undefined ? { linkedAssetId: q.linkedAssetId } : {}),
-      };
-      const conditions: Prisma.ToolEventWhereInput[] = [where];
-      if (q.cursor) {
-        const after = await db.prisma.toolEvent.findFirst({ where: { id: q.cursor, toolId: id, orgId: ctx.orgId }, select: { id: true, createdAt: true } });
-        if (!after) throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
-        conditions.push({ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] });
-      }
-      const rows = await db.prisma.toolEvent.findMany({
-        where: { AND: conditions }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: q.limit + 1,
-      });
+      const rows = await listToolEvents(db, ctx.orgId, id, q);
       const page = rows.slice(0, q.limit);
       const actorIds = [...new Set(page.map((e) => e.actorId).filter((a): a is string => a !== null))];
       const actors = await db.prisma.user.findMany({ where: { id: { in: actorIds }, orgId: ctx.orgId }, select: { id: true, name: true, email: true } });
@@ -118,4 +104,25 @@ export function createToolActivity({ db }: Pick<ServiceDeps, 'db'>) {
       };
     },
   };
+}
+
+/**
+ * A tool's events newest first on tool_events(toolId, createdAt, id); the cursor (an event id) becomes a
+ * row-value range on that index, so any page costs the same. The other filters apply within the range.
+ */
+async function listToolEvents(db: ServiceDeps['db'], orgId: string, toolId: string, q: ToolEventsInput): Promise<ToolEvent[]> {
+  const where = ['"toolId" = $1', '"orgId" = $2'];
+  const params: unknown[] = [toolId, orgId];
+  if (q.kind.length > 0) where.push(`kind = ANY($${params.push(q.kind)}::"ToolEventKind"[])`);
+  if (q.since) where.push(`"createdAt" >= $${params.push(q.since.toISOString())}::timestamptz`);
+  if (q.actorId !== undefined) where.push(`"actorId" = $${params.push(q.actorId)}`);
+  if (q.linkedAssetId !== undefined) where.push(`"linkedAssetId" = $${params.push(q.linkedAssetId)}`);
+  let after: unknown[] | null = null;
+  if (q.cursor) {
+    const found = await db.prisma.toolEvent.findFirst({ where: { id: q.cursor, toolId, orgId }, select: { id: true, createdAt: true } });
+    if (!found) throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
+    after = [found.createdAt.toISOString(), found.id];
+  }
+  const { text, params: all } = keysetSql({ from: 'tool_events', where, params, order: NEWEST_FIRST, direction: 'desc', after, take: q.limit + 1 });
+  return db.sql.query<ToolEvent>(text, all);
 }

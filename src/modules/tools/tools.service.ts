@@ -11,6 +11,8 @@ import { createToolCustody } from './tools.custody.ts';
 import { toolCsvStream } from './tools.csv.ts';
 import { renderToolQr } from './tools.qr.ts';
 import { findToolPage } from './tools.query.ts';
+
+const CSV_PAGE_ROWS = 2_000;
 import { auditText, findOwnedTool, lockOwnedTool, newScanToken, recordToolEvent, wouldCycle } from './tools.repository.ts';
 import { toolBookValue, toToolDetail, toToolRow } from './tools.responses.ts';
 import {
@@ -113,13 +115,17 @@ export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
     update,
 
     async list(ctx: RequestContext, query: ListToolsInput) {
-      const { tools, nextCursor } = await findToolPage(db.prisma, ctx.orgId, query, query, new Date());
+      const { tools, nextCursor } = await findToolPage(db.sql, ctx.orgId, query, query, new Date());
       return { ok: true as const, tools: tools.map(toToolRow), nextCursor };
     },
 
-    /** Every matching row as CSV, read page by page so memory stays flat however many tools match. */
+    /**
+     * Every matching row as CSV, read in 2,000-row keyset pages (each an index range from the last row) so
+     * memory stays flat however many tools match; "now" is fixed once so pmOverdue cannot shift mid-export.
+     */
     exportCsv(ctx: RequestContext, filters: ToolFilters) {
-      return toolCsvStream((cursor) => findToolPage(db.prisma, ctx.orgId, filters, { limit: 200, cursor }, new Date()));
+      const now = new Date();
+      return toolCsvStream((cursor) => findToolPage(db.sql, ctx.orgId, filters, { limit: CSV_PAGE_ROWS, cursor }, now));
     },
 
     async create(ctx: RequestContext, input: CreateToolInput) {

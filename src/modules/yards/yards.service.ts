@@ -3,7 +3,7 @@ import { transaction, type Tx } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { notFound, ValidationError } from '../../http/errors.ts';
 import { batchSummary, readBatchEnvelope, validateEntries } from '../../http/batch.ts';
-import { decodeCursor, paginate } from '../../http/pagination.ts';
+import { decodeCursor, keysetSql, paginate } from '../../http/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../services.ts';
 import {
@@ -30,11 +30,11 @@ async function insertYard(tx: Tx, orgId: string, input: CreateYardInput): Promis
 }
 
 /** Yards list alphabetically (name, then id); the cursor is the last row's (name, id). */
-function nameOrderAfter(cursor: (string | number | null)[] | null): Prisma.YardWhereInput {
-  if (!cursor) return {};
+function nameCursor(cursor: (string | number | null)[] | null): [string, string] | null {
+  if (!cursor) return null;
   const [name, id] = cursor;
   if (typeof name !== 'string' || typeof id !== 'string') throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
-  return { OR: [{ name: { gt: name } }, { name, id: { gt: id } }] };
+  return [name, id];
 }
 
 export function createYardService({ db }: Pick<ServiceDeps, 'db'>) {
@@ -46,11 +46,12 @@ export function createYardService({ db }: Pick<ServiceDeps, 'db'>) {
 
   return {
     async list(ctx: RequestContext, query: { limit: number; cursor?: string }) {
-      const rows = await db.prisma.yard.findMany({
-        where: { orgId: ctx.orgId, ...nameOrderAfter(decodeCursor(query.cursor, 2)) },
-        orderBy: [{ name: 'asc' }, { id: 'asc' }],
-        take: query.limit + 1,
+      // Alphabetical on the yards(orgId, name) unique index; the cursor is a row-value range on it.
+      const { text, params } = keysetSql({
+        from: 'yards', where: ['"orgId" = $1'], params: [ctx.orgId], order: [{ column: 'name' }, { column: 'id' }],
+        direction: 'asc', after: nameCursor(decodeCursor(query.cursor, 2)), take: query.limit + 1,
       });
+      const rows = await db.sql.query<Yard>(text, params);
       const { page, nextCursor } = paginate(rows, query.limit, (y) => [y.name, y.id]);
       return { ok: true as const, yards: page.map(toYardRow), nextCursor };
     },
