@@ -6,7 +6,7 @@ import { batchSummary, readBatchEnvelope, validateEntries } from '../../http/bat
 import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../http/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../services.ts';
-import { equipmentUsage } from './project-usage.ts';
+import { equipmentUsage, type EquipmentUsagePage } from './project-usage.ts';
 import { codeTakenByOther, duplicateCodeMessage, insertProject, listProjects } from './projects.repository.ts';
 import {
   CreateProjectBody, toProjectRow, UPDATABLE_PROJECT_FIELDS, type CreateProjectInput, type UpdateProjectInput,
@@ -98,9 +98,9 @@ export function createProjectService({ db }: Pick<ServiceDeps, 'db'>) {
       return { ok: true as const, projectId: id };
     },
 
-    async equipmentUsage(ctx: RequestContext, id: string) {
+    async equipmentUsage(ctx: RequestContext, id: string, page: EquipmentUsagePage) {
       const project = await findOwned(db.prisma, ctx, id);
-      return { ok: true as const, usage: await equipmentUsage(db.prisma, project) };
+      return { ok: true as const, usage: await equipmentUsage(db.sql, project, page) };
     },
   };
 }
