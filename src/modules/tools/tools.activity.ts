@@ -104,7 +104,7 @@ export function createToolActivity({ db }: Pick<ServiceDeps, 'db'>) {
  * A tool's events newest first on tool_events(toolId, createdAt, id); the cursor (an event id) becomes a
  * row-value range on that index, so any page costs the same. The other filters apply within the range.
  */
-async function listToolEvents(db: ServiceDeps['db'], orgId: string, toolId: string, q: ToolEventsInput): Promise<ToolEvent[]> {
+export async function listToolEvents(db: Pick<ServiceDeps['db'], 'prisma' | 'sql'>, orgId: string, toolId: string, q: ToolEventsInput): Promise<ToolEvent[]> {
   const where = ['"toolId" = $1', '"orgId" = $2'];
   const params: unknown[] = [toolId, orgId];
   if (q.kind.length > 0) where.push(`kind = ANY($${params.push(q.kind)}::"ToolEventKind"[])`);

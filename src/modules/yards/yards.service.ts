@@ -3,9 +3,10 @@ import { transaction, type Tx } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { notFound, ValidationError } from '../../http/errors.ts';
 import { batchSummary, readBatchEnvelope, validateEntries } from '../../http/batch.ts';
-import { decodeCursor, keysetSql, paginate } from '../../http/pagination.ts';
+import { decodeCursor, paginate } from '../../http/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../services.ts';
+import { listYards } from './yards.repository.ts';
 import {
   coordinatesPaired, CreateYardBody, toYardRow, UNPAIRED_ERROR, UPDATABLE_YARD_FIELDS, type CreateYardInput,
   type UpdateYardInput,
@@ -46,12 +47,7 @@ export function createYardService({ db }: Pick<ServiceDeps, 'db'>) {
 
   return {
     async list(ctx: RequestContext, query: { limit: number; cursor?: string }) {
-      // Alphabetical on the yards(orgId, name) unique index; the cursor is a row-value range on it.
-      const { text, params } = keysetSql({
-        from: 'yards', where: ['"orgId" = $1'], params: [ctx.orgId], order: [{ column: 'name' }, { column: 'id' }],
-        direction: 'asc', after: nameCursor(decodeCursor(query.cursor, 2)), take: query.limit + 1,
-      });
-      const rows = await db.sql.query<Yard>(text, params);
+      const rows = await listYards(db.sql, ctx.orgId, nameCursor(decodeCursor(query.cursor, 2)), query.limit + 1);
       const { page, nextCursor } = paginate(rows, query.limit, (y) => [y.name, y.id]);
       return { ok: true as const, yards: page.map(toYardRow), nextCursor };
     },
