@@ -86,7 +86,11 @@ async function measure(api: () => Promise<unknown>, raw: (() => Promise<unknown>
 
 type Row = Awaited<ReturnType<typeof measure>> & { name: string };
 const rows: Row[] = [];
+// BENCH_ONLY=<regex> measures only the matching endpoints ("csv" and "writes" name the last two parts).
+const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null;
+const wanted = (name: string) => !only || only.test(name);
 async function endpoint(name: string, path: string, raw: [string, unknown[]] | null) {
+  if (!wanted(name)) return;
   const r = await measure(() => call(path), raw ? () => pool.query(raw[0], raw[1]) : null);
   rows.push({ name, ...r });
   log(`${name}: seq p50 ${r.seqP50.toFixed(1)} ms`);
@@ -153,9 +157,24 @@ try {
   await endpoint('equipment-usage (80,000 logs)', `/projects/${usageProject}/equipment-usage`, [`SELECT "assetId", sum(delta), count(*), max("loggedAt") FROM meter_logs WHERE "projectId" = '${usageProject}' AND "orgId" = $1 GROUP BY "assetId"`, [org]]);
   const usageBytes = (await call(`/projects/${usageProject}/equipment-usage`)).byteLength;
 
+  console.log(`\nPostgreSQL ${(await pool.query('SHOW server_version')).rows[0].server_version}; medians of ${ROUNDS} alternating rounds; ${SAMPLES} sequential / ${SAMPLES * 2} requests at 10 concurrent per round\n`);
+  console.log('| Endpoint | p50 seq | p99 seq | p50 10-conc | p99 10-conc | raw SQL p50 | API / raw |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  const f = (x: number) => `${x.toFixed(1)} ms`;
+  for (const r of rows) {
+    console.log(`| ${r.name} | ${f(r.seqP50)} | ${f(r.seqP99)} | ${f(r.concP50)} | ${f(r.concP99)} | ${r.raw === null ? '' : f(r.raw)} | ${r.raw === null ? '' : `${(r.seqP50 / r.raw).toFixed(1)}x`} |`);
+  }
+  console.log('\nDeep page / page 1 (sequential p50):');
+  for (let i = 0; i < rows.length - 1; i++) {
+    const [a, b] = [rows[i], rows[i + 1]];
+    if (a.name.endsWith('page 1') && b.name.startsWith(a.name.slice(0, -1))) console.log(`  ${a.name.slice(0, -8).padEnd(28)} ${(b.seqP50 / a.seqP50).toFixed(2)}x`);
+  }
+  console.log(`\nequipment-usage response: ${(usageBytes / 1024).toFixed(1)} KiB`);
+
   // CSV export of every tool (50,000 rows): rows/s against one raw SELECT of the same rows, and the server's RSS.
   const rss = () => Number(require_rss(api.pid!));
-  const rssBefore = rss();
+  if (wanted('csv')) {
+    const rssBefore = rss();
   const csvRuns: number[] = [];
   const copyRuns: number[] = [];
   let csvRows = 0;
@@ -167,6 +186,10 @@ try {
     copyRuns.push(await timed(() => pool.query(`SELECT * FROM tools WHERE "orgId" = $1 ORDER BY name, id`, [org])));
   }
   const rssAfter = rss();
+  const csvMs = median(csvRuns);
+  console.log(`CSV export: ${csvRows} rows, ${Math.round(csvRows / (csvMs / 1000))} rows/s (raw SELECT of every row on pg ${Math.round(csvRows / (median(copyRuns) / 1000))} rows/s); server RSS ${(rssBefore / 1024).toFixed(0)} -> ${(rssAfter / 1024).toFixed(0)} MiB over ${ROUNDS} exports`);
+  }
+  if (wanted('writes')) {
 
   // Writes: POST /hours against the same transaction hand-written on pg; POST /work-orders at 10 concurrent.
   const hourAssets = await Promise.all(Array.from({ length: 20 }, (_, i) => id('a', 50_000 + i)));
@@ -197,26 +220,12 @@ try {
   for (let r = 0; r < ROUNDS; r++) woRuns.push(await concurrent(() => call('/work-orders', { method: 'POST', body: JSON.stringify({ title: 'bench' }) })));
   const { rows: gaps } = await pool.query(`SELECT count(*)::int AS n, max(number) - min(number) + 1 AS span FROM work_orders WHERE "orgId" = $1`, [org]);
 
-  console.log(`\nPostgreSQL ${(await pool.query('SHOW server_version')).rows[0].server_version}; medians of ${ROUNDS} alternating rounds; ${SAMPLES} sequential / ${SAMPLES * 2} requests at 10 concurrent per round\n`);
-  console.log('| Endpoint | p50 seq | p99 seq | p50 10-conc | p99 10-conc | raw SQL p50 | API / raw |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|');
-  const f = (x: number) => `${x.toFixed(1)} ms`;
-  for (const r of rows) {
-    console.log(`| ${r.name} | ${f(r.seqP50)} | ${f(r.seqP99)} | ${f(r.concP50)} | ${f(r.concP99)} | ${r.raw === null ? '' : f(r.raw)} | ${r.raw === null ? '' : `${(r.seqP50 / r.raw).toFixed(1)}x`} |`);
-  }
-  console.log('\nDeep page / page 1 (sequential p50):');
-  for (let i = 0; i < rows.length - 1; i++) {
-    const [a, b] = [rows[i], rows[i + 1]];
-    if (a.name.endsWith('page 1') && b.name.startsWith(a.name.slice(0, -1))) console.log(`  ${a.name.slice(0, -8).padEnd(28)} ${(b.seqP50 / a.seqP50).toFixed(2)}x`);
-  }
-  const csvMs = median(csvRuns);
-  console.log(`\nequipment-usage response: ${(usageBytes / 1024).toFixed(1)} KiB`);
-  console.log(`CSV export: ${csvRows} rows, ${Math.round(csvRows / (csvMs / 1000))} rows/s (raw SELECT of every row on pg ${Math.round(csvRows / (median(copyRuns) / 1000))} rows/s); server RSS ${(rssBefore / 1024).toFixed(0)} -> ${(rssAfter / 1024).toFixed(0)} MiB over ${ROUNDS} exports`);
   const apiW = median(writeRuns.api);
   const rawW = median(writeRuns.raw);
   console.log(`POST /hours at 10 concurrent: ${apiW.toFixed(0)}/s; the same transaction on raw pg ${rawW.toFixed(0)}/s: ${(apiW / rawW).toFixed(2)}x`);
   const wo = { p50: median(woRuns.map((x) => x.p50)), p99: median(woRuns.map((x) => x.p99)) };
   console.log(`POST /work-orders at 10 concurrent: p50 ${f(wo.p50)}, p99 ${f(wo.p99)} (p99/p50 ${(wo.p99 / wo.p50).toFixed(2)}); numbers ${gaps[0].n} over a span of ${gaps[0].span} (gap-free: ${gaps[0].n === Number(gaps[0].span)})`);
+  }
 } finally {
   for (const c of children) c.kill('SIGTERM');
   await pool.end();

@@ -92,13 +92,13 @@ interface ToolRow { toolId: string; name: string; checkedOutAt: Date | null; lin
 /**
  * The rollup's assets: every asset with a meter log recorded against the project, plus assets checked out
  * to it now. Hours are the per-asset delta sums rounded to cents (numeric, so the total of the rounded
- * values is exact). The aggregate is an index-only scan of meter_logs(projectId, assetId, orgId, loggedAt,
- * delta); its totals and one sorted page come out of the same statement.
+ * values is exact). The sums come from project_asset_usage, which triggers keep in step with meter_logs,
+ * so the cost follows the project's assets, not its logs; totals and one sorted page come out of one statement.
  */
 const ASSETS_SQL = `
   WITH per_asset AS (
-    SELECT "assetId", sum(delta) AS hours, count(*)::int AS n, max("loggedAt") AS last
-    FROM meter_logs WHERE "projectId" = $2 AND "orgId" = $1 GROUP BY "assetId"
+    SELECT "assetId", hours, "logCount" AS n, "lastLoggedAt" AS last
+    FROM project_asset_usage WHERE "projectId" = $2 AND "orgId" = $1
   ), rollup AS (
     SELECT a.id AS "assetId", a.nickname, round(coalesce(l.hours, 0)::numeric, 2) AS hours, l.last AS "lastLoggedAt",
       coalesce(l.n, 0) AS "logCount", a."checkedOutToProjectId" IS NOT DISTINCT FROM $2 AS "currentlyOnProject"

@@ -191,4 +191,21 @@ describe('GET /projects/:id/equipment-usage', () => {
     expect(res.statusCode).toBe(422);
     expect(res.json().fieldErrors).toHaveProperty('assetsCursor');
   });
+
+  it('keeps the per-asset sums exact when a log is edited or deleted by hand (the rollup is recomputed)', async () => {
+    const site = await newProject({ name: 'Rollup check' });
+    const dozer = await newAsset('Dozer D6');
+    await logReadings(acme, dozer, [
+      { reading: 10, at: '2026-07-01T07:00:00Z' },
+      { reading: 14, projectId: site, at: '2026-07-01T16:00:00Z' },
+      { reading: 20, projectId: site, at: '2026-07-02T16:00:00Z' },
+    ]);
+    expect((await usage(site)).assets[0]).toMatchObject({ assetId: dozer, hoursLogged: 10, logCount: 2, lastLoggedAt: '2026-07-02T16:00:00.000Z' });
+    const last = await t.db.prisma.meterLog.findFirstOrThrow({ where: { assetId: dozer, projectId: site }, orderBy: { loggedAt: 'desc' } });
+    await t.db.prisma.meterLog.update({ where: { id: last.id }, data: { delta: 1.5 } });
+    expect((await usage(site)).assets[0]).toMatchObject({ hoursLogged: 5.5, logCount: 2 });
+    await t.db.prisma.meterLog.delete({ where: { id: last.id } });
+    expect((await usage(site)).assets[0]).toMatchObject({ hoursLogged: 4, logCount: 1, lastLoggedAt: '2026-07-01T16:00:00.000Z' });
+    expect((await usage(site)).totalHoursLogged).toBe(4);
+  });
 });
