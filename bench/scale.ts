@@ -194,7 +194,7 @@ try {
   // Writes: POST /hours against the same transaction hand-written on pg; POST /work-orders at 10 concurrent.
   const hourAssets = await Promise.all(Array.from({ length: 20 }, (_, i) => id('a', 50_000 + i)));
   let reading = 100_000;
-  const postHours = () => call('/hours', { method: 'POST', body: JSON.stringify({ assetId: hourAssets[reading % 20], hoursReading: ++reading }) });
+  const postHours = () => call('/hours', { method: 'POST', body: JSON.stringify({ assetId: hourAssets[reading % 20], hoursReading: ++reading, note: 'bench (concurrent readings may arrive out of order)' }) });
   const rawHours = async () => {
     const c = await pool.connect();
     try {

@@ -70,7 +70,7 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
         throw new ValidationError({ 'Idempotency-Key': `must be 1-${IDEMPOTENCY_KEY_MAX} characters` });
       }
       const result = await record(ctx, input, headerKey ?? input.clientMutationId ?? null);
-      if (!result.replayed) afterReadings(ctx, [result.log.assetId]);
+      if (result.renewalDue) afterReadings(ctx, [result.log.assetId]);
       return { ok: true as const, ...created(result) };
     },
 
@@ -83,7 +83,7 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
       for (const { index, data } of valid) {
         try {
           const result = await record(ctx, data, data.clientMutationId ?? null);
-          if (!result.replayed) touched.push(result.log.assetId);
+          if (result.renewalDue) touched.push(result.log.assetId);
           results.push({ index, ok: true, ...created(result) });
         } catch (err) {
           if (!(err instanceof ValidationError)) throw err;
