@@ -154,7 +154,7 @@ try {
   await endpoint('tools pmOverdue', '/tools?limit=50&pmOverdue=true', [`SELECT * FROM tools WHERE "orgId" = $1 AND "pmIntervalDays" > 0 AND COALESCE("lastServicedAt", "createdAt") + "pmIntervalDays" * INTERVAL '1 day' <= now() ORDER BY name, id LIMIT 51`, [org]]);
   await endpoint('tools warrantyExpiringDays=30', '/tools?limit=50&warrantyExpiringDays=30', [`SELECT * FROM tools WHERE "orgId" = $1 AND "warrantyEndDate" BETWEEN now() AND now() + interval '30 days' ORDER BY name, id LIMIT 51`, [org]]);
   await endpoint('tool utilization (busy tool, 365 d)', `/tools/${busyTool}/utilization?days=365`, [`SELECT kind, "holderUserId", "createdAt" FROM tool_events WHERE "toolId" = '${busyTool}' AND "orgId" = $1 AND kind IN ('CHECK_OUT','CHECK_IN') AND "createdAt" >= now() - interval '365 days' ORDER BY "createdAt", id`, [org]]);
-  await endpoint('equipment-usage (80,000 logs)', `/projects/${usageProject}/equipment-usage`, [`SELECT "assetId", sum(delta), count(*), max("loggedAt") FROM meter_logs WHERE "projectId" = '${usageProject}' AND "orgId" = $1 GROUP BY "assetId"`, [org]]);
+  await endpoint('equipment-usage (80,000 logs)', `/projects/${usageProject}/equipment-usage`, [`SELECT u.*, a.nickname FROM project_asset_usage u JOIN assets a ON a.id = u."assetId" WHERE u."projectId" = '${usageProject}' AND u."orgId" = $1 ORDER BY u.hours DESC LIMIT 101`, [org]]);
   const usageBytes = (await call(`/projects/${usageProject}/equipment-usage`)).byteLength;
 
   console.log(`\nPostgreSQL ${(await pool.query('SHOW server_version')).rows[0].server_version}; medians of ${ROUNDS} alternating rounds; ${SAMPLES} sequential / ${SAMPLES * 2} requests at 10 concurrent per round\n`);
