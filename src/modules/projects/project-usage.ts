@@ -119,12 +119,17 @@ const ASSETS_SQL = `
 /** Tools checked out now whose linked asset or vehicle is an asset checked out to the project, in name order. */
 const TOOLS_SQL = `
   WITH on_project AS (SELECT id FROM assets WHERE "checkedOutToProjectId" = $2 AND "orgId" = $1),
+  -- Two index lookups (tools(checkedOutAssetId), tools(checkedOutVehicleId)), disjoint: an OR of the two
+  -- would scan every tool.
   riding AS (
-    SELECT t.id AS "toolId", t.name, t."checkedOutAt",
-      CASE WHEN t."checkedOutAssetId" IN (SELECT id FROM on_project) THEN t."checkedOutAssetId" ELSE t."checkedOutVehicleId" END AS "linkedAssetId"
-    FROM tools t
+    SELECT t.id AS "toolId", t.name, t."checkedOutAt", t."checkedOutAssetId" AS "linkedAssetId"
+    FROM on_project o JOIN tools t ON t."checkedOutAssetId" = o.id
     WHERE t."orgId" = $1 AND t."checkedOutAt" IS NOT NULL
-      AND (t."checkedOutAssetId" IN (SELECT id FROM on_project) OR t."checkedOutVehicleId" IN (SELECT id FROM on_project))
+    UNION ALL
+    SELECT t.id, t.name, t."checkedOutAt", t."checkedOutVehicleId"
+    FROM on_project o JOIN tools t ON t."checkedOutVehicleId" = o.id
+    WHERE t."orgId" = $1 AND t."checkedOutAt" IS NOT NULL
+      AND (t."checkedOutAssetId" IS NULL OR t."checkedOutAssetId" NOT IN (SELECT id FROM on_project))
   )
   SELECT (SELECT count(*)::int FROM riding) AS "toolCount",
     coalesce((SELECT json_agg(p ORDER BY p.name, p."toolId") FROM (

@@ -1,4 +1,4 @@
-import type { Prisma, WorkOrder } from '../../generated/prisma/client.ts';
+import type { WorkOrder } from '../../generated/prisma/client.ts';
 import { transaction } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { notFound, ValidationError } from '../../http/errors.ts';

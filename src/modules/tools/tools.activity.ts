@@ -1,4 +1,4 @@
-import type { Prisma, ToolEvent } from '../../generated/prisma/client.ts';
+import type { ToolEvent } from '../../generated/prisma/client.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ValidationError } from '../../http/errors.ts';
 import { keysetSql, NEWEST_FIRST } from '../../http/pagination.ts';

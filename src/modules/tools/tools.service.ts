@@ -11,8 +11,6 @@ import { createToolCustody } from './tools.custody.ts';
 import { toolCsvStream } from './tools.csv.ts';
 import { renderToolQr } from './tools.qr.ts';
 import { findToolPage } from './tools.query.ts';
-
-const CSV_PAGE_ROWS = 2_000;
 import { auditText, findOwnedTool, lockOwnedTool, newScanToken, recordToolEvent, wouldCycle } from './tools.repository.ts';
 import { toolBookValue, toToolDetail, toToolRow } from './tools.responses.ts';
 import {
@@ -41,6 +39,9 @@ function referencesOf(input: Partial<Pick<CreateToolInput, 'parentKitId' | 'assi
 /** `{field: message}` as one readable line for batch entries. */
 const formErrorOf = (fieldErrors: Record<string, string>) =>
   Object.entries(fieldErrors).map(([field, message]) => `${field} ${message}`).join('; ');
+
+/** Rows per query of the CSV export: large enough that the round trips vanish, small enough to keep memory flat. */
+const CSV_PAGE_ROWS = 2_000;
 
 export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
   const { db, config } = deps;
