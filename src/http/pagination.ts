@@ -113,11 +113,19 @@ export function keysetSql(q: KeysetQuery): { text: string; params: unknown[] } {
   return { text: `SELECT * FROM (${branches.join(' UNION ALL ')}) AS page ${orderBy} LIMIT ${limit}`, params };
 }
 
-/** `column = ANY($n::type[])` for a proper subset of an enum's values; nothing when it covers them all. */
+/**
+ * `column IN ($a::type, ...)` for a proper subset of an enum's values; nothing when it covers them all. One
+ * parameter per value (not an array parameter): PGlite and pg serialise scalars the same way.
+ */
 export function enumFilter(where: string[], params: unknown[], column: string, type: string, values: readonly string[], all: readonly string[]) {
   if (all.every((v) => values.includes(v))) return;
-  params.push([...values]);
-  where.push(`${column} = ANY($${params.length}::"${type}"[])`);
+  where.push(enumIn(params, column, type, values));
+}
+
+/** `column IN ($a::type, ...)`, or `false` for no values; pushes the values onto params. */
+export function enumIn(params: unknown[], column: string, type: string, values: readonly string[]): string {
+  if (values.length === 0) return 'false';
+  return `${column} IN (${values.map((v) => `$${params.push(v)}::"${type}"`).join(', ')})`;
 }
 
 /** The (createdAt, id) order most lists use, newest first. */

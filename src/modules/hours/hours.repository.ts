@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MeterLog } from '../../generated/prisma/client.ts';
 import type { SqlRunner } from '../../db/database.ts';
 import type { Tx } from '../../db/transaction.ts';
-import { keysetSql } from '../../http/pagination.ts';
+import { enumIn, keysetSql } from '../../http/pagination.ts';
 import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ValidationError } from '../../http/errors.ts';
@@ -140,7 +140,7 @@ export async function listMeterLogs(sql: SqlRunner, orgId: string, query: ListHo
   // By asset the asset's own index is narrower than any status range: the status is a filter there.
   const byAsset = query.assetId !== undefined && query.assetId !== null;
   if (byAsset && query.reviewStatus.length < REVIEW_STATUSES.length) {
-    where.push(`"reviewStatus" = ANY($${params.push(query.reviewStatus)}::"ReviewStatus"[])`);
+    where.push(enumIn(params, '"reviewStatus"', 'ReviewStatus', query.reviewStatus));
   }
   const { text, params: all } = keysetSql({
     from: 'meter_logs', where, params,

@@ -1,7 +1,7 @@
 import type { ToolEvent } from '../../generated/prisma/client.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ValidationError } from '../../http/errors.ts';
-import { keysetSql, NEWEST_FIRST } from '../../http/pagination.ts';
+import { enumIn, keysetSql, NEWEST_FIRST } from '../../http/pagination.ts';
 import type { ServiceDeps } from '../services.ts';
 import { findOwnedTool } from './tools.repository.ts';
 import type { ToolEventsInput } from './tools.schemas.ts';
@@ -107,7 +107,7 @@ export function createToolActivity({ db }: Pick<ServiceDeps, 'db'>) {
 export async function listToolEvents(db: Pick<ServiceDeps['db'], 'prisma' | 'sql'>, orgId: string, toolId: string, q: ToolEventsInput): Promise<ToolEvent[]> {
   const where = ['"toolId" = $1', '"orgId" = $2'];
   const params: unknown[] = [toolId, orgId];
-  if (q.kind.length > 0) where.push(`kind = ANY($${params.push(q.kind)}::"ToolEventKind"[])`);
+  if (q.kind.length > 0) where.push(enumIn(params, 'kind', 'ToolEventKind', q.kind));
   if (q.since) where.push(`"createdAt" >= $${params.push(q.since.toISOString())}::timestamptz`);
   if (q.actorId !== undefined) where.push(`"actorId" = $${params.push(q.actorId)}`);
   if (q.linkedAssetId !== undefined) where.push(`"linkedAssetId" = $${params.push(q.linkedAssetId)}`);
