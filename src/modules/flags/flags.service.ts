@@ -2,9 +2,9 @@ import type { Flag } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { conflict, notFound, ValidationError } from '../../http/errors.ts';
-import { decodeCursor, newestFirstAfter, newestFirstKey, newestFirstOrder, paginate } from '../../http/pagination.ts';
+import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../http/pagination.ts';
 import type { ServiceDeps } from '../services.ts';
-import { insertFlag, resolveFlag, SYSTEM_ACTOR } from './flags.repository.ts';
+import { insertFlag, listFlags, resolveFlag, SYSTEM_ACTOR } from './flags.repository.ts';
 import { resolutionErrors } from './flags.rules.ts';
 import { toFlagRow, type CreateFlagInput, type ListFlagsInput, type UpdateFlagInput } from './flags.schemas.ts';
 
@@ -24,15 +24,7 @@ export function createFlagService({ db }: Pick<ServiceDeps, 'db'>) {
 
   return {
     async list(ctx: RequestContext, query: ListFlagsInput) {
-      const rows = await db.prisma.flag.findMany({
-        where: {
-          orgId: ctx.orgId, status: { in: query.status }, severity: { in: query.severity },
-          ...(query.assetId ? { assetId: query.assetId } : {}),
-          ...newestFirstAfter(decodeCursor(query.cursor, 2)),
-        },
-        orderBy: newestFirstOrder,
-        take: query.limit + 1,
-      });
+      const rows = await listFlags(db.sql, ctx.orgId, query, timeIdCursor(decodeCursor(query.cursor, 2)));
       const { page, nextCursor } = paginate(rows, query.limit, newestFirstKey);
       return { ok: true as const, flags: page.map(toFlagRow), nextCursor };
     },

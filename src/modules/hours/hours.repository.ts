@@ -1,11 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import type { MeterLog } from '../../generated/prisma/client.ts';
+import type { SqlRunner } from '../../db/database.ts';
 import type { Tx } from '../../db/transaction.ts';
+import { enumIn, keysetSql } from '../../http/pagination.ts';
 import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ValidationError } from '../../http/errors.ts';
 import { insertFlag } from '../flags/flags.repository.ts';
+import { RENEWAL_WINDOW_DAYS } from '../notifications/notifications.repository.ts';
 import { assertReferences } from '../shared/references.ts';
-import type { CreateHoursInput } from './hours.schemas.ts';
+import { REVIEW_STATUSES, type CreateHoursInput, type ListHoursInput } from './hours.schemas.ts';
 import { reviewReasonFor, roundMeter, servicePointReached } from './hours.rules.ts';
 
 /** A reading may be stamped this far ahead of the server clock (device clock skew). */
@@ -20,6 +24,9 @@ export interface LockedAsset {
   lastMeterAt: Date | null;
   pmInterval: number | null;
   pmBaselineReading: number | null;
+  lifecycleStatus: string;
+  registrationExpiresAt: Date | null;
+  insuranceExpiresAt: Date | null;
 }
 
 /**
@@ -29,7 +36,8 @@ export interface LockedAsset {
  */
 export async function lockMeteredAsset(tx: Tx, orgId: string, assetId: string): Promise<LockedAsset | null> {
   const rows = await tx.$queryRaw<LockedAsset[]>`
-    SELECT id, nickname, "meterType"::text AS "meterType", "meterUnit", "lastMeterReading", "lastMeterAt", "pmInterval", "pmBaselineReading"
+    SELECT id, nickname, "meterType"::text AS "meterType", "meterUnit", "lastMeterReading", "lastMeterAt", "pmInterval", "pmBaselineReading",
+      "lifecycleStatus"::text AS "lifecycleStatus", "registrationExpiresAt", "insuranceExpiresAt"
     FROM assets WHERE id = ${assetId} AND "orgId" = ${orgId} FOR UPDATE`;
   return rows[0] ?? null;
 }
@@ -56,6 +64,15 @@ export async function openPmFlagIfDue(tx: Tx, ctx: RequestContext, asset: Locked
 export interface RecordedReading {
   log: MeterLog;
   replayed: boolean;
+  /** A registration or insurance renewal of the asset falls in the heads-up window: worth the renewal sweep. */
+  renewalDue?: boolean;
+}
+
+/** The asset's own renewal dates decide whether the post-commit heads-up query has anything to find. */
+function renewalDue(asset: LockedAsset, now: Date): boolean {
+  if (asset.lifecycleStatus !== 'IN_SERVICE' && asset.lifecycleStatus !== 'OUT_OF_SERVICE') return false;
+  const until = now.getTime() + RENEWAL_WINDOW_DAYS * 86_400_000;
+  return [asset.registrationExpiresAt, asset.insuranceExpiresAt].some((d) => d !== null && d.getTime() >= now.getTime() && d.getTime() <= until);
 }
 
 /**
@@ -96,20 +113,63 @@ export async function recordReading(tx: Tx, ctx: RequestContext, input: CreateHo
   const reviewReason = metered ? reviewReasonFor(asset.meterType as 'HOURS' | 'ODOMETER', reading, previous, loggedAt, asset.meterUnit) : null;
   // Held readings skip PM: a typo must not open a service flag (approval applies it, see reviewReading).
   const autoFlagId = metered && !reviewReason ? await openPmFlagIfDue(tx, ctx, asset, reading) : null;
-  const log = await tx.meterLog.create({
-    data: {
-      orgId: ctx.orgId, assetId: asset.id, projectId: input.projectId ?? null, loggedById: ctx.actorId,
-      loggedByDeviceId: input.loggedByDeviceId ?? null, hoursReading: reading, delta, state: input.state ?? null,
-      fuelVolume: input.fuelVolume ?? null, fuelUnit: input.fuelUnit ?? (input.fuelVolume != null ? 'GALLON' : null),
-      fuelCostTotal: input.fuelCostTotal ?? null, note: input.note ?? null, lat: input.lat ?? null, lng: input.lng ?? null,
-      clientMutationId: idempotencyKey, reviewStatus: reviewReason ? 'PENDING' : 'NONE', reviewReason, autoFlagId, loggedAt,
-    },
+  const log = await insertLog(tx, ctx, asset, metered, {
+    projectId: input.projectId ?? null, loggedByDeviceId: input.loggedByDeviceId ?? null, hoursReading: reading, delta,
+    state: input.state ?? null, fuelVolume: input.fuelVolume ?? null, fuelUnit: input.fuelUnit ?? (input.fuelVolume != null ? 'GALLON' : null),
+    fuelCostTotal: input.fuelCostTotal ?? null, note: input.note ?? null, lat: input.lat ?? null, lng: input.lng ?? null,
+    clientMutationId: idempotencyKey, reviewStatus: reviewReason ? 'PENDING' : 'NONE', reviewReason, autoFlagId, loggedAt,
   });
-  if (metered) await tx.asset.update({ where: { id: asset.id }, data: { lastMeterReading: reading, lastMeterAt: loggedAt } });
   await emit(tx, ctx.orgId, 'hours.logged', {
     logId: log.id, assetId: log.assetId, hoursReading: log.hoursReading, delta: log.delta, state: log.state,
     projectId: log.projectId, reviewStatus: log.reviewStatus, reviewReason: log.reviewReason, loggedById: log.loggedById,
     loggedAt: log.loggedAt.toISOString(), autoFlagId,
   });
-  return { log, replayed: false };
+  return { log, replayed: false, renewalDue: renewalDue(asset, now) };
+}
+
+/**
+ * Newest first by loggedAt. Index per shape: by asset meter_logs(assetId, loggedAt, id); org-wide
+ * meter_logs(orgId, loggedAt, id); a review-status subset (PENDING is the review queue) one range per
+ * status on meter_logs(orgId, reviewStatus, loggedAt, id).
+ */
+export async function listMeterLogs(sql: SqlRunner, orgId: string, query: ListHoursInput, after: [Date, string] | null): Promise<MeterLog[]> {
+  const where = ['"orgId" = $1'];
+  const params: unknown[] = [orgId];
+  if (query.assetId) where.push(`"assetId" = $${params.push(query.assetId)}`);
+  if (query.since) where.push(`"loggedAt" >= $${params.push(query.since.toISOString())}::timestamptz`);
+  // By asset the asset's own index is narrower than any status range: the status is a filter there.
+  const byAsset = query.assetId !== undefined && query.assetId !== null;
+  if (byAsset && query.reviewStatus.length < REVIEW_STATUSES.length) {
+    where.push(enumIn(params, '"reviewStatus"', 'ReviewStatus', query.reviewStatus));
+  }
+  const { text, params: all } = keysetSql({
+    from: 'meter_logs', where, params,
+    order: [{ column: '"loggedAt"', cast: 'timestamptz' }, { column: 'id' }], direction: 'desc',
+    after: after ? [after[0].toISOString(), after[1]] : null, take: query.limit + 1,
+    split: byAsset ? undefined : { column: '"reviewStatus"', values: query.reviewStatus, all: REVIEW_STATUSES },
+  });
+  return sql.query<MeterLog>(text, all);
+}
+
+type NewLog = Pick<MeterLog, 'projectId' | 'loggedByDeviceId' | 'hoursReading' | 'delta' | 'state' | 'fuelVolume' | 'fuelUnit' | 'fuelCostTotal'
+  | 'note' | 'lat' | 'lng' | 'clientMutationId' | 'reviewStatus' | 'reviewReason' | 'autoFlagId' | 'loggedAt'>;
+
+/**
+ * The log and, for a metered asset, the asset's last reading, in one statement: one round trip fewer inside
+ * the transaction that holds the asset lock.
+ */
+async function insertLog(tx: Tx, ctx: RequestContext, asset: LockedAsset, metered: boolean, v: NewLog): Promise<MeterLog> {
+  const rows = await tx.$queryRaw<MeterLog[]>`
+    WITH moved AS (
+      UPDATE assets SET "lastMeterReading" = ${v.hoursReading}::float8, "lastMeterAt" = ${v.loggedAt}::timestamptz, "updatedAt" = now()
+      WHERE id = ${asset.id} AND ${metered}::boolean
+    )
+    INSERT INTO meter_logs (id, "orgId", "assetId", "projectId", "loggedById", "loggedByDeviceId", "hoursReading", delta, state,
+      "fuelVolume", "fuelUnit", "fuelCostTotal", note, lat, lng, "clientMutationId", "reviewStatus", "reviewReason", "autoFlagId", "loggedAt")
+    VALUES (${randomUUID()}, ${ctx.orgId}, ${asset.id}, ${v.projectId}::text, ${ctx.actorId}::text, ${v.loggedByDeviceId}::text,
+      ${v.hoursReading}::float8, ${v.delta}::float8, ${v.state}::text, ${v.fuelVolume}::float8, ${v.fuelUnit}::text, ${v.fuelCostTotal}::float8,
+      ${v.note}::text, ${v.lat}::float8, ${v.lng}::float8, ${v.clientMutationId}::text, ${v.reviewStatus}::"ReviewStatus",
+      ${v.reviewReason}::text, ${v.autoFlagId}::text, ${v.loggedAt}::timestamptz)
+    RETURNING *`;
+  return rows[0];
 }

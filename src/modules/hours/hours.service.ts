@@ -7,7 +7,7 @@ import { decodeCursor, paginate, timeIdCursor } from '../../http/pagination.ts';
 import { queueRenewalHeadsUps } from '../notifications/notifications.repository.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../services.ts';
-import { lockMeteredAsset, openPmFlagIfDue, recordReading, type RecordedReading } from './hours.repository.ts';
+import { listMeterLogs, lockMeteredAsset, openPmFlagIfDue, recordReading, type RecordedReading } from './hours.repository.ts';
 import { CreateHoursBody, IDEMPOTENCY_KEY_MAX, toHoursLog, type CreateHoursInput, type ListHoursInput } from './hours.schemas.ts';
 
 export const HOURS_BATCH_CAP = 100;
@@ -51,16 +51,7 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
   return {
     async list(ctx: RequestContext, query: ListHoursInput) {
       const after = timeIdCursor(decodeCursor(query.cursor, 2));
-      const rows = await db.prisma.meterLog.findMany({
-        where: {
-          orgId: ctx.orgId, reviewStatus: { in: query.reviewStatus },
-          ...(query.assetId ? { assetId: query.assetId } : {}),
-          ...(query.since ? { loggedAt: { gte: query.since } } : {}),
-          ...(after ? { OR: [{ loggedAt: { lt: after[0] } }, { loggedAt: after[0], id: { lt: after[1] } }] } : {}),
-        },
-        orderBy: [{ loggedAt: 'desc' }, { id: 'desc' }],
-        take: query.limit + 1,
-      });
+      const rows = await listMeterLogs(db.sql, ctx.orgId, query, after);
       const { page, nextCursor } = paginate(rows, query.limit, (r) => [r.loggedAt.toISOString(), r.id]);
       return { ok: true as const, hoursLogs: page.map(toHoursLog), nextCursor };
     },
@@ -79,7 +70,7 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
         throw new ValidationError({ 'Idempotency-Key': `must be 1-${IDEMPOTENCY_KEY_MAX} characters` });
       }
       const result = await record(ctx, input, headerKey ?? input.clientMutationId ?? null);
-      if (!result.replayed) afterReadings(ctx, [result.log.assetId]);
+      if (result.renewalDue) afterReadings(ctx, [result.log.assetId]);
       return { ok: true as const, ...created(result) };
     },
 
@@ -92,7 +83,7 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
       for (const { index, data } of valid) {
         try {
           const result = await record(ctx, data, data.clientMutationId ?? null);
-          if (!result.replayed) touched.push(result.log.assetId);
+          if (result.renewalDue) touched.push(result.log.assetId);
           results.push({ index, ok: true, ...created(result) });
         } catch (err) {
           if (!(err instanceof ValidationError)) throw err;

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import type { Project } from '../../generated/prisma/client.ts';
-import type { Tx } from '../../db/transaction.ts';
-import { dateTime } from '../../http/schemas.ts';
+import type { SqlRunner } from '../../db/database.ts';
+import { decodeCursor, encodeCursor } from '../../http/pagination.ts';
+import { ValidationError } from '../../http/errors.ts';
+import { cursorQuery, dateTime } from '../../http/schemas.ts';
 
 const revenue = () => z.number().optional().describe('Present only when the project has an hourlyRate: hours x rate');
 
@@ -23,7 +25,7 @@ export const EquipmentUsage = z
         currentlyOnProject: z.boolean().describe('The asset is checked out to the project now'),
         estimatedRevenueUsd: revenue(),
       }),
-    ),
+    ).describe('One page, most hours first (then nickname, assetId); assetsLimit (default 100) rows; assetsNextCursor leads to the next'),
     tools: z.array(
       z.object({
         toolId: z.string(),
@@ -32,68 +34,140 @@ export const EquipmentUsage = z
         checkedOutAt: dateTime().nullable(),
         linkedAssetId: z.string().describe('The asset checked out to the project that the tool went out with'),
       }),
-    ),
+    ).describe('One page in name order (toolsLimit, default 100); toolsNextCursor leads to the next'),
+    assetCount: z.number().int().describe('Assets in the rollup (the totals cover all of them, not only this page)'),
+    assetsNextCursor: z.string().nullable().describe('Pass as assetsCursor for the next page of assets; null on the last'),
+    toolCount: z.number().int().describe('Tools riding with the project\'s assets now'),
+    toolsNextCursor: z.string().nullable().describe('Pass as toolsCursor for the next page of tools; null on the last'),
   })
   .meta({ id: 'ProjectEquipmentUsage' });
 
 export const EquipmentUsageResponse = z.object({ ok: z.literal(true), usage: EquipmentUsage });
 
+const pageLimit = (what: string) => z.coerce.number().int().optional()
+  .transform((n) => Math.min(Math.max(n ?? 100, 1), 500))
+  .describe(`${what} per page, default 100; values outside 1-500 are clamped`);
+
+export const EquipmentUsageQuery = z.object({
+  assetsLimit: pageLimit('Assets'),
+  assetsCursor: cursorQuery.describe('The assetsNextCursor of the previous response'),
+  toolsLimit: pageLimit('Tools'),
+  toolsCursor: cursorQuery.describe('The toolsNextCursor of the previous response'),
+});
+export type EquipmentUsagePage = z.output<typeof EquipmentUsageQuery>;
+
 /** Money and hours on the wire: two decimals, so float sums like 0.1 + 0.2 read as 0.3. */
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
+const badCursor = (field: string) => new ValidationError({ [field]: 'is not a cursor returned by this endpoint' });
+
+/** decodeCursor, with the error naming this endpoint's cursor parameter. */
+function decode(cursor: string | undefined, arity: number, field: string) {
+  try {
+    return decodeCursor(cursor, arity);
+  } catch {
+    throw badCursor(field);
+  }
+}
+
+function assetCursor(cursor: string | undefined): [number, string, string] | null {
+  const v = decode(cursor, 3, 'assetsCursor');
+  if (!v) return null;
+  const [hours, nickname, id] = v;
+  if (typeof hours !== 'number' || typeof nickname !== 'string' || typeof id !== 'string') throw badCursor('assetsCursor');
+  return [hours, nickname, id];
+}
+
+function toolCursor(cursor: string | undefined): [string, string] | null {
+  const v = decode(cursor, 2, 'toolsCursor');
+  if (!v) return null;
+  const [name, id] = v;
+  if (typeof name !== 'string' || typeof id !== 'string') throw badCursor('toolsCursor');
+  return [name, id];
+}
+
+interface AssetRow { assetId: string; nickname: string; hoursLogged: number; lastLoggedAt: Date | null; logCount: number; currentlyOnProject: boolean }
+interface ToolRow { toolId: string; name: string; checkedOutAt: Date | null; linkedAssetId: string }
+
 /**
- * The usage rollup of one project. Assets: every asset with a meter log recorded against the project,
- * plus assets checked out to it now. Tools: tools checked out now whose linked asset or vehicle is an
- * asset currently checked out to the project (a tool rides along with the machine it went out with).
+ * The rollup's assets: every asset with a meter log recorded against the project, plus assets checked out
+ * to it now. Hours are the per-asset delta sums rounded to cents (numeric, so the total of the rounded
+ * values is exact). The sums come from project_asset_usage, which triggers keep in step with meter_logs,
+ * so the cost follows the project's assets, not its logs; totals and one sorted page come out of one statement.
  */
-export async function equipmentUsage(tx: Tx, project: Project): Promise<z.input<typeof EquipmentUsage>> {
+const ASSETS_SQL = `
+  WITH per_asset AS (
+    SELECT "assetId", hours, "logCount" AS n, "lastLoggedAt" AS last
+    FROM project_asset_usage WHERE "projectId" = $2 AND "orgId" = $1
+  ), rollup AS (
+    SELECT a.id AS "assetId", a.nickname, round(coalesce(l.hours, 0)::numeric, 2) AS hours, l.last AS "lastLoggedAt",
+      coalesce(l.n, 0) AS "logCount", a."checkedOutToProjectId" IS NOT DISTINCT FROM $2 AS "currentlyOnProject"
+    FROM (SELECT "assetId" AS id FROM per_asset UNION SELECT id FROM assets WHERE "checkedOutToProjectId" = $2 AND "orgId" = $1) ids
+    JOIN assets a ON a.id = ids.id AND a."orgId" = $1
+    LEFT JOIN per_asset l ON l."assetId" = a.id
+  ), page AS (
+    SELECT * FROM rollup
+    WHERE $3::numeric IS NULL OR hours < $3::numeric OR (hours = $3::numeric AND (nickname, "assetId") > ($4::text, $5::text))
+    ORDER BY hours DESC, nickname, "assetId" LIMIT $6
+  )
+  SELECT (SELECT count(*)::int FROM rollup) AS "assetCount", (SELECT coalesce(sum(hours), 0)::float8 FROM rollup) AS "totalHours",
+    (SELECT coalesce(sum(cost), 0)::float8 FROM repairs WHERE "projectId" = $2 AND "orgId" = $1) AS "repairCost",
+    coalesce((SELECT json_agg(json_build_object('assetId', "assetId", 'nickname', nickname, 'hoursLogged', hours::float8,
+      'lastLoggedAt', "lastLoggedAt", 'logCount', "logCount", 'currentlyOnProject', "currentlyOnProject")
+      ORDER BY hours DESC, nickname, "assetId") FROM page), '[]'::json) AS rows`;
+
+/** Tools checked out now whose linked asset or vehicle is an asset checked out to the project, in name order. */
+const TOOLS_SQL = `
+  WITH on_project AS (SELECT id FROM assets WHERE "checkedOutToProjectId" = $2 AND "orgId" = $1),
+  -- Two index lookups (tools(checkedOutAssetId), tools(checkedOutVehicleId)), disjoint: an OR of the two
+  -- would scan every tool.
+  riding AS (
+    SELECT t.id AS "toolId", t.name, t."checkedOutAt", t."checkedOutAssetId" AS "linkedAssetId"
+    FROM on_project o JOIN tools t ON t."checkedOutAssetId" = o.id
+    WHERE t."orgId" = $1 AND t."checkedOutAt" IS NOT NULL
+    UNION ALL
+    SELECT t.id, t.name, t."checkedOutAt", t."checkedOutVehicleId"
+    FROM on_project o JOIN tools t ON t."checkedOutVehicleId" = o.id
+    WHERE t."orgId" = $1 AND t."checkedOutAt" IS NOT NULL
+      AND (t."checkedOutAssetId" IS NULL OR t."checkedOutAssetId" NOT IN (SELECT id FROM on_project))
+  )
+  SELECT (SELECT count(*)::int FROM riding) AS "toolCount",
+    coalesce((SELECT json_agg(p ORDER BY p.name, p."toolId") FROM (
+      SELECT * FROM riding WHERE $3::text IS NULL OR (name, "toolId") > ($3::text, $4::text) ORDER BY name, "toolId" LIMIT $5
+    ) p), '[]'::json) AS rows`;
+
+/**
+ * The usage rollup of one project: exact totals over every asset, with the per-asset and per-tool arrays
+ * paged (largest first for assets), so the response stays bounded however much the project logged.
+ */
+export async function equipmentUsage(sql: SqlRunner, project: Project, page: EquipmentUsagePage): Promise<z.input<typeof EquipmentUsage>> {
   const { orgId, id: projectId } = project;
-  const logs = await tx.meterLog.groupBy({
-    by: ['assetId'],
-    where: { orgId, projectId },
-    _sum: { delta: true },
-    _count: { _all: true },
-    _max: { loggedAt: true },
-  });
-  const assets = await tx.asset.findMany({
-    where: { orgId, OR: [{ id: { in: logs.map((l) => l.assetId) } }, { checkedOutToProjectId: projectId }] },
-    select: { id: true, nickname: true, checkedOutToProjectId: true },
-  });
-  const repairs = await tx.repair.aggregate({ where: { orgId, projectId }, _sum: { cost: true } });
-  const onProject = assets.filter((a) => a.checkedOutToProjectId === projectId).map((a) => a.id);
-  const tools = onProject.length
-    ? await tx.tool.findMany({
-        where: {
-          orgId, checkedOutAt: { not: null },
-          OR: [{ checkedOutAssetId: { in: onProject } }, { checkedOutVehicleId: { in: onProject } }],
-        },
-        orderBy: [{ name: 'asc' }, { id: 'asc' }],
-        select: { id: true, name: true, checkedOutAt: true, checkedOutAssetId: true, checkedOutVehicleId: true },
-      })
-    : [];
+  const after = assetCursor(page.assetsCursor);
+  const toolsAfter = toolCursor(page.toolsCursor);
+  const [assetPart] = await sql.query<{ assetCount: number; totalHours: number; repairCost: number; rows: (Omit<AssetRow, 'lastLoggedAt'> & { lastLoggedAt: string | null })[] }>(
+    ASSETS_SQL, [orgId, projectId, after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, page.assetsLimit + 1]);
+  const [toolPart] = await sql.query<{ toolCount: number; rows: (Omit<ToolRow, 'checkedOutAt'> & { checkedOutAt: string | null })[] }>(
+    TOOLS_SQL, [orgId, projectId, toolsAfter?.[0] ?? null, toolsAfter?.[1] ?? null, page.toolsLimit + 1]);
 
   const rate = project.hourlyRate;
   const withRevenue = (hours: number) => (rate == null ? {} : { estimatedRevenueUsd: round2(hours * rate) });
-  const byAsset = new Map(logs.map((l) => [l.assetId, l]));
-  const rows = assets
-    .map((a) => {
-      const l = byAsset.get(a.id);
-      const hours = round2(l?._sum.delta ?? 0);
-      return {
-        assetId: a.id, nickname: a.nickname, hoursLogged: hours, lastLoggedAt: l?._max.loggedAt?.toISOString() ?? null,
-        logCount: l?._count._all ?? 0, currentlyOnProject: a.checkedOutToProjectId === projectId, ...withRevenue(hours),
-      };
-    })
-    .sort((x, y) => y.hoursLogged - x.hoursLogged || x.nickname.localeCompare(y.nickname) || x.assetId.localeCompare(y.assetId));
-  const totalHours = round2(rows.reduce((sum, r) => sum + r.hoursLogged, 0));
-  const onProjectSet = new Set(onProject);
+  const assets = assetPart.rows.slice(0, page.assetsLimit);
+  const tools = toolPart.rows.slice(0, page.toolsLimit);
+  const lastAsset = assets[assets.length - 1];
+  const lastTool = tools[tools.length - 1];
+  const totalHours = round2(assetPart.totalHours);
+  const iso = (at: string | null) => (at === null ? null : new Date(at).toISOString());
   return {
     projectId, projectName: project.name, hourlyRateUsd: rate, totalHoursLogged: totalHours,
-    totalRepairCostUsd: round2(repairs._sum.cost ?? 0), ...withRevenue(totalHours),
-    assets: rows,
-    tools: tools.map((t) => ({
-      toolId: t.id, name: t.name, currentlyOnProject: true, checkedOutAt: t.checkedOutAt?.toISOString() ?? null,
-      linkedAssetId: (t.checkedOutAssetId && onProjectSet.has(t.checkedOutAssetId) ? t.checkedOutAssetId : t.checkedOutVehicleId) as string,
+    totalRepairCostUsd: round2(assetPart.repairCost), ...withRevenue(totalHours),
+    assets: assets.map((a) => ({
+      assetId: a.assetId, nickname: a.nickname, hoursLogged: a.hoursLogged, lastLoggedAt: iso(a.lastLoggedAt), logCount: a.logCount,
+      currentlyOnProject: a.currentlyOnProject, ...withRevenue(a.hoursLogged),
     })),
+    tools: tools.map((t) => ({ toolId: t.toolId, name: t.name, currentlyOnProject: true, checkedOutAt: iso(t.checkedOutAt), linkedAssetId: t.linkedAssetId })),
+    assetCount: assetPart.assetCount,
+    assetsNextCursor: assetPart.rows.length > page.assetsLimit ? encodeCursor([lastAsset.hoursLogged, lastAsset.nickname, lastAsset.assetId]) : null,
+    toolCount: toolPart.toolCount,
+    toolsNextCursor: toolPart.rows.length > page.toolsLimit ? encodeCursor([lastTool.name, lastTool.toolId]) : null,
   };
 }

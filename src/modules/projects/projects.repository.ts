@@ -1,5 +1,7 @@
 import type { Project } from '../../generated/prisma/client.ts';
+import type { SqlRunner } from '../../db/database.ts';
 import type { Tx } from '../../db/transaction.ts';
+import { keysetSql, NEWEST_FIRST } from '../../http/pagination.ts';
 import type { CreateProjectInput } from './projects.schemas.ts';
 
 export const duplicateCodeMessage = (code: string) => `A project with code "${code}" already exists in this organisation`;
@@ -25,4 +27,13 @@ export async function insertProject(tx: Tx, orgId: string, input: CreateProjectI
 export async function codeTakenByOther(tx: Tx, orgId: string, code: string, exceptId: string): Promise<boolean> {
   const other = await tx.project.findFirst({ where: { orgId, code, id: { not: exceptId } }, select: { id: true } });
   return other !== null;
+}
+
+/** Newest first, one range per requested status on projects(orgId, status, createdAt, id). */
+export async function listProjects(sql: SqlRunner, orgId: string, statuses: readonly string[], after: [Date, string] | null, take: number): Promise<Project[]> {
+  const { text, params } = keysetSql({
+    from: 'projects', where: ['"orgId" = $1'], params: [orgId], order: NEWEST_FIRST, direction: 'desc',
+    after: after ? [after[0].toISOString(), after[1]] : null, take, split: { column: 'status', values: statuses },
+  });
+  return sql.query<Project>(text, params);
 }

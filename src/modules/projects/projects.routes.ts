@@ -4,7 +4,7 @@ import { batchRoute } from '../../http/batch.ts';
 import { PROJECT_BATCH_CAP } from './projects.service.ts';
 import { contextOf } from '../../http/context.ts';
 import { IdParams } from '../../http/schemas.ts';
-import { EquipmentUsageResponse } from './project-usage.ts';
+import { EquipmentUsageQuery, EquipmentUsageResponse } from './project-usage.ts';
 import {
   CreateProjectBody, ListProjectsQuery, ListProjectsResponse, ProjectBatchResponse, ProjectDetailResponse,
   ProjectIdResponse, UpdateProjectBody,
@@ -62,7 +62,7 @@ export const projectRoutes =
       config: { scope: 'projects:read' },
       schema: {
         operationId: 'getProjectEquipmentUsage', tags, summary: 'Hours, repair cost and revenue estimate of the equipment used on a project',
-        params: IdParams, response: { 200: EquipmentUsageResponse },
+        params: IdParams, querystring: EquipmentUsageQuery, response: { 200: EquipmentUsageResponse },
       },
-    }, (req) => projects.equipmentUsage(contextOf(req), req.params.id));
+    }, (req) => projects.equipmentUsage(contextOf(req), req.params.id, req.query));
   };

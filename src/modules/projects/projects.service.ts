@@ -3,11 +3,11 @@ import { transaction, type Tx } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { badRequest, notFound, ValidationError } from '../../http/errors.ts';
 import { batchSummary, readBatchEnvelope, validateEntries } from '../../http/batch.ts';
-import { decodeCursor, newestFirstAfter, newestFirstKey, newestFirstOrder, paginate } from '../../http/pagination.ts';
+import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../http/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../services.ts';
-import { equipmentUsage } from './project-usage.ts';
-import { codeTakenByOther, duplicateCodeMessage, insertProject } from './projects.repository.ts';
+import { equipmentUsage, type EquipmentUsagePage } from './project-usage.ts';
+import { codeTakenByOther, duplicateCodeMessage, insertProject, listProjects } from './projects.repository.ts';
 import {
   CreateProjectBody, toProjectRow, UPDATABLE_PROJECT_FIELDS, type CreateProjectInput, type UpdateProjectInput,
 } from './projects.schemas.ts';
@@ -37,14 +37,7 @@ export function createProjectService({ db }: Pick<ServiceDeps, 'db'>) {
 
   return {
     async list(ctx: RequestContext, query: { status: string[]; limit: number; cursor?: string }) {
-      const rows = await db.prisma.project.findMany({
-        where: {
-          orgId: ctx.orgId, status: { in: query.status as Project['status'][] },
-          ...newestFirstAfter(decodeCursor(query.cursor, 2)),
-        },
-        orderBy: newestFirstOrder,
-        take: query.limit + 1,
-      });
+      const rows = await listProjects(db.sql, ctx.orgId, query.status, timeIdCursor(decodeCursor(query.cursor, 2)), query.limit + 1);
       const { page, nextCursor } = paginate(rows, query.limit, newestFirstKey);
       return { ok: true as const, projects: page.map(toProjectRow), nextCursor };
     },
@@ -105,9 +98,9 @@ export function createProjectService({ db }: Pick<ServiceDeps, 'db'>) {
       return { ok: true as const, projectId: id };
     },
 
-    async equipmentUsage(ctx: RequestContext, id: string) {
+    async equipmentUsage(ctx: RequestContext, id: string, page: EquipmentUsagePage) {
       const project = await findOwned(db.prisma, ctx, id);
-      return { ok: true as const, usage: await equipmentUsage(db.prisma, project) };
+      return { ok: true as const, usage: await equipmentUsage(db.sql, project, page) };
     },
   };
 }

@@ -1,30 +1,19 @@
-import type { Prisma, WorkOrder } from '../../generated/prisma/client.ts';
+import type { WorkOrder } from '../../generated/prisma/client.ts';
 import { transaction } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { notFound, ValidationError } from '../../http/errors.ts';
-import { decodeCursor, newestFirstAfter, newestFirstKey, newestFirstOrder, paginate } from '../../http/pagination.ts';
+import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../http/pagination.ts';
 import { assertReferences } from '../shared/references.ts';
 import type { ServiceDeps } from '../services.ts';
 import { completeWorkOrder, lockWorkOrder, resolveLinkedFlag } from '../work-orders/work-orders.lifecycle.ts';
 import { checkRepairCost } from './repairs.anomaly.ts';
+import { listRepairs } from './repairs.repository.ts';
 import { toRepairDetail, toRepairRow, type CreateRepairInput, type ListRepairsFilter } from './repairs.schemas.ts';
 
 export function createRepairService({ db, background }: Pick<ServiceDeps, 'db' | 'background'>) {
   return {
     async list(ctx: RequestContext, query: ListRepairsFilter) {
-      const where: Prisma.RepairWhereInput = {
-        AND: [
-          {
-            orgId: ctx.orgId,
-            ...(query.assetId ? { assetId: query.assetId } : {}),
-            ...(query.projectId ? { projectId: query.projectId } : {}),
-            ...(query.workOrderId ? { workOrderId: query.workOrderId } : {}),
-            ...(query.since ? { createdAt: { gte: query.since } } : {}),
-          },
-          newestFirstAfter(decodeCursor(query.cursor, 2)),
-        ],
-      };
-      const rows = await db.prisma.repair.findMany({ where, orderBy: newestFirstOrder, take: query.limit + 1 });
+      const rows = await listRepairs(db.sql, ctx.orgId, query, timeIdCursor(decodeCursor(query.cursor, 2)));
       const { page, nextCursor } = paginate(rows, query.limit, newestFirstKey);
       return { ok: true as const, repairs: page.map(toRepairRow), nextCursor };
     },

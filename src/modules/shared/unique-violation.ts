@@ -1,9 +1,14 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 
 /**
- * True for Prisma's unique-constraint violation (P2002). Services pre-check uniqueness for a friendly
- * error, but two concurrent transactions can both pass the pre-check; the database index is the arbiter.
+ * True for a unique-constraint violation: Prisma's P2002, or SQLSTATE 23505 from a raw statement (P2010 on
+ * the driver adapters). Services pre-check uniqueness for a friendly error, but two concurrent transactions
+ * can both pass the pre-check; the database index is the arbiter.
  */
 export function isUniqueViolation(err: unknown): boolean {
-  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
+  if (!(err instanceof Prisma.PrismaClientKnownRequestError)) return false;
+  if (err.code === 'P2002') return true;
+  const meta = err.meta as { code?: unknown; driverAdapterError?: { cause?: { originalCode?: unknown; kind?: unknown } } } | undefined;
+  return err.code === 'P2010' && (meta?.code === '23505' || meta?.driverAdapterError?.cause?.originalCode === '23505'
+    || meta?.driverAdapterError?.cause?.kind === 'UniqueConstraintViolation');
 }

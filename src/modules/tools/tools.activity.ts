@@ -1,58 +1,57 @@
-import type { Prisma, ToolEvent } from '../../generated/prisma/client.ts';
+import type { ToolEvent } from '../../generated/prisma/client.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ValidationError } from '../../http/errors.ts';
+import { enumIn, keysetSql, NEWEST_FIRST } from '../../http/pagination.ts';
 import type { ServiceDeps } from '../services.ts';
 import { findOwnedTool } from './tools.repository.ts';
 import type { ToolEventsInput } from './tools.schemas.ts';
 
 const DAY_MS = 86_400_000;
 
-interface Interval {
-  userId: string | null;
-  start: number;
-  end: number;
+interface UtilizationRow {
+  checkedOutMs: number;
+  checkoutCount: number;
+  openAtWindowEnd: boolean;
+  top: { userId: string; checkedOutMs: number; checkoutCount: number }[];
 }
 
 /**
- * Custody intervals from CHECK_OUT/CHECK_IN events in time order. A CHECK_OUT while the tool is out (a
- * forced hand-over) closes the previous holder's interval; a CHECK_IN with nothing open is ignored.
- * `carried` is the last event before the window, so a checkout open at the window start is counted.
+ * Custody intervals from CHECK_OUT/CHECK_IN events in time order, computed in SQL so a busy tool's year of
+ * events never travels to the process. A CHECK_OUT while the tool is out (a forced hand-over) closes the
+ * previous holder's interval; a CHECK_IN with nothing open is ignored; the last event before the window is
+ * carried in, so a checkout open at the window start is counted. Each CHECK_OUT is closed by the next event
+ * (lead) or the window end and clipped to the window (tool_events(toolId, createdAt, id)); totals and the
+ * top users come back.
  */
-export function custodyIntervals(events: Pick<ToolEvent, 'kind' | 'holderUserId' | 'createdAt'>[], windowStart: number, windowEnd: number) {
-  const intervals: Interval[] = [];
-  let open: { userId: string | null; start: number } | null = null;
-  for (const e of events) {
-    const t = e.createdAt.getTime();
-    if (open) intervals.push({ ...open, end: t });
-    open = e.kind === 'CHECK_OUT' ? { userId: e.holderUserId, start: t } : null;
-  }
-  if (open) intervals.push({ ...open, end: windowEnd });
-  const clipped = intervals
-    .map((i) => ({ ...i, start: Math.max(i.start, windowStart), end: Math.min(i.end, windowEnd) }))
-    .filter((i) => i.end > i.start || (i.end === i.start && i.start > windowStart && i.start < windowEnd));
-  return { intervals: clipped, openAtWindowEnd: open !== null };
-}
+const UTILIZATION_SQL = `
+  WITH ev AS (
+    (SELECT kind, "holderUserId", "createdAt", id FROM tool_events
+     WHERE "toolId" = $1 AND "orgId" = $2 AND kind IN ('CHECK_OUT', 'CHECK_IN') AND "createdAt" < $3::timestamptz
+     ORDER BY "createdAt" DESC, id DESC LIMIT 1)
+    UNION ALL
+    (SELECT kind, "holderUserId", "createdAt", id FROM tool_events
+     WHERE "toolId" = $1 AND "orgId" = $2 AND kind IN ('CHECK_OUT', 'CHECK_IN') AND "createdAt" >= $3::timestamptz AND "createdAt" <= $4::timestamptz)
+  ), seq AS (
+    SELECT kind, "holderUserId" AS uid, "createdAt" AS t, lead("createdAt") OVER (ORDER BY "createdAt", id) AS next_t,
+      row_number() OVER (ORDER BY "createdAt" DESC, id DESC) AS from_end
+    FROM ev
+  ), clipped AS (
+    SELECT uid, greatest(t, $3::timestamptz) AS s, least(coalesce(next_t, $4::timestamptz), $4::timestamptz) AS e FROM seq WHERE kind = 'CHECK_OUT'
+  ), kept AS (
+    SELECT uid, (extract(epoch FROM e - s) * 1000)::float8 AS ms FROM clipped
+    WHERE e > s OR (e = s AND s > $3::timestamptz AND s < $4::timestamptz)
+  )
+  SELECT (SELECT coalesce(sum(ms), 0)::float8 FROM kept) AS "checkedOutMs", (SELECT count(*)::int FROM kept) AS "checkoutCount",
+    coalesce((SELECT kind = 'CHECK_OUT' FROM seq WHERE from_end = 1), false) AS "openAtWindowEnd",
+    coalesce((SELECT json_agg(u) FROM (
+      SELECT uid AS "userId", sum(ms)::float8 AS "checkedOutMs", count(*)::int AS "checkoutCount" FROM kept WHERE uid IS NOT NULL
+      GROUP BY uid ORDER BY 2 DESC, 3 DESC, uid LIMIT $5) u), '[]'::json) AS top`;
 
 export function createToolActivity({ db }: Pick<ServiceDeps, 'db'>) {
   return {
     async events(ctx: RequestContext, id: string, q: ToolEventsInput) {
       await findOwnedTool(db.prisma, ctx, id);
-      const where: Prisma.ToolEventWhereInput = {
-        toolId: id, orgId: ctx.orgId,
-        ...(q.kind.length > 0 ? { kind: { in: q.kind } } : {}),
-        ...(q.since ? { createdAt: { gte: q.since } } : {}),
-        ...(q.actorId !== undefined ? { actorId: q.actorId } : {}),
-        ...(q.linkedAssetId !== undefined ? { linkedAssetId: q.linkedAssetId } : {}),
-      };
-      const conditions: Prisma.ToolEventWhereInput[] = [where];
-      if (q.cursor) {
-        const after = await db.prisma.toolEvent.findFirst({ where: { id: q.cursor, toolId: id, orgId: ctx.orgId }, select: { id: true, createdAt: true } });
-        if (!after) throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
-        conditions.push({ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] });
-      }
-      const rows = await db.prisma.toolEvent.findMany({
-        where: { AND: conditions }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: q.limit + 1,
-      });
+      const rows = await listToolEvents(db, ctx.orgId, id, q);
       const page = rows.slice(0, q.limit);
       const actorIds = [...new Set(page.map((e) => e.actorId).filter((a): a is string => a !== null))];
       const actors = await db.prisma.user.findMany({ where: { id: { in: actorIds }, orgId: ctx.orgId }, select: { id: true, name: true, email: true } });
@@ -75,28 +74,9 @@ export function createToolActivity({ db }: Pick<ServiceDeps, 'db'>) {
       await findOwnedTool(db.prisma, ctx, id);
       const windowEnd = Date.now();
       const windowStart = windowEnd - q.days * DAY_MS;
-      const custody = { toolId: id, orgId: ctx.orgId, kind: { in: ['CHECK_OUT' as const, 'CHECK_IN' as const] } };
-      const select = { kind: true, holderUserId: true, createdAt: true } as const;
-      const carried = await db.prisma.toolEvent.findFirst({
-        where: { ...custody, createdAt: { lt: new Date(windowStart) } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select,
-      });
-      const inWindow = await db.prisma.toolEvent.findMany({
-        where: { ...custody, createdAt: { gte: new Date(windowStart), lte: new Date(windowEnd) } },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select,
-      });
-      const { intervals, openAtWindowEnd } = custodyIntervals(carried ? [carried, ...inWindow] : inWindow, windowStart, windowEnd);
-      const checkedOutMs = intervals.reduce((sum, i) => sum + (i.end - i.start), 0);
-      const perUser = new Map<string, { checkedOutMs: number; checkoutCount: number }>();
-      for (const i of intervals) {
-        if (!i.userId) continue;
-        const u = perUser.get(i.userId) ?? { checkedOutMs: 0, checkoutCount: 0 };
-        u.checkedOutMs += i.end - i.start;
-        u.checkoutCount += 1;
-        perUser.set(i.userId, u);
-      }
-      const top = [...perUser.entries()]
-        .sort(([aId, a], [bId, b]) => b.checkedOutMs - a.checkedOutMs || b.checkoutCount - a.checkoutCount || aId.localeCompare(bId))
-        .slice(0, q.topN);
+      const [stats] = await db.sql.query<UtilizationRow>(UTILIZATION_SQL, [id, ctx.orgId, new Date(windowStart).toISOString(), new Date(windowEnd).toISOString(), q.topN]);
+      const { checkedOutMs, checkoutCount, openAtWindowEnd } = stats;
+      const top = stats.top.map((u) => [u.userId, { checkedOutMs: u.checkedOutMs, checkoutCount: u.checkoutCount }] as const);
       const users = await db.prisma.user.findMany({ where: { id: { in: top.map(([u]) => u) }, orgId: ctx.orgId }, select: { id: true, name: true, email: true } });
       const userById = new Map(users.map((u) => [u.id, u]));
       const windowMs = windowEnd - windowStart;
@@ -108,7 +88,7 @@ export function createToolActivity({ db }: Pick<ServiceDeps, 'db'>) {
           windowEnd: new Date(windowEnd).toISOString(),
           windowMs,
           checkedOutMs,
-          checkoutCount: intervals.length,
+          checkoutCount,
           openAtWindowEnd,
           utilizationPct: Math.round((checkedOutMs / windowMs) * 10_000) / 10_000,
           topUsers: top.map(([userId, u]) => ({
@@ -118,4 +98,25 @@ export function createToolActivity({ db }: Pick<ServiceDeps, 'db'>) {
       };
     },
   };
+}
+
+/**
+ * A tool's events newest first on tool_events(toolId, createdAt, id); the cursor (an event id) becomes a
+ * row-value range on that index, so any page costs the same. The other filters apply within the range.
+ */
+export async function listToolEvents(db: Pick<ServiceDeps['db'], 'prisma' | 'sql'>, orgId: string, toolId: string, q: ToolEventsInput): Promise<ToolEvent[]> {
+  const where = ['"toolId" = $1', '"orgId" = $2'];
+  const params: unknown[] = [toolId, orgId];
+  if (q.kind.length > 0) where.push(enumIn(params, 'kind', 'ToolEventKind', q.kind));
+  if (q.since) where.push(`"createdAt" >= $${params.push(q.since.toISOString())}::timestamptz`);
+  if (q.actorId !== undefined) where.push(`"actorId" = $${params.push(q.actorId)}`);
+  if (q.linkedAssetId !== undefined) where.push(`"linkedAssetId" = $${params.push(q.linkedAssetId)}`);
+  let after: unknown[] | null = null;
+  if (q.cursor) {
+    const found = await db.prisma.toolEvent.findFirst({ where: { id: q.cursor, toolId, orgId }, select: { id: true, createdAt: true } });
+    if (!found) throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
+    after = [found.createdAt.toISOString(), found.id];
+  }
+  const { text, params: all } = keysetSql({ from: 'tool_events', where, params, order: NEWEST_FIRST, direction: 'desc', after, take: q.limit + 1 });
+  return db.sql.query<ToolEvent>(text, all);
 }

@@ -40,6 +40,9 @@ function referencesOf(input: Partial<Pick<CreateToolInput, 'parentKitId' | 'assi
 const formErrorOf = (fieldErrors: Record<string, string>) =>
   Object.entries(fieldErrors).map(([field, message]) => `${field} ${message}`).join('; ');
 
+/** Rows per query of the CSV export: large enough that the round trips vanish, small enough to keep memory flat. */
+const CSV_PAGE_ROWS = 2_000;
+
 export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
   const { db, config } = deps;
 
@@ -113,13 +116,17 @@ export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
     update,
 
     async list(ctx: RequestContext, query: ListToolsInput) {
-      const { tools, nextCursor } = await findToolPage(db.prisma, ctx.orgId, query, query, new Date());
+      const { tools, nextCursor } = await findToolPage(db.sql, ctx.orgId, query, query, new Date());
       return { ok: true as const, tools: tools.map(toToolRow), nextCursor };
     },
 
-    /** Every matching row as CSV, read page by page so memory stays flat however many tools match. */
+    /**
+     * Every matching row as CSV, read in 2,000-row keyset pages (each an index range from the last row) so
+     * memory stays flat however many tools match; "now" is fixed once so pmOverdue cannot shift mid-export.
+     */
     exportCsv(ctx: RequestContext, filters: ToolFilters) {
-      return toolCsvStream((cursor) => findToolPage(db.prisma, ctx.orgId, filters, { limit: 200, cursor }, new Date()));
+      const now = new Date();
+      return toolCsvStream((cursor) => findToolPage(db.sql, ctx.orgId, filters, { limit: CSV_PAGE_ROWS, cursor }, now));
     },
 
     async create(ctx: RequestContext, input: CreateToolInput) {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Prisma, WebhookSubscription } from '../../generated/prisma/client.ts';
+import type { Prisma, WebhookDelivery, WebhookSubscription } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import { EVENT_TYPES, isEventType } from '../../events/catalog.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { notFound, ValidationError } from '../../http/errors.ts';
-import { decodeCursor, newestFirstAfter, newestFirstKey, newestFirstOrder, paginate } from '../../http/pagination.ts';
+import { decodeCursor, keysetSql, newestFirstAfter, newestFirstKey, newestFirstOrder, NEWEST_FIRST, paginate, timeIdCursor } from '../../http/pagination.ts';
 import { createWebhookDispatcher } from '../../webhooks/dispatcher.ts';
 import { EVENT_EXAMPLES } from '../../webhooks/event-examples.ts';
 import { pruneWebhookHistory } from '../../webhooks/retention.ts';
@@ -123,11 +123,14 @@ export function createWebhookService({ db, config, log, metrics }: Pick<ServiceD
 
     async deliveries(ctx: RequestContext, id: string, query: { status: (typeof DELIVERY_STATUSES)[number][]; limit: number; cursor?: string }) {
       await findOwned(db.prisma, ctx, id);
-      const rows = await db.prisma.webhookDelivery.findMany({
-        where: { orgId: ctx.orgId, subscriptionId: id, status: { in: query.status }, ...newestFirstAfter(decodeCursor(query.cursor, 2)) },
-        orderBy: newestFirstOrder,
-        take: query.limit + 1,
+      // One range per requested status on webhook_deliveries(subscriptionId, status, createdAt, id).
+      const after = timeIdCursor(decodeCursor(query.cursor, 2));
+      const { text, params } = keysetSql({
+        from: 'webhook_deliveries', where: ['"orgId" = $1', '"subscriptionId" = $2'], params: [ctx.orgId, id],
+        order: NEWEST_FIRST, direction: 'desc', after: after ? [after[0].toISOString(), after[1]] : null,
+        take: query.limit + 1, split: { column: 'status', values: query.status },
       });
+      const rows = await db.sql.query<WebhookDelivery>(text, params);
       const { page, nextCursor } = paginate(rows, query.limit, newestFirstKey);
       return { ok: true as const, deliveries: page.map(toDeliveryRow), nextCursor };
     },

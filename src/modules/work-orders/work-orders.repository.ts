@@ -1,19 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { WorkOrder, WorkOrderPriority, WorkOrderStatus } from '../../generated/prisma/client.ts';
 import type { Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../http/context.ts';
-
-/**
- * Next work-order number of the organisation. The UPDATE takes the organisation row's lock until the
- * transaction ends, so concurrent creates queue up: numbers are unique and, because a rolled-back
- * transaction also rolls back its increment, gap-free.
- */
-export async function allocateWorkOrderNumber(tx: Tx, orgId: string): Promise<number> {
-  const rows = await tx.$queryRaw<{ workOrderSeq: number }[]>`
-    UPDATE organizations SET "workOrderSeq" = "workOrderSeq" + 1 WHERE id = ${orgId} RETURNING "workOrderSeq"`;
-  if (rows.length !== 1) throw new Error(`organisation ${orgId} not found while numbering a work order`);
-  return Number(rows[0].workOrderSeq);
-}
 
 export interface NewWorkOrder {
   /** Default "Work order #<number>". */
@@ -33,26 +22,41 @@ export interface NewWorkOrder {
 
 /**
  * Creates a work order inside the caller's transaction and records workorder.created. Used by the work
- * orders API and by tool check-ins and reports. References must already be checked by the caller.
+ * orders API and by tool check-ins and reports. References must already be checked by the caller, and
+ * callers call this last: the organisation's number lock is then held from this statement to the commit.
  */
 export async function insertWorkOrder(tx: Tx, ctx: RequestContext, input: NewWorkOrder): Promise<WorkOrder> {
-  const number = await allocateWorkOrderNumber(tx, ctx.orgId);
-  const wo = await tx.workOrder.create({
-    data: {
-      orgId: ctx.orgId, number, title: input.title ?? `Work order #${number}`, description: input.description ?? null,
-      status: input.status ?? 'OPEN', priority: input.priority ?? 'NORMAL', assetId: input.assetId ?? null,
-      projectId: input.projectId ?? null, flagId: input.flagId ?? null, toolId: input.toolId ?? null,
-      dueAt: input.dueAt ?? null, estimateLaborHours: input.estimateLaborHours ?? null,
-      estimateCost: input.estimateCost ?? null, assignedToId: input.assignedToId ?? null,
-      // createdById is required: system-created orders are attributed to the key's user when there is one.
-      createdById: ctx.actorId ?? 'system',
-      completedAt: input.status === 'DONE' ? new Date() : null,
-    },
-  });
+  const wo = await numberAndInsert(tx, ctx, input);
   await emit(tx, ctx.orgId, 'workorder.created', {
     workOrderId: wo.id, number: wo.number, title: wo.title, status: wo.status, priority: wo.priority,
     assetId: wo.assetId, projectId: wo.projectId, flagId: wo.flagId, toolId: wo.toolId, assignedToId: wo.assignedToId,
     dueAt: wo.dueAt?.toISOString() ?? null, createdById: ctx.actorId, createdAt: wo.createdAt.toISOString(),
   });
   return wo;
+}
+
+/**
+ * Numbers and inserts the work order in one statement. The organisation row's lock (the UPDATE) is what
+ * makes numbers unique and gap-free (a rolled-back transaction rolls back its increment too); taking it in
+ * the same statement as the insert, instead of a conversation of round trips, keeps concurrent creates
+ * from queueing behind an idle transaction.
+ */
+async function numberAndInsert(tx: Tx, ctx: RequestContext, input: NewWorkOrder): Promise<WorkOrder> {
+  const status = input.status ?? 'OPEN';
+  const rows = await tx.$queryRaw<WorkOrder[]>`
+    WITH seq AS (
+      UPDATE organizations SET "workOrderSeq" = "workOrderSeq" + 1 WHERE id = ${ctx.orgId} RETURNING "workOrderSeq" AS n
+    )
+    INSERT INTO work_orders (id, "orgId", number, title, description, status, priority, "assetId", "projectId", "flagId",
+      "toolId", "dueAt", "estimateLaborHours", "estimateCost", "assignedToId", "createdById", "completedAt", "createdAt", "updatedAt")
+    SELECT ${randomUUID()}, ${ctx.orgId}, seq.n, COALESCE(${input.title ?? null}::text, 'Work order #' || seq.n),
+      ${input.description ?? null}::text, ${status}::"WorkOrderStatus", ${input.priority ?? 'NORMAL'}::"WorkOrderPriority",
+      ${input.assetId ?? null}::text, ${input.projectId ?? null}::text, ${input.flagId ?? null}::text, ${input.toolId ?? null}::text,
+      ${input.dueAt ?? null}::timestamptz, ${input.estimateLaborHours ?? null}::float8, ${input.estimateCost ?? null}::float8,
+      ${input.assignedToId ?? null}::text,
+      ${ctx.actorId ?? 'system'}, ${status === 'DONE' ? new Date() : null}::timestamptz, now(), now()
+    FROM seq
+    RETURNING *`;
+  if (rows.length !== 1) throw new Error(`organisation ${ctx.orgId} not found while numbering a work order`);
+  return rows[0];
 }

@@ -5,7 +5,7 @@ import { notFound, ValidationError } from '../../http/errors.ts';
 import { assertReferences } from '../shared/references.ts';
 import type { ServiceDeps } from '../services.ts';
 import { assertStatusMove, lockOwnedWorkOrder, recordCompletion, repairTotals } from './work-orders.lifecycle.ts';
-import { afterQueueCursor, queueKey, queueOrder } from './work-orders.queue.ts';
+import { listWorkOrders, queueKey } from './work-orders.queue.ts';
 import { paginate } from '../../http/pagination.ts';
 import { insertWorkOrder } from './work-orders.repository.ts';
 import {
@@ -43,17 +43,7 @@ export function createWorkOrderService({ db }: Pick<ServiceDeps, 'db'>) {
 
   return {
     async list(ctx: RequestContext, query: ListWorkOrdersFilter) {
-      const where: Prisma.WorkOrderWhereInput = {
-        AND: [
-          {
-            orgId: ctx.orgId, status: { in: query.status }, priority: { in: query.priority },
-            ...(query.assignedToId ? { assignedToId: query.assignedToId } : {}),
-            ...(query.assetId ? { assetId: query.assetId } : {}),
-          },
-          afterQueueCursor(query.cursor),
-        ],
-      };
-      const rows = await db.prisma.workOrder.findMany({ where, orderBy: queueOrder, take: query.limit + 1 });
+      const rows = await listWorkOrders(db.sql, ctx.orgId, query);
       const { page, nextCursor } = paginate(rows, query.limit, queueKey);
       return { ok: true as const, workOrders: page.map(toWorkOrderRow), nextCursor };
     },

@@ -6,6 +6,7 @@ import { batchSummary, readBatchEnvelope, validateEntries } from '../../http/bat
 import { decodeCursor, paginate } from '../../http/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../services.ts';
+import { listYards } from './yards.repository.ts';
 import {
   coordinatesPaired, CreateYardBody, toYardRow, UNPAIRED_ERROR, UPDATABLE_YARD_FIELDS, type CreateYardInput,
   type UpdateYardInput,
@@ -30,11 +31,11 @@ async function insertYard(tx: Tx, orgId: string, input: CreateYardInput): Promis
 }
 
 /** Yards list alphabetically (name, then id); the cursor is the last row's (name, id). */
-function nameOrderAfter(cursor: (string | number | null)[] | null): Prisma.YardWhereInput {
-  if (!cursor) return {};
+function nameCursor(cursor: (string | number | null)[] | null): [string, string] | null {
+  if (!cursor) return null;
   const [name, id] = cursor;
   if (typeof name !== 'string' || typeof id !== 'string') throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
-  return { OR: [{ name: { gt: name } }, { name, id: { gt: id } }] };
+  return [name, id];
 }
 
 export function createYardService({ db }: Pick<ServiceDeps, 'db'>) {
@@ -46,11 +47,7 @@ export function createYardService({ db }: Pick<ServiceDeps, 'db'>) {
 
   return {
     async list(ctx: RequestContext, query: { limit: number; cursor?: string }) {
-      const rows = await db.prisma.yard.findMany({
-        where: { orgId: ctx.orgId, ...nameOrderAfter(decodeCursor(query.cursor, 2)) },
-        orderBy: [{ name: 'asc' }, { id: 'asc' }],
-        take: query.limit + 1,
-      });
+      const rows = await listYards(db.sql, ctx.orgId, nameCursor(decodeCursor(query.cursor, 2)), query.limit + 1);
       const { page, nextCursor } = paginate(rows, query.limit, (y) => [y.name, y.id]);
       return { ok: true as const, yards: page.map(toYardRow), nextCursor };
     },

@@ -149,6 +149,26 @@ describe('renewal heads-ups', () => {
     await t.deps.background.idle();
     expect(await renewalRows()).toHaveLength(1);
   });
+
+  it('a reading on an asset with no renewal in the window runs no heads-up query at all', async () => {
+    await setDates({ registrationExpiresAt: new Date(Date.now() + 90 * DAY), insuranceExpiresAt: null, lifecycleStatus: 'IN_SERVICE' });
+    const started: string[] = [];
+    const run = t.deps.background.run;
+    t.deps.background.run = (name, context, work) => {
+      started.push(name);
+      run(name, context, work);
+    };
+    try {
+      expect((await t.api.post('/api/v1/hours', acme.key, { assetId, hoursReading: 2000 })).statusCode).toBe(201);
+      await setDates({ registrationExpiresAt: new Date(Date.now() + 5 * DAY) });
+      expect((await t.api.post('/api/v1/hours', acme.key, { assetId, hoursReading: 2100 })).statusCode).toBe(201);
+    } finally {
+      t.deps.background.run = run;
+    }
+    await t.deps.background.idle();
+    expect(started).toEqual(['renewal-heads-ups']);
+    await t.db.prisma.notification.deleteMany({ where: { orgId: acme.orgId, kind: { contains: 'renewal' } } });
+  });
 });
 
 describe('jobs', () => {

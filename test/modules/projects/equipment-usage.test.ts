@@ -18,8 +18,8 @@ const newAsset = async (nickname: string, tenant = acme) =>
   (await t.api.post('/api/v1/assets', tenant.key, { nickname, assetClass: 'off-road' })).json().assetId as string;
 const newProject = async (body: Record<string, unknown>, tenant = acme) =>
   (await t.api.post('/api/v1/projects', tenant.key, body)).json().projectId as string;
-const usage = async (projectId: string) => {
-  const res = await t.api.get(`/api/v1/projects/${projectId}/equipment-usage`, acme.key);
+const usage = async (projectId: string, query = '') => {
+  const res = await t.api.get(`/api/v1/projects/${projectId}/equipment-usage${query}`, acme.key);
   expect(res.statusCode).toBe(200);
   return res.json().usage;
 };
@@ -154,9 +154,58 @@ describe('GET /projects/:id/equipment-usage', () => {
     const empty = await newProject({ name: 'Tender only' });
     expect(await usage(empty)).toEqual({
       projectId: empty, projectName: 'Tender only', hourlyRateUsd: null, totalHoursLogged: 0, totalRepairCostUsd: 0, assets: [], tools: [],
+      assetCount: 0, assetsNextCursor: null, toolCount: 0, toolsNextCursor: null,
     });
     const missing = await t.api.get('/api/v1/projects/missing/equipment-usage', acme.key);
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toMatchObject({ ok: false, error: 'not_found' });
+  });
+
+  it('pages the assets (most hours first) and the tools (by name) while the totals stay exact over all of them', async () => {
+    const whole = await usage(project);
+    expect(whole).toMatchObject({ assetCount: 3, assetsNextCursor: null, toolCount: 2, toolsNextCursor: null });
+    const seen: string[] = [];
+    let hours = 0;
+    let cursor: string | null = null;
+    do {
+      const page = await usage(project, `?assetsLimit=1${cursor ? `&assetsCursor=${cursor}` : ''}`);
+      expect(page.assets).toHaveLength(1);
+      expect(page.totalHoursLogged).toBe(whole.totalHoursLogged);
+      expect(page.assetCount).toBe(3);
+      seen.push(page.assets[0].assetId);
+      hours += page.assets[0].hoursLogged;
+      cursor = page.assetsNextCursor;
+    } while (cursor);
+    expect(seen).toEqual(whole.assets.map((a: { assetId: string }) => a.assetId));
+    expect(Math.round(hours * 100) / 100).toBe(whole.totalHoursLogged);
+
+    const first = await usage(project, '?toolsLimit=1');
+    expect(first.tools.map((x: { name: string }) => x.name)).toEqual(['Breaker hammer']);
+    const second = await usage(project, `?toolsLimit=1&toolsCursor=${first.toolsNextCursor}`);
+    expect(second.tools.map((x: { name: string }) => x.name)).toEqual(['Compaction plate']);
+    expect(second.toolsNextCursor).toBeNull();
+  });
+
+  it('rejects a hand-made cursor with 422', async () => {
+    const res = await t.api.get(`/api/v1/projects/${project}/equipment-usage?assetsCursor=${Buffer.from('["x"]').toString('base64url')}`, acme.key);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().fieldErrors).toHaveProperty('assetsCursor');
+  });
+
+  it('keeps the per-asset sums exact when a log is edited or deleted by hand (the rollup is recomputed)', async () => {
+    const site = await newProject({ name: 'Rollup check' });
+    const dozer = await newAsset('Dozer D6');
+    await logReadings(acme, dozer, [
+      { reading: 10, at: '2026-07-01T07:00:00Z' },
+      { reading: 14, projectId: site, at: '2026-07-01T16:00:00Z' },
+      { reading: 20, projectId: site, at: '2026-07-02T16:00:00Z' },
+    ]);
+    expect((await usage(site)).assets[0]).toMatchObject({ assetId: dozer, hoursLogged: 10, logCount: 2, lastLoggedAt: '2026-07-02T16:00:00.000Z' });
+    const last = await t.db.prisma.meterLog.findFirstOrThrow({ where: { assetId: dozer, projectId: site }, orderBy: { loggedAt: 'desc' } });
+    await t.db.prisma.meterLog.update({ where: { id: last.id }, data: { delta: 1.5 } });
+    expect((await usage(site)).assets[0]).toMatchObject({ hoursLogged: 5.5, logCount: 2 });
+    await t.db.prisma.meterLog.delete({ where: { id: last.id } });
+    expect((await usage(site)).assets[0]).toMatchObject({ hoursLogged: 4, logCount: 1, lastLoggedAt: '2026-07-01T16:00:00.000Z' });
+    expect((await usage(site)).totalHoursLogged).toBe(4);
   });
 });

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqlRunner } from '../../src/db/database.ts';
+import { listAssetRows } from '../../src/modules/assets/assets.repository.ts';
+import { listFlags } from '../../src/modules/flags/flags.repository.ts';
+import { ListFlagsQuery } from '../../src/modules/flags/flags.schemas.ts';
+import { listMeterLogs } from '../../src/modules/hours/hours.repository.ts';
+import { ListHoursQuery } from '../../src/modules/hours/hours.schemas.ts';
+import { listProjects } from '../../src/modules/projects/projects.repository.ts';
+import { listRepairs } from '../../src/modules/repairs/repairs.repository.ts';
+import { ListRepairsQuery } from '../../src/modules/repairs/repairs.schemas.ts';
+import { listToolEvents } from '../../src/modules/tools/tools.activity.ts';
+import { findToolPage } from '../../src/modules/tools/tools.query.ts';
+import { ListToolsQuery, ToolEventsQuery } from '../../src/modules/tools/tools.schemas.ts';
+import { listWorkOrders } from '../../src/modules/work-orders/work-orders.queue.ts';
+import { ListWorkOrdersQuery } from '../../src/modules/work-orders/work-orders.schemas.ts';
+import { listYards } from '../../src/modules/yards/yards.repository.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+
+/**
+ * The plan of every list query, read with EXPLAIN through the repositories' own SQL. On test-sized tables
+ * the planner rightly prefers sequential scans, so sequential scans are priced out (enable_seqscan = off)
+ * and each query must then read the index named for it, start at the cursor (a row-value or range Index
+ * Cond, not a Filter), and never sort a set that is not already cut to a page. Dropping an index, or
+ * writing a cursor the index cannot use, fails here.
+ */
+interface PlanNode { 'Node Type': string; 'Index Name'?: string; 'Index Cond'?: string; Filter?: string; Plans?: PlanNode[] }
+
+const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+
+/** A Sort may only see rows that a Limit already cut to a page (the per-value ranges of a split list). */
+function unboundedSorts(n: PlanNode): PlanNode[] {
+  const reachesScanWithoutLimit = (m: PlanNode): boolean =>
+    m['Node Type'] !== 'Limit' && (/Scan/.test(m['Node Type']) || (m.Plans ?? []).some(reachesScanWithoutLimit));
+  const here = n['Node Type'] === 'Sort' && (n.Plans ?? []).some(reachesScanWithoutLimit) ? [n] : [];
+  return [...here, ...(n.Plans ?? []).flatMap(unboundedSorts)];
+}
+
+let db: TestDatabase;
+let orgId: string;
+const plans: { label: string; plan: PlanNode }[] = [];
+
+/** A SqlRunner that records the plan of each query instead of running it. */
+const explaining = (conn: SqlRunner, label: string): SqlRunner => ({
+  ...conn,
+  query: async <T,>(text: string, params: unknown[] = []) => {
+    const [row] = await conn.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${text}`, params);
+    const raw = row['QUERY PLAN'];
+    const json = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
+    plans.push({ label, plan: json[0].Plan });
+    return [] as T[];
+  },
+});
+
+async function planOf(label: string, run: (sql: SqlRunner) => Promise<unknown>): Promise<PlanNode> {
+  const before = plans.length;
+  await db.sql.withExclusiveLock(0x11_11, async (conn) => {
+    await conn.exec('SET enable_seqscan = off');
+    try {
+      await run(explaining(conn, label));
+    } finally {
+      await conn.exec('RESET enable_seqscan');
+    }
+  });
+  expect(plans.length, `${label}: no query ran`).toBe(before + 1);
+  return plans[before].plan;
+}
+
+/**
+ * The plan reads `index`, with no sequential scan and no unbounded sort; with `cursor` (the order's columns)
+ * every scan of the index has one of them in its Index Cond and none in a Filter: the cursor starts the range.
+ */
+function expectIndexed(plan: PlanNode, index: string, cursor: string[] = []) {
+  const all = nodes(plan);
+  expect(all.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Node Type'])).toEqual([]);
+  expect(unboundedSorts(plan).map((n) => n['Node Type'])).toEqual([]);
+  const scans = all.filter((n) => n['Index Name'] === index);
+  expect(scans.length, `expected a scan of ${index}, plan used ${all.map((n) => n['Index Name']).filter(Boolean).join(', ')}`).toBeGreaterThan(0);
+  for (const s of scans) {
+    for (const column of cursor) expect(s.Filter ?? '', `${column} filtered, not in the range, on ${index}`).not.toContain(column);
+    if (cursor.length > 0) expect(cursor.some((c) => (s['Index Cond'] ?? '').includes(c)), `cursor not in the Index Cond of ${index}`).toBe(true);
+  }
+}
+
+const CREATED = ['"createdAt"'];
+const LOGGED = ['"loggedAt"'];
+const QUEUE = ['priority', '"dueAt"', '"createdAt"'];
+
+const AT = '2026-06-01T00:00:00.000Z';
+const after = (): [Date, string] => [new Date(AT), 'x'];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  [{ id: orgId }] = await db.sql.query<{ id: string }>(`INSERT INTO organizations (id, name, slug) VALUES ('org-plans', 'Plans', 'plans') RETURNING id`);
+  await db.sql.exec('ANALYZE');
+});
+afterAll(() => db.close());
+
+describe('list queries read an index in their order, starting at the cursor', () => {
+  it('assets', async () => {
+    expectIndexed(await planOf('assets', (sql) => listAssetRows(sql, orgId, after(), 51)), 'assets_orgId_createdAt_id_idx', CREATED);
+  });
+
+  it('hours: org-wide, the review queue, a status subset, by asset', async () => {
+    const q = (query: Record<string, string>) => ListHoursQuery.parse(query);
+    expectIndexed(await planOf('hours', (sql) => listMeterLogs(sql, orgId, q({}), after())), 'meter_logs_orgId_loggedAt_id_idx', LOGGED);
+    expectIndexed(await planOf('review queue', (sql) => listMeterLogs(sql, orgId, q({ reviewStatus: 'PENDING' }), after())),
+      'meter_logs_orgId_reviewStatus_loggedAt_id_idx', LOGGED);
+    expectIndexed(await planOf('reviewed', (sql) => listMeterLogs(sql, orgId, q({ reviewStatus: 'APPROVED,REJECTED' }), after())),
+      'meter_logs_orgId_reviewStatus_loggedAt_id_idx', LOGGED);
+    expectIndexed(await planOf('hours by asset', (sql) => listMeterLogs(sql, orgId, q({ assetId: 'a1' }), after())),
+      'meter_logs_assetId_loggedAt_id_idx', LOGGED);
+  });
+
+  it('flags: default, every status, by asset', async () => {
+    const q = (query: Record<string, string>) => ListFlagsQuery.parse(query);
+    expectIndexed(await planOf('flags', (sql) => listFlags(sql, orgId, q({}), after())), 'flags_orgId_status_createdAt_id_idx', CREATED);
+    expectIndexed(await planOf('flags all', (sql) => listFlags(sql, orgId, q({ status: 'OPEN,IN_PROGRESS,RESOLVED' }), after())),
+      'flags_orgId_status_createdAt_id_idx', CREATED);
+    expectIndexed(await planOf('flags by asset', (sql) => listFlags(sql, orgId, q({ assetId: 'a1' }), after())),
+      'flags_assetId_status_createdAt_id_idx', CREATED);
+  });
+
+  it('repairs: org-wide, by asset, by project', async () => {
+    const q = (query: Record<string, string>) => ListRepairsQuery.parse(query);
+    expectIndexed(await planOf('repairs', (sql) => listRepairs(sql, orgId, q({}), after())), 'repairs_orgId_createdAt_id_idx', CREATED);
+    expectIndexed(await planOf('repairs by asset', (sql) => listRepairs(sql, orgId, q({ assetId: 'a1' }), after())),
+      'repairs_assetId_createdAt_id_idx', CREATED);
+    expectIndexed(await planOf('repairs by project', (sql) => listRepairs(sql, orgId, q({ projectId: 'p1' }), after())),
+      'repairs_projectId_createdAt_id_idx', CREATED);
+  });
+
+  it('projects, yards', async () => {
+    expectIndexed(await planOf('projects', (sql) => listProjects(sql, orgId, ['ACTIVE', 'ON_HOLD'], after(), 51)),
+      'projects_orgId_status_createdAt_id_idx', CREATED);
+    expectIndexed(await planOf('yards', (sql) => listYards(sql, orgId, ['Depot', 'x'], 51)), 'yards_orgId_name_key', ['name']);
+  });
+
+  it('work orders: the active queue and a status subset, past a cursor', async () => {
+    const cursor = Buffer.from(JSON.stringify(['HIGH', AT, AT, 'x'])).toString('base64url');
+    const q = (query: Record<string, string>) => ListWorkOrdersQuery.parse({ ...query, cursor });
+    expectIndexed(await planOf('queue', (sql) => listWorkOrders(sql, orgId, q({}))), 'work_orders_active_queue_idx', QUEUE);
+    expectIndexed(await planOf('done', (sql) => listWorkOrders(sql, orgId, q({ status: 'DONE' }))),
+      'work_orders_orgId_status_priority_dueAt_createdAt_id_idx', QUEUE);
+  });
+
+  it('tools: name order, lowStock, pmOverdue, warrantyExpiringDays', async () => {
+    const cursor = Buffer.from(JSON.stringify(['Drill', 'x'])).toString('base64url');
+    const page = { limit: 50, cursor };
+    const q = (query: Record<string, string>) => ListToolsQuery.parse(query);
+    const now = new Date(AT);
+    expectIndexed(await planOf('tools', (sql) => findToolPage(sql, orgId, q({}), page, now)), 'tools_orgId_name_id_idx', ['name']);
+    expectIndexed(await planOf('lowStock', (sql) => findToolPage(sql, orgId, q({ lowStock: 'true' }), page, now)), 'tools_low_stock_idx', ['name']);
+    expectIndexed(await planOf('pmOverdue', (sql) => findToolPage(sql, orgId, q({ pmOverdue: 'true' }), page, now)), 'tools_pm_tracked_idx', ['name']);
+    const warranty = await planOf('warranty', (sql) => findToolPage(sql, orgId, q({ warrantyExpiringDays: '30' }), { limit: 50 }, now));
+    expect(nodes(warranty).filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+  });
+
+  it('tool events of one tool, past a cursor', async () => {
+    await db.sql.query(`INSERT INTO tools (id, "orgId", name, "scanToken", "updatedAt") VALUES ('t1', $1, 'Drill', 's1', now())`, [orgId]);
+    await db.sql.query(`INSERT INTO tool_events (id, "orgId", "toolId", kind) VALUES ('e1', $1, 't1', 'AUDIT')`, [orgId]);
+    const q = ToolEventsQuery.parse({ cursor: 'e1' });
+    const plan = await planOf('tool events', (sql) => listToolEvents({ prisma: db.prisma, sql }, orgId, 't1', { ...q, limit: 50 }));
+    expectIndexed(plan, 'tool_events_toolId_createdAt_id_idx', CREATED);
+  });
+});
