@@ -21,9 +21,9 @@ import { createScratchDatabase } from '../scripts/scratch-database.ts';
 import { transaction } from '../src/db/transaction.ts';
 import { emit } from '../src/events/outbox.ts';
 import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
-import { createWebhookDispatcher } from '../src/webhooks/dispatcher.ts';
-import { EVENT_EXAMPLES } from '../src/webhooks/event-examples.ts';
-import { createWebhookSender } from '../src/webhooks/sender.ts';
+import { createWebhookDispatcher } from '../src/delivery/dispatcher.ts';
+import { EVENT_EXAMPLES } from '../src/delivery/event-examples.ts';
+import { createWebhookSender } from '../src/delivery/sender.ts';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const ENGINE = process.env.BENCH_DATABASE === 'pglite' ? 'pglite' : 'postgresql';

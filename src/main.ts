@@ -16,6 +16,7 @@ async function start() {
   const app = await buildApp(deps);
   await app.listen({ port: config.port, host: config.host });
   log.info({ database: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined }, 'fleet API ready');
+  await deps.delivery.start();
   const scheduler = startScheduler(deps);
 
   let stopping = false;
@@ -30,6 +31,7 @@ async function start() {
     force.unref();
     // Stop taking requests and let in-flight ones finish, then stop jobs, then release the database.
     await app.close();
+    await deps.delivery.close(); // aborts webhook sends in progress and releases their claims
     await scheduler.stop();
     await deps.close();
     await db.close();

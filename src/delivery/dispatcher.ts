@@ -1,25 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
-import { Prisma } from '../generated/prisma/client.ts';
+import type { Breakers } from './breaker.ts';
+import type { ClaimedDelivery, Claims } from './claims.ts';
+import { createOutcomeWriter } from './outcome-writer.ts';
 import { firstChars, type SendResult, type WebhookSender } from './sender.ts';
 import { signEnvelope } from './signer.ts';
 
-/** Sends in flight at once per tick, overall and towards one receiver (host:port). */
-export const PARALLEL_SENDS = 16;
-export const PARALLEL_PER_RECEIVER = 4;
-const LEASE_MARGIN_MS = 60_000;
-
-interface ClaimedDelivery {
-  id: string;
-  orgId: string;
-  eventType: string;
-  attempts: number;
-  leaseUntil: Date;
-  url: string;
-  secret: string;
-  data: unknown;
-}
+export type Outcome = 'DELIVERED' | 'FAILED' | 'ABANDONED';
 
 export interface DispatchSummary {
   claimed: number;
@@ -28,158 +15,170 @@ export interface DispatchSummary {
   abandoned: number;
 }
 
-export type Outcome = 'DELIVERED' | 'FAILED' | 'ABANDONED';
+interface InFlight {
+  row: ClaimedDelivery;
+  abort: AbortController;
+}
 
 /**
- * Delivers due webhook rows. One tick: claim up to `batchSize` due rows (PENDING or FAILED, next attempt
- * reached, no live lease, subscription active) with FOR UPDATE SKIP LOCKED in one short statement that also
- * stamps a lease, so concurrent dispatchers in other processes never claim the same row; send outside any
- * transaction, receivers in parallel; record each outcome as soon as it is known, guarded by the lease so a
- * late writer cannot overwrite a newer claim. A claimer that dies leaves its rows to be re-claimed when the
- * lease runs out: delivery is at least once, and the envelope id lets receivers drop repeats.
+ * A pool of senders fed from the queue. Claims (claims.ts) take at most `concurrency` rows in flight per
+ * process and at most `subscriptionConcurrency` per subscription, visiting subscriptions round-robin, so a
+ * hanging receiver holds only its own share and never delays another subscription. Each send runs on its
+ * own; its slot is refilled as soon as it ends. Leases are short and renewed while sends run. Outcomes are
+ * written in batches. An open breaker keeps a subscription's rows unclaimed (no attempt spent).
  *
  * Attempts: one initial attempt plus one retry per entry of the retry schedule (default 30 s, 2 min, 8 min,
  * 30 min, 2 h, 8 h: 7 attempts in all); when the attempt after the last delay fails, the row is ABANDONED.
  */
-export function createWebhookDispatcher({ db, config, log, sender, onOutcome }: {
-  db: Database;
+export function createDispatcher({ config, log, sender, claims, breakers, onOutcome }: {
   config: Config;
   log: FastifyBaseLogger;
   sender: WebhookSender;
+  claims: Claims;
+  breakers: Breakers;
   /** Told every recorded outcome (metrics). */
   onOutcome?: (outcome: Outcome) => void;
 }) {
-  const { batchSize, timeoutMs, retryScheduleSec } = config.webhooks;
-  // Long enough for the worst tick: every claimed row going to one slow receiver, PARALLEL_PER_RECEIVER at a time.
-  const leaseSec = (Math.ceil(batchSize / PARALLEL_PER_RECEIVER) * (timeoutMs + 1_000) + LEASE_MARGIN_MS) / 1000;
+  const { batchSize, concurrency, subscriptionConcurrency, retryScheduleSec, leaseSec } = config.webhooks;
+  const writer = createOutcomeWriter(claims, log);
+  const inFlight = new Map<string, InFlight>();
+  const perSubscription = new Map<string, number>();
+  const running = new Set<Promise<Outcome | null>>();
+  let cursor = '';
+  let stopped = false;
 
-  function claim(): Promise<ClaimedDelivery[]> {
-    return db.prisma.$queryRaw<ClaimedDelivery[]>`
-      WITH due AS (
-        SELECT d.id
-        FROM webhook_deliveries d
-        JOIN webhook_subscriptions s ON s.id = d."subscriptionId" AND s.active
-        WHERE d.status IN ('PENDING', 'FAILED')
-          AND d."nextAttemptAt" <= now()
-          AND (d."leaseUntil" IS NULL OR d."leaseUntil" < now())
-        ORDER BY d."nextAttemptAt", d.id
-        LIMIT ${batchSize}
-        FOR UPDATE OF d SKIP LOCKED
-      )
-      UPDATE webhook_deliveries d
-      SET "leaseUntil" = now() + make_interval(secs => ${leaseSec}::double precision)
-      FROM due, webhook_subscriptions s, events e
-      WHERE d.id = due.id AND s.id = d."subscriptionId" AND e.id = d."eventId"
-      RETURNING d.id, d."orgId", d."eventType", d.attempts, d."leaseUntil", s.url, s.secret, e.data`;
+  async function claimNext(limit: number): Promise<ClaimedDelivery[]> {
+    const { blocked, probeOnly } = breakers.restrictions();
+    const caps = new Map<string, number>();
+    for (const [id, n] of perSubscription) caps.set(id, Math.max(0, subscriptionConcurrency - n));
+    for (const id of probeOnly) caps.set(id, Math.min(1, caps.get(id) ?? 1));
+    const rows = await claims.claim({ limit, perSubscription: subscriptionConcurrency, caps, blocked, after: cursor });
+    if (rows.length > 0) {
+      const ids = [...new Set(rows.map((r) => r.subscriptionId))].sort();
+      cursor = ids.find((id) => id > cursor) ?? ids.at(-1)!;
+    }
+    return rows;
   }
 
-  async function record(row: ClaimedDelivery, result: SendResult, attemptAt: Date): Promise<Outcome | null> {
-    const attempts = row.attempts + 1;
-    const retryInSec = retryScheduleSec[attempts - 1];
-    const outcome: Outcome = result.ok ? 'DELIVERED' : retryInSec === undefined ? 'ABANDONED' : 'FAILED';
-    const nextAttemptAt = outcome === 'FAILED' ? Prisma.sql`now() + make_interval(secs => ${retryInSec}::double precision)` : Prisma.sql`NULL`;
-    const updated = await db.prisma.$executeRaw`
-      UPDATE webhook_deliveries SET
-        status = ${outcome}::"DeliveryStatus",
-        attempts = ${attempts},
-        "lastAttemptAt" = ${attemptAt},
-        "deliveredAt" = ${result.ok ? attemptAt : null},
-        "nextAttemptAt" = ${nextAttemptAt},
-        "leaseUntil" = NULL,
-        "responseStatus" = ${result.status},
-        "responseBody" = ${firstChars(result.bodyPrefix)},
-        error = ${result.error}
-      WHERE id = ${row.id} AND "leaseUntil" = ${row.leaseUntil}`;
-    if (updated === 0) {
-      // The subscription was deleted meanwhile, or the lease ran out and another dispatcher owns the row now.
-      log.warn({ deliveryId: row.id, outcome }, 'webhook delivery outcome not recorded: row deleted or lease lost');
+  function outcomeOf(row: ClaimedDelivery, result: SendResult): { outcome: Outcome; retryInSec: number | null } {
+    const retryInSec = retryScheduleSec[row.attempts];
+    if (result.ok) return { outcome: 'DELIVERED', retryInSec: null };
+    return retryInSec === undefined ? { outcome: 'ABANDONED', retryInSec: null } : { outcome: 'FAILED', retryInSec };
+  }
+
+  async function deliver(row: ClaimedDelivery, abort: AbortController, sent: () => void): Promise<Outcome | null> {
+    const signed = signEnvelope(row.secret, { id: row.id, event: row.eventType, organizationId: row.orgId, data: row.data });
+    breakers.started(row.subscriptionId);
+    const result = await sender.send(row.url, signed.body, signed.headers, abort.signal);
+    if (!result.aborted) sent(); // the slot is free while the outcome waits for its batched write
+    if (result.aborted) {
+      breakers.released(row.subscriptionId);
       return null;
+    }
+    breakers.record(row.subscriptionId, result.ok);
+    const { outcome, retryInSec } = outcomeOf(row, result);
+    if (outcome === 'FAILED') hooks.onRetryScheduled(retryInSec!);
+    const written = await writer.record({
+      id: row.id, status: outcome, attempts: row.attempts + 1, attemptAt: signed.sentAt, retryInSec,
+      responseStatus: result.status, responseBody: firstChars(result.bodyPrefix), error: result.error,
+    });
+    if (!written) {
+      log.warn({ deliveryId: row.id, outcome }, 'webhook delivery outcome not recorded: row deleted or claim lost');
+      return null;
+    }
+    onOutcome?.(outcome);
+    if (outcome !== 'DELIVERED') {
+      log[outcome === 'ABANDONED' ? 'warn' : 'info'](
+        { deliveryId: row.id, orgId: row.orgId, event: row.eventType, attempt: row.attempts + 1, status: result.status, error: result.error },
+        outcome === 'ABANDONED' ? 'webhook delivery abandoned' : 'webhook delivery failed; will retry',
+      );
     }
     return outcome;
   }
 
-  async function deliver(row: ClaimedDelivery): Promise<Outcome | null> {
-    const signed = signEnvelope(row.secret, { id: row.id, event: row.eventType, organizationId: row.orgId, data: row.data });
-    const result = await sender.send(row.url, signed.body, signed.headers);
-    try {
-      const outcome = await record(row, result, signed.sentAt);
-      if (outcome) onOutcome?.(outcome);
-      if (outcome === 'FAILED' || outcome === 'ABANDONED') {
-        log[outcome === 'ABANDONED' ? 'warn' : 'info'](
-          { deliveryId: row.id, orgId: row.orgId, event: row.eventType, attempt: row.attempts + 1, status: result.status, error: result.error },
-          outcome === 'ABANDONED' ? 'webhook delivery abandoned' : 'webhook delivery failed; will retry',
-        );
-      }
-      return outcome;
-    } catch (err) {
-      // The row keeps its lease and is retried once the lease runs out.
-      log.error({ err, deliveryId: row.id }, 'could not record webhook delivery outcome');
-      return null;
-    }
+  /** Starts one send; its slot is free again as soon as the receiver has answered (or not). */
+  function launch(row: ClaimedDelivery): Promise<Outcome | null> {
+    const abort = new AbortController();
+    inFlight.set(row.id, { row, abort });
+    perSubscription.set(row.subscriptionId, (perSubscription.get(row.subscriptionId) ?? 0) + 1);
+    let freed = false;
+    const free = () => {
+      if (freed) return;
+      freed = true;
+      inFlight.delete(row.id);
+      const left = perSubscription.get(row.subscriptionId)! - 1;
+      if (left > 0) perSubscription.set(row.subscriptionId, left);
+      else perSubscription.delete(row.subscriptionId);
+      hooks.onSlotFreed();
+    };
+    const task = deliver(row, abort, free)
+      .catch((err: unknown) => {
+        log.error({ err, deliveryId: row.id }, 'webhook delivery crashed; retried when its lease runs out');
+        return null;
+      })
+      .finally(() => {
+        free();
+        running.delete(task);
+      });
+    running.add(task);
+    return task;
   }
 
+  /** Hooks for the continuous loop (delivery.ts); no-ops for a dispatcher driven by ticks alone. */
+  const hooks = { onSlotFreed: () => {}, onRetryScheduled: (_sec: number) => {} };
+
   return {
+    hooks,
+    get inFlight() {
+      return inFlight.size;
+    },
+    get freeSlots() {
+      return stopped ? 0 : concurrency - inFlight.size;
+    },
     leaseSec,
 
-    /** One dispatcher tick; resolves when every claimed row has been sent and recorded. */
+    /** Claims up to `limit` due rows and starts sending them; resolves once they are claimed. */
+    async fill(limit: number): Promise<number> {
+      if (stopped || limit <= 0) return 0;
+      const rows = await claimNext(limit);
+      if (stopped) {
+        await claims.release(rows.map((r) => r.id));
+        return 0;
+      }
+      for (const row of rows) launch(row);
+      return rows.length;
+    },
+
+    /**
+     * One tick of the specification's model: claims up to WEBHOOK_BATCH_SIZE due rows and resolves when every
+     * one has been sent and recorded.
+     */
     async dispatchOnce(): Promise<DispatchSummary> {
-      const rows = await claim();
-      const summary: DispatchSummary = { claimed: rows.length, delivered: 0, failed: 0, abandoned: 0 };
-      await runBounded(rows, receiverOf, async (row) => {
-        const outcome = await deliver(row).catch((err: unknown) => {
-          log.error({ err, deliveryId: row.id }, 'webhook delivery crashed; retried when its lease runs out');
-          return null;
-        });
-        if (outcome === 'DELIVERED') summary.delivered++;
-        else if (outcome === 'FAILED') summary.failed++;
-        else if (outcome === 'ABANDONED') summary.abandoned++;
+      if (stopped) return { claimed: 0, delivered: 0, failed: 0, abandoned: 0 };
+      const rows = await claimNext(Math.min(batchSize, Math.max(concurrency - inFlight.size, 0)));
+      const outcomes = await Promise.all(rows.map(launch));
+      await writer.flush();
+      const count = (o: Outcome) => outcomes.filter((x) => x === o).length;
+      return { claimed: rows.length, delivered: count('DELIVERED'), failed: count('FAILED'), abandoned: count('ABANDONED') };
+    },
+
+    /** Extends the leases of the rows being sent (and those whose outcome is not yet written). */
+    renewLeases: () => claims.renew([...inFlight.keys()]),
+
+    /** Aborts sends in progress, writes the outcomes already known and gives the aborted rows back. */
+    async stop(): Promise<void> {
+      stopped = true;
+      const aborted = [...inFlight.keys()];
+      for (const { abort } of inFlight.values()) abort.abort();
+      await Promise.allSettled([...running]);
+      await writer.flush();
+      const released = await claims.release(aborted).catch((err: unknown) => {
+        log.error({ err }, 'could not release webhook claims; they are re-sent when their lease runs out');
+        return 0;
       });
-      return summary;
+      if (aborted.length) log.info({ aborted: aborted.length, released }, 'webhook sends aborted for shutdown; claims released');
     },
   };
 }
 
-export type WebhookDispatcher = ReturnType<typeof createWebhookDispatcher>;
-
-function receiverOf(row: ClaimedDelivery): string {
-  try {
-    return new URL(row.url).host;
-  } catch {
-    return row.url;
-  }
-}
-
-/**
- * Runs `work` for every item, at most PARALLEL_SENDS at once and at most PARALLEL_PER_RECEIVER per key, so a
- * slow receiver occupies only its own slots while the others keep going. `work` must not reject.
- */
-function runBounded<T>(items: T[], keyOf: (item: T) => string, work: (item: T) => Promise<void>): Promise<void> {
-  const queues = new Map<string, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    const queue = queues.get(key);
-    if (queue) queue.push(item);
-    else queues.set(key, [item]);
-  }
-  const inFlight = new Map<string, number>();
-  let active = 0;
-  return new Promise((resolve) => {
-    const pump = () => {
-      for (const [key, queue] of queues) {
-        while (queue.length > 0 && active < PARALLEL_SENDS && (inFlight.get(key) ?? 0) < PARALLEL_PER_RECEIVER) {
-          const item = queue.shift()!;
-          active++;
-          inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
-          void work(item).finally(() => {
-            active--;
-            inFlight.set(key, inFlight.get(key)! - 1);
-            pump();
-          });
-        }
-        if (queue.length === 0) queues.delete(key);
-      }
-      if (active === 0 && queues.size === 0) resolve();
-    };
-    pump();
-  });
-}
+export type Dispatcher = ReturnType<typeof createDispatcher>;

@@ -13,6 +13,8 @@ export interface SendResult {
   /** Why the attempt failed: network error, timeout, refused address, or a non-2xx status. */
   error: string | null;
   durationMs: number;
+  /** Cut short by the caller's signal (shutdown): not an attempt, nothing to record. */
+  aborted?: boolean;
 }
 
 export interface WebhookSenderOptions {
@@ -40,10 +42,12 @@ export function createWebhookSender(options: WebhookSenderOptions) {
     },
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
-    keepAliveTimeout: 4_000,
+    // One keep-alive pool per origin (undici's Agent): warm connections are reused across deliveries.
+    keepAliveTimeout: 10_000,
+    keepAliveMaxTimeout: 60_000,
   });
 
-  async function send(url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
+  async function send(url: string, body: string, headers: Record<string, string>, abort?: AbortSignal): Promise<SendResult> {
     const started = Date.now();
     const failed = (error: string): SendResult => ({ ok: false, status: null, bodyPrefix: null, error, durationMs: Date.now() - started });
     let target: URL;
@@ -62,7 +66,7 @@ export function createWebhookSender(options: WebhookSenderOptions) {
         body,
         headers,
         dispatcher: agent,
-        signal: AbortSignal.timeout(options.timeoutMs),
+        signal: abort ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), abort]) : AbortSignal.timeout(options.timeoutMs),
       });
       const bodyPrefix = await readPrefix(res.body);
       const ok = res.statusCode >= 200 && res.statusCode < 300;
@@ -75,6 +79,7 @@ export function createWebhookSender(options: WebhookSenderOptions) {
         durationMs: Date.now() - started,
       };
     } catch (err) {
+      if (abort?.aborted) return { ...failed('aborted (shutting down)'), aborted: true };
       return failed(describeNetworkError(err, options.timeoutMs));
     }
   }
