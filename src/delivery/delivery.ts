@@ -85,8 +85,8 @@ export function createDelivery({ config, db, log, onOutcome }: {
   }
 
   if (continuous) {
-    dispatcher.hooks.onSlotFreed = () => {
-      if (backlog || wanted) wake();
+    dispatcher.hooks.onSlotFreed = (moreDue) => {
+      if (backlog || moreDue) wake();
     };
     dispatcher.hooks.onRetryScheduled = (sec) => wakeIn(sec * 1000 + 10);
   }

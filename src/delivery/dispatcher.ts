@@ -44,6 +44,7 @@ export function createDispatcher({ config, log, sender, claims, breakers, onOutc
   const inFlight = new Map<string, InFlight>();
   const perSubscription = new Map<string, number>();
   const running = new Set<Promise<Outcome | null>>();
+  const saturated = new Set<string>();
   let cursor = '';
   let stopped = false;
 
@@ -53,6 +54,15 @@ export function createDispatcher({ config, log, sender, claims, breakers, onOutc
     for (const [id, n] of perSubscription) caps.set(id, Math.max(0, subscriptionConcurrency - n));
     for (const id of probeOnly) caps.set(id, Math.min(1, caps.get(id) ?? 1));
     const rows = await claims.claim({ limit, perSubscription: subscriptionConcurrency, caps, blocked, after: cursor });
+    // A subscription that used up its share may have more due rows: its next freed slot must look again.
+    const got = new Map<string, number>();
+    for (const r of rows) got.set(r.subscriptionId, (got.get(r.subscriptionId) ?? 0) + 1);
+    for (const [id, n] of caps) if (n === 0) saturated.add(id);
+    for (const [id, n] of got) {
+      if (n >= (caps.get(id) ?? subscriptionConcurrency)) saturated.add(id);
+      else saturated.delete(id);
+    }
+    if (rows.length < limit) for (const [id, n] of caps) if (n > 0 && !got.has(id)) saturated.delete(id);
     if (rows.length > 0) {
       const ids = [...new Set(rows.map((r) => r.subscriptionId))].sort();
       cursor = ids.find((id) => id > cursor) ?? ids.at(-1)!;
@@ -109,7 +119,7 @@ export function createDispatcher({ config, log, sender, claims, breakers, onOutc
       const left = perSubscription.get(row.subscriptionId)! - 1;
       if (left > 0) perSubscription.set(row.subscriptionId, left);
       else perSubscription.delete(row.subscriptionId);
-      hooks.onSlotFreed();
+      hooks.onSlotFreed(saturated.has(row.subscriptionId));
     };
     const task = deliver(row, abort, free)
       .catch((err: unknown) => {
@@ -125,7 +135,7 @@ export function createDispatcher({ config, log, sender, claims, breakers, onOutc
   }
 
   /** Hooks for the continuous loop (delivery.ts); no-ops for a dispatcher driven by ticks alone. */
-  const hooks = { onSlotFreed: () => {}, onRetryScheduled: (_sec: number) => {} };
+  const hooks = { onSlotFreed: (_moreDue: boolean) => {}, onRetryScheduled: (_sec: number) => {} };
 
   return {
     hooks,

@@ -66,8 +66,8 @@ describe.skipIf(!onPostgres)('two dispatchers on one PostgreSQL database (skippe
     const base = await createTestDatabase();
     const second = await openDatabase({ databaseUrl: base.url!, dataDir: 'unused', poolSize: 10 });
     // Two instances (own instance id, own connections), one database; many small claims interleave them.
-    const configOf = () => loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_BATCH_SIZE: '10', WEBHOOK_CA_FILE: receiver.caFile });
-    const deliveries = [createDelivery({ db: base, config: configOf(), log: silentLogger() }), createDelivery({ db: second, config: configOf(), log: silentLogger() })];
+    const configOf = (id: string) => loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_BATCH_SIZE: '10', WEBHOOK_CA_FILE: receiver.caFile, INSTANCE_ID: id });
+    const deliveries = [createDelivery({ db: base, config: configOf('one'), log: silentLogger() }), createDelivery({ db: second, config: configOf('two'), log: silentLogger() })];
     const dispatcherOn = (db: Database): Dispatcher => deliveries[db === base ? 0 : 1].dispatcher;
     try {
       const tenant = await createTenant(base);
