@@ -85,8 +85,10 @@ export function createDelivery({ config, db, log, onOutcome }: {
   }
 
   if (continuous) {
+    // Refill in batches: one claim per freed slot would cost a round trip per delivery under load.
+    const refillAt = Math.max(1, Math.floor(settings.concurrency / 8));
     dispatcher.hooks.onSlotFreed = (moreDue) => {
-      if (backlog || moreDue) wake();
+      if ((backlog || moreDue) && (dispatcher.freeSlots >= refillAt || dispatcher.inFlight === 0)) wake();
     };
     dispatcher.hooks.onRetryScheduled = (sec) => wakeIn(sec * 1000 + 10);
   }

@@ -38,7 +38,8 @@ export function createWebhookSender(options: WebhookSenderOptions) {
     connect: {
       timeout: options.timeoutMs,
       ...(options.allowPrivateNetworks ? {} : { lookup: guardedLookup(options.resolveAll) }),
-      ...(options.caFile ? { ca: [...tls.rootCertificates, readFileSync(options.caFile, 'utf8')] } : {}),
+      // Built once: a `ca` list here would be parsed again for every new connection (the system store is ~150 certificates).
+      ...(options.caFile ? { secureContext: tls.createSecureContext({ ca: [...tls.rootCertificates, readFileSync(options.caFile, 'utf8')] }) } : {}),
     },
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
@@ -60,14 +61,13 @@ export function createWebhookSender(options: WebhookSenderOptions) {
     // IP literals never reach the lookup, so they are checked here.
     const host = hostOf(target);
     if (!options.allowPrivateNetworks && net.isIP(host) && isPrivateAddress(host)) return failed(`${host} is not a public address`);
+    // One controller per send for the whole-exchange timeout and the caller's abort (AbortSignal.any is slow on Node 20).
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException('timed out', 'TimeoutError')), options.timeoutMs);
+    const onAbort = () => controller.abort(abort!.reason);
+    abort?.addEventListener('abort', onAbort, { once: true });
     try {
-      const res = await request(target, {
-        method: 'POST',
-        body,
-        headers,
-        dispatcher: agent,
-        signal: abort ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), abort]) : AbortSignal.timeout(options.timeoutMs),
-      });
+      const res = await request(target, { method: 'POST', body, headers, dispatcher: agent, signal: controller.signal });
       const bodyPrefix = await readPrefix(res.body);
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       const redirect = res.statusCode >= 300 && res.statusCode < 400;
@@ -80,7 +80,10 @@ export function createWebhookSender(options: WebhookSenderOptions) {
       };
     } catch (err) {
       if (abort?.aborted) return { ...failed('aborted (shutting down)'), aborted: true };
-      return failed(describeNetworkError(err, options.timeoutMs));
+      return failed(describeNetworkError(controller.signal.aborted ? controller.signal.reason : err, options.timeoutMs));
+    } finally {
+      clearTimeout(timer);
+      abort?.removeEventListener('abort', onAbort);
     }
   }
 

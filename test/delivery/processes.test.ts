@@ -85,7 +85,7 @@ describe('SIGTERM during a send that hangs', () => {
       let db = await open();
       const id = await queueOne(db);
       if (!base) await db.close(); // the embedded database belongs to one process at a time
-      const store = base ? { DATABASE_URL: base.url! } : { DATA_DIR: dir };
+      const store: Record<string, string> = base ? { DATABASE_URL: base.url! } : { DATA_DIR: dir };
       // The receiver would keep the send open far beyond the shutdown budget: only aborting it meets the budget.
       const api = await startApi(store, { WEBHOOK_TIMEOUT_MS: '60000', SHUTDOWN_TIMEOUT_MS: '5000', INSTANCE_ID: 'sigterm' });
       await eventually(() => sendsOf(id).length === 1, 10_000);
