@@ -95,11 +95,15 @@ export function createClaims(db: Database, instanceId: string, leaseSec: number)
         WHERE id IN (SELECT json_array_elements_text(${json(ids)}::json)) AND "claimedBy" = ${instanceId}`;
     },
 
-    /** At start-up: claims this instance held when it last stopped (a crash) are freed at once. */
+    /**
+     * At start-up: claims this instance held when it last stopped (a crash) are freed at once. The embedded
+     * database has one process by construction, so there every claim is stale.
+     */
     releaseStale(): Promise<number> {
+      const everyClaim = db.kind === 'pglite';
       return db.prisma.$executeRaw`
         UPDATE webhook_deliveries SET "leaseUntil" = NULL, "claimedBy" = NULL
-        WHERE status IN ('PENDING', 'FAILED') AND "claimedBy" = ${instanceId}`;
+        WHERE status IN ('PENDING', 'FAILED') AND "claimedBy" IS NOT NULL AND (${everyClaim} OR "claimedBy" = ${instanceId})`;
     },
 
     /**

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Claims, RecordedOutcome } from './claims.ts';
 
-const FLUSH_MS = 10;
+const FLUSH_MS = 20;
 const MAX_BATCH = 500;
 
 /**
