@@ -14,9 +14,9 @@ async function start() {
   const log = deps.logger;
   if (applied.length) log.info({ applied }, 'migrations applied');
   const app = await buildApp(deps);
+  await deps.delivery.start(); // before listening: frees this instance's stale webhook claims, starts delivering
   await app.listen({ port: config.port, host: config.host });
   log.info({ database: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined }, 'fleet API ready');
-  await deps.delivery.start();
   const scheduler = startScheduler(deps);
 
   let stopping = false;
