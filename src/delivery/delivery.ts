@@ -39,7 +39,7 @@ export function createDelivery({ config, db, log, onOutcome }: {
   // The claim loop: one claim at a time; wakes arriving meanwhile coalesce into one more pass.
   let pumping = false;
   let wanted = false;
-  /** The last claim filled up: a freed slot probably has work waiting. */
+  /** The last claim found work: a freed slot probably has more waiting. */
   let backlog = false;
   async function pump(): Promise<void> {
     if (!started || closed) return;
