@@ -9,6 +9,7 @@ import { createRateLimiter, type RateLimiter } from './http/rate-limit.ts';
 import { createMemoryStore, createRedisStore, withCircuitBreaker } from './http/rate-limiter.ts';
 import { createBackground, type Background } from './jobs/background.ts';
 import { createBillingSync } from './jobs/billing-sync.ts';
+import { createDelivery, type Delivery } from './delivery/delivery.ts';
 import { loggerOptions } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createServices, type Services } from './modules/services.ts';
@@ -22,6 +23,8 @@ export interface AppDeps {
   background: Background;
   metrics: Metrics;
   services: Services;
+  /** Outbound webhook delivery (sender, dispatcher, wake-up, breakers); main.ts starts it. */
+  delivery: Delivery;
   build: BuildInfo;
   changelog: ChangelogEntry[];
   /** Releases timers and connections owned by the dependencies (not the database). */
@@ -41,14 +44,18 @@ export function createDeps(config: Config, db: Database, logger?: FastifyBaseLog
   const background = createBackground(log);
   const metrics = createMetrics(db);
   const billing = createBillingSync(db, config.billing, background, log);
-  const services = createServices({ config, db, log, background, billing, auth, rateLimiter, metrics });
+  const delivery = createDelivery({
+    config, db, log,
+    onOutcome: (outcome) => metrics.delivery(outcome.toLowerCase() as 'delivered' | 'failed' | 'abandoned'),
+  });
+  const services = createServices({ config, db, log, background, billing, auth, rateLimiter, metrics, webhookSender: delivery.sender });
   return {
-    config, db, logger: log, auth, rateLimiter, background, metrics, services,
+    config, db, logger: log, auth, rateLimiter, background, metrics, services, delivery,
     build: readBuildInfo(config.build),
     changelog: loadChangelog(),
     async close() {
+      await delivery.close();
       await background.idle();
-      await services.webhooks.close();
       await auth.close();
       await rateLimiter.close();
     },

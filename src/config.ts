@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import { z } from 'zod';
 
 const bool = z
@@ -17,7 +19,15 @@ const schema = z
     RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
     REDIS_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^rediss?$/ }).optional()),
     WEBHOOK_DISPATCH_CRON: z.string().min(1).default('* * * * *'),
+    WEBHOOK_DISPATCH_MODE: z.enum(['continuous', 'tick']).default('continuous'),
     WEBHOOK_BATCH_SIZE: positiveInt.max(1000).default(50),
+    WEBHOOK_CONCURRENCY: positiveInt.max(1000).default(64),
+    WEBHOOK_SUBSCRIPTION_CONCURRENCY: positiveInt.max(1000).default(8),
+    WEBHOOK_POLL_MS: positiveInt.default(5_000),
+    WEBHOOK_LEASE_SEC: positiveInt.max(3600).default(15),
+    WEBHOOK_BREAKER_FAILURES: positiveInt.default(5),
+    WEBHOOK_BREAKER_COOLDOWN_MS: positiveInt.default(30_000),
+    INSTANCE_ID: z.preprocess(emptyAsUndefined, z.string().min(1).max(200).optional()),
     WEBHOOK_RETRY_SCHEDULE: z
       .string()
       .default('30,120,480,1800,7200,28800')
@@ -74,8 +84,18 @@ const schema = z
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     redisUrl: env.REDIS_URL,
     webhooks: {
+      /** The sweep for due retries and expired leases (the spec's per-minute scheduler tick). */
       dispatchCron: env.WEBHOOK_DISPATCH_CRON,
+      /** continuous: new events wake the dispatcher; tick: only the cron tick dispatches (the spec's model). */
+      dispatchMode: env.WEBHOOK_DISPATCH_MODE,
+      /** Rows per claim; in tick mode also the cap per tick. */
       batchSize: env.WEBHOOK_BATCH_SIZE,
+      /** Sends in flight at once per process, and at most per subscription (its share). */
+      concurrency: env.WEBHOOK_CONCURRENCY,
+      subscriptionConcurrency: Math.min(env.WEBHOOK_SUBSCRIPTION_CONCURRENCY, env.WEBHOOK_CONCURRENCY),
+      pollMs: env.WEBHOOK_POLL_MS,
+      leaseSec: env.WEBHOOK_LEASE_SEC,
+      breaker: { failures: env.WEBHOOK_BREAKER_FAILURES, cooldownMs: env.WEBHOOK_BREAKER_COOLDOWN_MS },
       retryScheduleSec: env.WEBHOOK_RETRY_SCHEDULE,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
@@ -99,6 +119,9 @@ const schema = z
     redis: { commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS, breakerIntervalMs: env.REDIS_BREAKER_INTERVAL_MS },
     preAuthRateLimitPerMinute: env.PRE_AUTH_RATE_LIMIT_PER_MINUTE,
     trustProxy: env.TRUST_PROXY,
+    /** Names this process's delivery claims; stable across restarts so a restart frees its own stale claims. */
+    // (A random port gets a random id: nothing to find again after a restart.)
+    instanceId: env.INSTANCE_ID ?? `${os.hostname()}:${env.PORT || randomUUID()}`,
   }));
 
 export type Config = z.output<typeof schema>;

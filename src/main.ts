@@ -28,6 +28,7 @@ async function start() {
   const log = deps.logger;
   if (applied.length) log.info({ applied }, 'migrations applied');
   const app = await buildApp(deps);
+  await deps.delivery.start(); // before listening: frees this instance's stale webhook claims, starts delivering
   await app.listen({ port: config.port, host: config.host });
   log.info({ database: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined }, 'fleet API ready');
   const scheduler = startScheduler(deps);
@@ -44,6 +45,7 @@ async function start() {
     force.unref();
     // Stop taking requests and let in-flight ones finish, then stop jobs, then release the database.
     await app.close();
+    await deps.delivery.close(); // aborts webhook sends in progress and releases their claims
     await scheduler.stop();
     await deps.close();
     await db.close();

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { stringify } from 'yaml';
 import { eventCatalog, EVENT_TYPES, type EventType } from '../events/catalog.ts';
-import { EVENT_EXAMPLES } from '../webhooks/event-examples.ts';
-import { SIGNATURE_TOLERANCE_SEC, signEnvelope } from '../webhooks/signer.ts';
+import { EVENT_EXAMPLES } from '../delivery/event-examples.ts';
+import { SIGNATURE_TOLERANCE_SEC, signEnvelope } from '../delivery/signer.ts';
 
 type Json = Record<string, unknown>;
 

@@ -3,6 +3,18 @@ import type { Database } from './database.ts';
 
 export type Tx = Prisma.TransactionClient;
 
+const afterCommitHooks = new WeakMap<object, (() => void)[]>();
+
+/**
+ * Runs `hook` once the transaction `tx` has committed (never after a rollback). Outside a transaction opened
+ * by transaction() the statement has already committed, so the hook runs at once.
+ */
+export function afterCommit(tx: Tx, hook: () => void): void {
+  const hooks = afterCommitHooks.get(tx);
+  if (hooks) hooks.push(hook);
+  else hook();
+}
+
 /**
  * One use case, one transaction: the state change and the events it emits commit or roll back together.
  * The generous maxWait covers PGlite, which runs one transaction at a time (on PostgreSQL the pool's
@@ -11,6 +23,12 @@ export type Tx = Prisma.TransactionClient;
  * deadline resets the request's connections and refuses its further queries, COMMIT included
  * (request-scope.ts); the server then rolls the transaction back.
  */
-export function transaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.prisma.$transaction(fn, { maxWait: 15_000, timeout: 30_000 });
+export async function transaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const hooks: (() => void)[] = [];
+  const result = await db.prisma.$transaction((tx) => {
+    afterCommitHooks.set(tx, hooks);
+    return fn(tx);
+  }, { maxWait: 15_000, timeout: 30_000 });
+  for (const hook of hooks) hook();
+  return result;
 }

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../composition.ts';
 import type { JobDefinition } from './scheduler.ts';
-import { webhookDispatchJob, webhookRetentionJob } from '../webhooks/jobs.ts';
+import { webhookDispatchJob, webhookRetentionJob } from '../delivery/jobs.ts';
 import { renewalHeadsUpsJob, sendNotificationsJob } from '../modules/notifications/notifications.jobs.ts';
 
 /**

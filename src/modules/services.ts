@@ -6,6 +6,7 @@ import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Background } from '../jobs/background.ts';
 import type { BillingSync } from '../jobs/billing-sync.ts';
 import type { Metrics } from '../metrics.ts';
+import type { WebhookSender } from '../delivery/sender.ts';
 import { createAssetService } from './assets/assets.service.ts';
 import { createMetaService } from './meta/meta.service.ts';
 import { createToolService } from './tools/tools.service.ts';
@@ -30,6 +31,8 @@ export interface ServiceDeps {
   auth: Authenticator;
   rateLimiter: RateLimiter;
   metrics: Metrics;
+  /** Outbound HTTP for the webhook test endpoint (owned and closed by the delivery machinery). */
+  webhookSender: WebhookSender;
 }
 
 /** One instance of each service per process. Add a resource's service here. */

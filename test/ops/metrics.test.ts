@@ -40,7 +40,7 @@ describe('GET /metrics', () => {
     const sub = await t.api.post('/api/v1/webhooks', key, { url: 'https://127.0.0.1:9/hook', events: ['asset.created'] });
     expect(sub.statusCode, sub.body).toBe(201);
     await t.api.post('/api/v1/assets', key, { nickname: 'Metered', assetClass: 'trailer' });
-    const summary = await t.deps.services.webhooks.dispatcher.dispatchOnce();
+    const summary = await t.deps.delivery.dispatcher.dispatchOnce();
     expect(summary.failed).toBe(1);
     const text = (await t.api.get('/metrics', TOKEN)).body;
     expect(text).toMatch(/webhook_deliveries_total\{outcome="failed"\} 1/);

@@ -5,12 +5,10 @@ import { EVENT_TYPES, isEventType } from '../../events/catalog.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { notFound, ValidationError } from '../../http/errors.ts';
 import { decodeCursor, keysetSql, newestFirstAfter, newestFirstKey, newestFirstOrder, NEWEST_FIRST, paginate, timeIdCursor } from '../../http/pagination.ts';
-import { createWebhookDispatcher } from '../../webhooks/dispatcher.ts';
-import { EVENT_EXAMPLES } from '../../webhooks/event-examples.ts';
-import { pruneWebhookHistory } from '../../webhooks/retention.ts';
-import { createWebhookSender, firstBytes } from '../../webhooks/sender.ts';
-import { newWebhookSecret, signEnvelope } from '../../webhooks/signer.ts';
-import { checkWebhookUrl } from '../../webhooks/url-guard.ts';
+import { EVENT_EXAMPLES } from '../../delivery/event-examples.ts';
+import { firstBytes } from '../../delivery/sender.ts';
+import { newWebhookSecret, signEnvelope } from '../../delivery/signer.ts';
+import { checkWebhookUrl } from '../../delivery/url-guard.ts';
 import type { ServiceDeps } from '../services.ts';
 import {
   DELIVERY_STATUSES, SECRET_WARNING, toDeliveryRow, toWebhookRow, UPDATABLE_FIELDS,
@@ -24,17 +22,7 @@ function acceptedEvents(names: string[]): string[] {
 }
 
 
-export function createWebhookService({ db, config, log, metrics }: Pick<ServiceDeps, 'db' | 'config' | 'log' | 'metrics'>) {
-  const sender = createWebhookSender({
-    timeoutMs: config.webhooks.timeoutMs,
-    allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
-    caFile: config.webhooks.caFile,
-  });
-  const dispatcher = createWebhookDispatcher({
-    db, config, log, sender,
-    onOutcome: (outcome) => metrics.delivery(outcome.toLowerCase() as 'delivered' | 'failed' | 'abandoned'),
-  });
-
+export function createWebhookService({ db, config, webhookSender: sender }: Pick<ServiceDeps, 'db' | 'config' | 'webhookSender'>) {
   /** Checks url and events together so one 422 reports every problem; returns the values to store. */
   async function validated(input: { url?: string; events?: string[] }) {
     const fieldErrors: Record<string, string> = {};
@@ -65,11 +53,6 @@ export function createWebhookService({ db, config, log, metrics }: Pick<ServiceD
   }
 
   return {
-    dispatcher,
-    /** Closes the receivers' connection pool (shutdown). */
-    close: () => sender.close(),
-    pruneHistory: (now?: Date) => pruneWebhookHistory(db, now),
-
     async create(ctx: RequestContext, input: CreateWebhookInput) {
       const { url, events } = await validated(input);
       const secret = newWebhookSecret();

@@ -4,7 +4,7 @@ import { emit } from '../../../src/events/outbox.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
 import { securitySuite } from '../../helpers/security.ts';
-import { loadPublishedVerifier, startReceiver, type Receiver } from '../../webhooks/helpers.ts';
+import { loadPublishedVerifier, startReceiver, type Receiver } from '../../delivery/helpers.ts';
 
 let t: TestApp;
 let acme: TestTenant;
@@ -140,7 +140,7 @@ describe('DELETE /webhooks/{id}', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ ok: true, subscriptionId, deleted: true });
     expect(await t.db.prisma.webhookDelivery.count({ where: { subscriptionId } })).toBe(0);
-    await t.deps.services.webhooks.dispatcher.dispatchOnce();
+    await t.deps.delivery.dispatcher.dispatchOnce();
     expect(receiver.requests.filter((r) => r.path === '/deleted')).toHaveLength(0);
     expect((await t.api.get(`/api/v1/webhooks/${subscriptionId}`, acme.key)).statusCode).toBe(404);
     expect((await t.api.delete(`/api/v1/webhooks/${subscriptionId}`, acme.key)).statusCode).toBe(404);
@@ -156,7 +156,7 @@ describe('GET /webhooks/{id}/deliveries', () => {
         await emit(tx, acme.orgId, 'tool.created', { toolId: name, name, category: null, isConsumable: false, scanToken: 's', actorId: null, at: new Date().toISOString() });
       }
     });
-    for (let i = 0; i < 3; i++) await t.deps.services.webhooks.dispatcher.dispatchOnce();
+    for (let i = 0; i < 3; i++) await t.deps.delivery.dispatcher.dispatchOnce();
     receiver.respond = () => ({});
     const all = (await t.api.get(`/api/v1/webhooks/${subscriptionId}/deliveries`, acme.key)).json().deliveries;
     expect(all).toHaveLength(3);

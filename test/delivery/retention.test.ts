@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pruneWebhookHistory } from '../../src/delivery/retention.ts';
 import { JOBS } from '../../src/jobs/jobs.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -31,7 +32,7 @@ describe('webhook history retention', () => {
     await event('old-event-recent-delivery', 31);
     await delivery('old-event-recent-delivery', 2, 'PENDING');
 
-    const removed = await t.deps.services.webhooks.pruneHistory(now);
+    const removed = await pruneWebhookHistory(t.db, now);
     expect(removed).toEqual({ deliveries: 2, events: 3 });
     expect((await t.db.prisma.event.findMany({ orderBy: { id: 'asc' } })).map((e) => e.id)).toEqual(['old-event-recent-delivery', 'recent']);
     expect((await t.db.prisma.webhookDelivery.findMany()).map((d) => d.eventId).sort()).toEqual(['old-event-recent-delivery', 'recent']);

@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/events/catalog.ts';
 import { emit } from '../../src/events/outbox.ts';
 import { transaction } from '../../src/db/transaction.ts';
-import { createWebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
-import { EVENT_EXAMPLES } from '../../src/webhooks/event-examples.ts';
-import { createWebhookSender } from '../../src/webhooks/sender.ts';
+import { createDelivery } from '../../src/delivery/delivery.ts';
+import { EVENT_EXAMPLES } from '../../src/delivery/event-examples.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
@@ -18,7 +17,8 @@ let verifyWebhook: Awaited<ReturnType<typeof loadPublishedVerifier>>['verifyWebh
 beforeAll(async () => {
   receiver = await startReceiver();
   ({ verifyWebhook } = await loadPublishedVerifier());
-  t = await createTestApp({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0,0' });
+  // The breaker has its own tests; here every attempt of a failing receiver must be made.
+  t = await createTestApp({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0,0', WEBHOOK_BREAKER_FAILURES: '1000' });
   acme = await t.tenant('Acme');
 });
 afterAll(async () => {
@@ -26,7 +26,7 @@ afterAll(async () => {
   await receiver.close();
 });
 
-const dispatchOnce = () => t.deps.services.webhooks.dispatcher.dispatchOnce();
+const dispatchOnce = () => t.deps.delivery.dispatcher.dispatchOnce();
 const subscribe = async (path: string, events: string[], tenant = acme) =>
   (await t.api.post('/api/v1/webhooks', tenant.key, { url: `${receiver.origin}${path}`, events })).json() as { subscriptionId: string; secret: string };
 const at = (path: string) => receiver.requests.filter((r) => r.path === path);
@@ -121,7 +121,7 @@ describe('retry schedule from configuration', () => {
       await slowRetry.api.post('/api/v1/webhooks', tenant.key, { url: `${receiver.origin}/later`, events: ['asset.created'] });
       receiver.respond = (req) => (req.path === '/later' ? { status: 500 } : {});
       await slowRetry.api.post('/api/v1/assets', tenant.key, { nickname: 'Later', assetClass: 'trailer' });
-      const dispatcher = slowRetry.deps.services.webhooks.dispatcher;
+      const dispatcher = slowRetry.deps.delivery.dispatcher;
       expect((await dispatcher.dispatchOnce()).failed).toBe(1);
       expect((await dispatcher.dispatchOnce()).claimed).toBe(0);
       receiver.respond = () => ({});
@@ -204,22 +204,15 @@ describe('leases', () => {
     await t.api.post('/api/v1/assets', acme.key, { nickname: 'Late', assetClass: 'trailer' });
     const tick = dispatchOnce();
     await new Promise((r) => setTimeout(r, 200));
-    // Meanwhile the lease ran out and another dispatcher claimed the row (a new lease value).
+    // Meanwhile the lease ran out and another instance claimed the row.
     const newLease = new Date(Date.now() + 120_000);
-    await t.db.prisma.webhookDelivery.updateMany({ where: { subscriptionId }, data: { leaseUntil: newLease } });
+    await t.db.prisma.webhookDelivery.updateMany({ where: { subscriptionId }, data: { leaseUntil: newLease, claimedBy: 'another-instance' } });
     await tick;
     receiver.respond = () => ({});
     const [row] = await deliveriesOf(subscriptionId);
-    expect(row).toMatchObject({ status: 'PENDING', attempts: 0, leaseUntil: newLease });
-    expect(t.logs.some((l) => l.msg === 'webhook delivery outcome not recorded: row deleted or lease lost' && l.deliveryId === row.id)).toBe(true);
-    await t.db.prisma.webhookDelivery.updateMany({ where: { subscriptionId }, data: { leaseUntil: null } });
-  });
-
-  it('sizes the lease to outlast the slowest possible tick', () => {
-    const config = loadConfig({ WEBHOOK_BATCH_SIZE: '50', WEBHOOK_TIMEOUT_MS: '10000' });
-    const sender = createWebhookSender({ timeoutMs: 10_000, allowPrivateNetworks: true });
-    const dispatcher = createWebhookDispatcher({ db: t.db, config, log: silentLogger(), sender });
-    expect(dispatcher.leaseSec).toBe(13 * 11 + 60);
+    expect(row).toMatchObject({ status: 'PENDING', attempts: 0, leaseUntil: newLease, claimedBy: 'another-instance' });
+    expect(t.logs.some((l) => l.msg === 'webhook delivery outcome not recorded: row deleted or claim lost' && l.deliveryId === row.id)).toBe(true);
+    await t.db.prisma.webhookDelivery.updateMany({ where: { subscriptionId }, data: { leaseUntil: null, claimedBy: null } });
   });
 });
 
@@ -262,9 +255,9 @@ describe('per-tick cap (WEBHOOK_BATCH_SIZE, spec: up to 50 per tick)', () => {
     const fresh = await t.tenant('Capped');
     await subscribe('/capped', ['asset.created'], fresh);
     await t.api.post('/api/v1/assets/batch', fresh.key, Array.from({ length: 7 }, (_, i) => ({ nickname: `Cap ${i}`, assetClass: 'trailer' })));
-    const config = loadConfig({ WEBHOOK_BATCH_SIZE: '5', WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
-    const sender = createWebhookSender({ timeoutMs: 10_000, allowPrivateNetworks: true, caFile: receiver.caFile });
-    const capped = createWebhookDispatcher({ db: t.db, config, log: silentLogger(), sender });
+    const config = loadConfig({ WEBHOOK_DISPATCH_MODE: 'tick', WEBHOOK_BATCH_SIZE: '5', WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    const delivery = createDelivery({ db: t.db, config, log: silentLogger() });
+    const capped = delivery.dispatcher;
     try {
       // Other tests' rows may be due too; count only this subscription's deliveries.
       const before = at('/capped').length;
@@ -274,7 +267,7 @@ describe('per-tick cap (WEBHOOK_BATCH_SIZE, spec: up to 50 per tick)', () => {
       expect(at('/capped').length - before).toBe(7);
       expect(loadConfig({}).webhooks.batchSize).toBe(50);
     } finally {
-      await sender.close();
+      await delivery.close();
     }
   });
 });

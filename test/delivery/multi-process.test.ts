@@ -7,9 +7,9 @@ import { openDatabase, type Database } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrator.ts';
 import { transaction } from '../../src/db/transaction.ts';
 import { emit } from '../../src/events/outbox.ts';
-import { createWebhookDispatcher, type WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
-import { EVENT_EXAMPLES } from '../../src/webhooks/event-examples.ts';
-import { createWebhookSender } from '../../src/webhooks/sender.ts';
+import { createDelivery } from '../../src/delivery/delivery.ts';
+import type { Dispatcher } from '../../src/delivery/dispatcher.ts';
+import { EVENT_EXAMPLES } from '../../src/delivery/event-examples.ts';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
 import { createTenant } from '../helpers/fixtures.ts';
 import { appOn, loadPublishedVerifier, silentLogger, startReceiver, type Receiver } from './helpers.ts';
@@ -45,7 +45,7 @@ describe('a process that stops between commit and dispatch', () => {
       const dbB = await open();
       const second = await appOn(dbB, env);
       try {
-        expect(await second.deps.services.webhooks.dispatcher.dispatchOnce()).toMatchObject({ claimed: 1, delivered: 1 });
+        expect(await second.deps.delivery.dispatcher.dispatchOnce()).toMatchObject({ claimed: 1, delivered: 1 });
         const [req] = receiver.requests.filter((r) => r.path === '/restart');
         expect(req.json).toMatchObject({ event: 'asset.created', data: { assetId: created.json().assetId, nickname: 'Survivor' } });
         const { verifyWebhook } = await loadPublishedVerifier();
@@ -65,9 +65,10 @@ describe.skipIf(!onPostgres)('two dispatchers on one PostgreSQL database (skippe
   it('sends each of 500 deliveries exactly once, all on the first attempt', async () => {
     const base = await createTestDatabase();
     const second = await openDatabase({ databaseUrl: base.url!, dataDir: 'unused', poolSize: 10 });
-    const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_BATCH_SIZE: '50' });
-    const dispatcherOn = (db: Database): WebhookDispatcher =>
-      createWebhookDispatcher({ db, config, log: silentLogger(), sender: createWebhookSender({ timeoutMs: 10_000, allowPrivateNetworks: true, caFile: receiver.caFile }) });
+    // Two instances (own instance id, own connections), one database; many small claims interleave them.
+    const configOf = (id: string) => loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_BATCH_SIZE: '10', WEBHOOK_CA_FILE: receiver.caFile, INSTANCE_ID: id });
+    const deliveries = [createDelivery({ db: base, config: configOf('one'), log: silentLogger() }), createDelivery({ db: second, config: configOf('two'), log: silentLogger() })];
+    const dispatcherOn = (db: Database): Dispatcher => deliveries[db === base ? 0 : 1].dispatcher;
     try {
       const tenant = await createTenant(base);
       for (let s = 0; s < 5; s++) {
@@ -79,7 +80,7 @@ describe.skipIf(!onPostgres)('two dispatchers on one PostgreSQL database (skippe
       expect(await base.prisma.webhookDelivery.count()).toBe(500);
 
       const claimedBy = [0, 0];
-      const run = async (dispatcher: WebhookDispatcher, index: number) => {
+      const run = async (dispatcher: Dispatcher, index: number) => {
         for (;;) {
           const { claimed } = await dispatcher.dispatchOnce();
           claimedBy[index] += claimed;
@@ -98,6 +99,7 @@ describe.skipIf(!onPostgres)('two dispatchers on one PostgreSQL database (skippe
       const rows = await base.prisma.webhookDelivery.groupBy({ by: ['status', 'attempts'], _count: { _all: true } });
       expect(rows).toEqual([{ status: 'DELIVERED', attempts: 1, _count: { _all: 500 } }]);
     } finally {
+      for (const d of deliveries) await d.close();
       await second.close();
       await base.close();
     }

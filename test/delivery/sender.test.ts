@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebhookSender, firstBytes, firstChars, type WebhookSender } from '../../src/webhooks/sender.ts';
-import { newWebhookSecret, signatureFor, signEnvelope } from '../../src/webhooks/signer.ts';
+import { createWebhookSender, firstBytes, firstChars, type WebhookSender } from '../../src/delivery/sender.ts';
+import { newWebhookSecret, signatureFor, signEnvelope } from '../../src/delivery/signer.ts';
 import { startReceiver, type Receiver } from './helpers.ts';
 
 describe('signer', () => {

@@ -1,7 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkWebhookUrl, guardedLookup, isPrivateAddress, type LookupAll } from '../../src/webhooks/url-guard.ts';
-import { createWebhookSender } from '../../src/webhooks/sender.ts';
+import { checkWebhookUrl, guardedLookup, isPrivateAddress, type LookupAll } from '../../src/delivery/url-guard.ts';
+import { createWebhookSender } from '../../src/delivery/sender.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
 import { startReceiver, type Receiver } from './helpers.ts';
@@ -136,7 +136,7 @@ describe('SSRF guard through the API and the dispatcher', () => {
       await t.db.prisma.webhookSubscription.create({ data: { orgId: acme.orgId, url, events: ['asset.created'], secret: 'whsec_x' } });
     }
     await t.api.post('/api/v1/assets', acme.key, { nickname: 'Rebound', assetClass: 'trailer' });
-    await t.deps.services.webhooks.dispatcher.dispatchOnce();
+    await t.deps.delivery.dispatcher.dispatchOnce();
     expect(receiver.requests).toHaveLength(0);
     const rows = await t.db.prisma.webhookDelivery.findMany({ where: { orgId: acme.orgId }, include: { subscription: true } });
     const byName = rows.find((r) => r.subscription.url.includes('/by-name'))!;

@@ -1,0 +1,138 @@
+import type { Database } from '../db/database.ts';
+import { Prisma } from '../generated/prisma/client.ts';
+
+export interface ClaimedDelivery {
+  id: string;
+  orgId: string;
+  subscriptionId: string;
+  eventType: string;
+  attempts: number;
+  url: string;
+  secret: string;
+  data: unknown;
+}
+
+export interface ClaimRequest {
+  limit: number;
+  /** Rows per subscription unless `caps` says otherwise (its share of the senders). */
+  perSubscription: number;
+  /** Remaining share of subscriptions with sends in flight or a half-open breaker (0 = none now). */
+  caps: Map<string, number>;
+  /** Subscriptions whose rows stay put (open breaker). */
+  blocked: string[];
+  /** Round-robin start: subscriptions after this id are served first. */
+  after: string;
+}
+
+export interface RecordedOutcome {
+  id: string;
+  status: 'DELIVERED' | 'FAILED' | 'ABANDONED';
+  attempts: number;
+  attemptAt: Date;
+  retryInSec: number | null;
+  responseStatus: number | null;
+  responseBody: string | null;
+  error: string | null;
+}
+
+/** The delivery queue's SQL, every statement guarded by the claimant's instance id. */
+export function createClaims(db: Database, instanceId: string, leaseSec: number) {
+  const lease = Prisma.sql`now() + make_interval(secs => ${leaseSec}::double precision)`;
+  const json = (value: unknown) => JSON.stringify(value);
+
+  return {
+    /**
+     * Claims due rows with FOR UPDATE SKIP LOCKED (two instances never claim the same row) in one statement
+     * that stamps a short lease. Subscriptions are visited round-robin from `after`, each taking at most its
+     * cap from its own due rows, oldest first, on the (subscriptionId, nextAttemptAt) index: one busy
+     * subscription's backlog never stands in front of another's, and nothing sorts the backlog.
+     */
+    claim(req: ClaimRequest): Promise<ClaimedDelivery[]> {
+      const caps = json([...req.caps].map(([id, n]) => ({ id, n })));
+      const blocked = json(req.blocked);
+      return db.prisma.$queryRaw<ClaimedDelivery[]>`
+        WITH subs AS (
+          (SELECT s.id FROM webhook_subscriptions s WHERE s.active AND s.id > ${req.after} ORDER BY s.id)
+          UNION ALL
+          (SELECT s.id FROM webhook_subscriptions s WHERE s.active AND s.id <= ${req.after} ORDER BY s.id)
+        ), picked AS (
+          SELECT due.id
+          FROM subs
+          LEFT JOIN json_to_recordset(${caps}::json) AS cap(id text, n int) ON cap.id = subs.id
+          CROSS JOIN LATERAL (
+            SELECT d.id FROM webhook_deliveries d
+            WHERE d."subscriptionId" = subs.id
+              AND d."nextAttemptAt" <= now()
+              AND d.status IN ('PENDING', 'FAILED')
+              AND (d."leaseUntil" IS NULL OR d."leaseUntil" < now())
+            ORDER BY d."nextAttemptAt"
+            LIMIT COALESCE(cap.n, ${req.perSubscription})
+            FOR UPDATE OF d SKIP LOCKED
+          ) due
+          WHERE subs.id NOT IN (SELECT json_array_elements_text(${blocked}::json))
+          LIMIT ${req.limit}
+        )
+        UPDATE webhook_deliveries d
+        SET "leaseUntil" = ${lease}, "claimedBy" = ${instanceId}
+        FROM picked, webhook_subscriptions s, events e
+        WHERE d.id = picked.id AND s.id = d."subscriptionId" AND e.id = d."eventId"
+        RETURNING d.id, d."orgId", d."subscriptionId", d."eventType", d.attempts, s.url, s.secret, e.data`;
+    },
+
+    /** Extends the leases of rows whose sends are still running. */
+    async renew(ids: string[]): Promise<void> {
+      if (ids.length === 0) return;
+      await db.prisma.$executeRaw`
+        UPDATE webhook_deliveries SET "leaseUntil" = ${lease}
+        WHERE id IN (SELECT json_array_elements_text(${json(ids)}::json)) AND "claimedBy" = ${instanceId}`;
+    },
+
+    /** Gives rows back untouched (no attempt spent): due again at once for any instance. */
+    async release(ids: string[]): Promise<number> {
+      if (ids.length === 0) return 0;
+      return db.prisma.$executeRaw`
+        UPDATE webhook_deliveries SET "leaseUntil" = NULL, "claimedBy" = NULL
+        WHERE id IN (SELECT json_array_elements_text(${json(ids)}::json)) AND "claimedBy" = ${instanceId}`;
+    },
+
+    /**
+     * At start-up: claims this instance held when it last stopped (a crash) are freed at once. The embedded
+     * database has one process by construction, so there every claim is stale.
+     */
+    releaseStale(): Promise<number> {
+      const everyClaim = db.kind === 'pglite';
+      return db.prisma.$executeRaw`
+        UPDATE webhook_deliveries SET "leaseUntil" = NULL, "claimedBy" = NULL
+        WHERE status IN ('PENDING', 'FAILED') AND "claimedBy" IS NOT NULL AND (${everyClaim} OR "claimedBy" = ${instanceId})`;
+    },
+
+    /**
+     * Writes many outcomes in one statement. A row is written only while this instance still holds its
+     * claim for that attempt, so a late writer never overwrites a newer claim. Returns the ids written.
+     */
+    async record(outcomes: RecordedOutcome[]): Promise<Set<string>> {
+      const rows = json(outcomes.map((o) => ({
+        id: o.id, status: o.status, attempts: o.attempts, at: o.attemptAt.toISOString(), retry: o.retryInSec,
+        rs: o.responseStatus, body: o.responseBody, err: o.error,
+      })));
+      const written = await db.prisma.$queryRaw<{ id: string }[]>`
+        UPDATE webhook_deliveries d SET
+          status = u.status::"DeliveryStatus",
+          attempts = u.attempts,
+          "lastAttemptAt" = u.at,
+          "deliveredAt" = CASE WHEN u.status = 'DELIVERED' THEN u.at END,
+          "nextAttemptAt" = CASE WHEN u.retry IS NULL THEN NULL ELSE now() + make_interval(secs => u.retry) END,
+          "leaseUntil" = NULL,
+          "claimedBy" = NULL,
+          "responseStatus" = u.rs,
+          "responseBody" = u.body,
+          error = u.err
+        FROM json_to_recordset(${rows}::json) AS u(id text, status text, attempts int, at timestamptz, retry float8, rs int, body text, err text)
+        WHERE d.id = u.id AND d."claimedBy" = ${instanceId} AND d.attempts = u.attempts - 1
+        RETURNING d.id`;
+      return new Set(written.map((r) => r.id));
+    },
+  };
+}
+
+export type Claims = ReturnType<typeof createClaims>;

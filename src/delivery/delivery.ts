@@ -1,0 +1,147 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import { createBreakers } from './breaker.ts';
+import { createClaims } from './claims.ts';
+import { createDispatcher, type Outcome } from './dispatcher.ts';
+import { createWebhookSender } from './sender.ts';
+import { startWakeup, type Wakeup } from './wakeup.ts';
+
+/**
+ * The outbound webhook machinery of one process, built once in the composition root: sender (keep-alive
+ * pools), breakers, dispatcher, wake-up and the timers that drive them.
+ *
+ * continuous (default): committed events wake the dispatcher at once (in process, and through
+ * LISTEN/NOTIFY across instances on PostgreSQL); it claims while it has free slots and due rows, refilling
+ * a slot the moment a send ends. The cron tick, a short poll and timers for scheduled retries and
+ * cooling breakers sweep up everything else (due retries, leases of crashed instances).
+ * tick: only the cron tick dispatches, up to WEBHOOK_BATCH_SIZE rows per tick (the specification's model).
+ */
+export function createDelivery({ config, db, log, onOutcome }: {
+  config: Config;
+  db: Database;
+  log: FastifyBaseLogger;
+  onOutcome?: (outcome: Outcome) => void;
+}) {
+  const settings = config.webhooks;
+  const sender = createWebhookSender({ timeoutMs: settings.timeoutMs, allowPrivateNetworks: settings.allowPrivateNetworks, caFile: settings.caFile });
+  const claims = createClaims(db, config.instanceId, settings.leaseSec);
+  const breakers = createBreakers(settings.breaker);
+  const dispatcher = createDispatcher({ config, log, sender, claims, breakers, onOutcome });
+  const continuous = settings.dispatchMode === 'continuous';
+
+  let started = false;
+  let closed: Promise<void> | null = null;
+  let wakeup: Wakeup | null = null;
+  const timers: NodeJS.Timeout[] = [];
+  let nextWake: { at: number; timer: NodeJS.Timeout } | null = null;
+
+  // The claim loop: one claim at a time; wakes arriving meanwhile coalesce into one more pass.
+  let pumping = false;
+  let wanted = false;
+  /** The last claim found work: a freed slot probably has more waiting. */
+  let backlog = false;
+  async function pump(): Promise<void> {
+    if (!started || closed) return;
+    if (pumping) {
+      wanted = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        wanted = false;
+        while (dispatcher.freeSlots > 0) {
+          const limit = Math.min(settings.batchSize, dispatcher.freeSlots);
+          const claimed = await dispatcher.fill(limit);
+          backlog = claimed > 0;
+          if (claimed < limit) break;
+        }
+      } while (wanted && !closed);
+    } catch (err) {
+      log.error({ err }, 'webhook claim failed; retried on the next wake-up or poll');
+    } finally {
+      pumping = false;
+    }
+    scheduleBreakerWake();
+  }
+  const wake = () => void pump();
+
+  /** One timer for the earliest moment something becomes due in this process (a retry, a breaker cooling). */
+  function wakeIn(ms: number) {
+    const at = Date.now() + ms;
+    if (nextWake && nextWake.at <= at) return;
+    if (nextWake) clearTimeout(nextWake.timer);
+    const timer = setTimeout(() => {
+      nextWake = null;
+      wake();
+    }, ms);
+    timer.unref();
+    nextWake = { at, timer };
+  }
+  function scheduleBreakerWake() {
+    const ms = breakers.nextReopenInMs();
+    if (ms !== null) wakeIn(ms + 10);
+  }
+
+  if (continuous) {
+    // Refill in batches: one claim per freed slot would cost a round trip per delivery under load.
+    const refillAt = Math.max(1, Math.floor(settings.concurrency / 8));
+    dispatcher.hooks.onSlotFreed = (moreDue) => {
+      if ((backlog || moreDue) && (dispatcher.freeSlots >= refillAt || dispatcher.inFlight === 0)) wake();
+    };
+    dispatcher.hooks.onRetryScheduled = (sec) => wakeIn(sec * 1000 + 10);
+  }
+
+  return {
+    /** The sender, for the subscription service's test endpoint. */
+    sender,
+    dispatcher,
+    breakers,
+    instanceId: config.instanceId,
+
+    start,
+    tick,
+    close,
+  };
+
+  /** Frees this instance's claims left by a crash, then (continuous mode) starts waking and polling. */
+  async function start(): Promise<void> {
+    if (started || closed) return;
+    started = true;
+    const freed = await claims.releaseStale();
+    if (freed) log.info({ freed, instanceId: config.instanceId }, 'released webhook claims left by this instance before a restart');
+    const renew = setInterval(() => {
+      dispatcher.renewLeases().catch((err: unknown) => log.warn({ err }, 'could not renew webhook leases'));
+    }, (settings.leaseSec * 1000) / 3);
+    renew.unref();
+    timers.push(renew);
+    if (!continuous) return;
+    wakeup = startWakeup({ databaseUrl: db.kind === 'postgresql' ? config.databaseUrl : undefined, log, wake });
+    const poll = setInterval(wake, settings.pollMs);
+    poll.unref();
+    timers.push(poll);
+    wake();
+  }
+
+  /** The scheduler tick: in continuous mode a sweep (wake-up); in tick mode one bounded dispatch. */
+  async function tick(): Promise<unknown> {
+    if (!continuous) return dispatcher.dispatchOnce();
+    await start();
+    return pump();
+  }
+
+  /** Stops claiming, aborts sends in progress and releases their claims, closes the connection pools. */
+  function close(): Promise<void> {
+    closed ??= (async () => {
+      for (const t of timers) clearInterval(t);
+      if (nextWake) clearTimeout(nextWake.timer);
+      await wakeup?.close();
+      await dispatcher.stop();
+      await sender.close();
+    })();
+    return closed;
+  }
+}
+
+export type Delivery = ReturnType<typeof createDelivery>;

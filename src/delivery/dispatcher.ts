@@ -1,0 +1,194 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Breakers } from './breaker.ts';
+import type { ClaimedDelivery, Claims } from './claims.ts';
+import { createOutcomeWriter } from './outcome-writer.ts';
+import { firstChars, type SendResult, type WebhookSender } from './sender.ts';
+import { signEnvelope } from './signer.ts';
+
+export type Outcome = 'DELIVERED' | 'FAILED' | 'ABANDONED';
+
+export interface DispatchSummary {
+  claimed: number;
+  delivered: number;
+  failed: number;
+  abandoned: number;
+}
+
+interface InFlight {
+  row: ClaimedDelivery;
+  abort: AbortController;
+}
+
+/**
+ * A pool of senders fed from the queue. Claims (claims.ts) take at most `concurrency` rows in flight per
+ * process and at most `subscriptionConcurrency` per subscription, visiting subscriptions round-robin, so a
+ * hanging receiver holds only its own share and never delays another subscription. Each send runs on its
+ * own; its slot is refilled as soon as it ends. Leases are short and renewed while sends run. Outcomes are
+ * written in batches. An open breaker keeps a subscription's rows unclaimed (no attempt spent).
+ *
+ * Attempts: one initial attempt plus one retry per entry of the retry schedule (default 30 s, 2 min, 8 min,
+ * 30 min, 2 h, 8 h: 7 attempts in all); when the attempt after the last delay fails, the row is ABANDONED.
+ */
+export function createDispatcher({ config, log, sender, claims, breakers, onOutcome }: {
+  config: Config;
+  log: FastifyBaseLogger;
+  sender: WebhookSender;
+  claims: Claims;
+  breakers: Breakers;
+  /** Told every recorded outcome (metrics). */
+  onOutcome?: (outcome: Outcome) => void;
+}) {
+  const { batchSize, concurrency, subscriptionConcurrency, retryScheduleSec, leaseSec } = config.webhooks;
+  const writer = createOutcomeWriter(claims, log);
+  const inFlight = new Map<string, InFlight>();
+  const perSubscription = new Map<string, number>();
+  const running = new Set<Promise<Outcome | null>>();
+  const saturated = new Set<string>();
+  let cursor = '';
+  let stopped = false;
+
+  async function claimNext(limit: number): Promise<ClaimedDelivery[]> {
+    const { blocked, probeOnly } = breakers.restrictions();
+    const caps = new Map<string, number>();
+    for (const [id, n] of perSubscription) caps.set(id, Math.max(0, subscriptionConcurrency - n));
+    for (const id of probeOnly) caps.set(id, Math.min(1, caps.get(id) ?? 1));
+    const rows = await claims.claim({ limit, perSubscription: subscriptionConcurrency, caps, blocked, after: cursor });
+    // A subscription that used up its share may have more due rows: its next freed slot must look again.
+    const got = new Map<string, number>();
+    for (const r of rows) got.set(r.subscriptionId, (got.get(r.subscriptionId) ?? 0) + 1);
+    for (const [id, n] of caps) if (n === 0) saturated.add(id);
+    for (const [id, n] of got) {
+      if (n >= (caps.get(id) ?? subscriptionConcurrency)) saturated.add(id);
+      else saturated.delete(id);
+    }
+    if (rows.length < limit) for (const [id, n] of caps) if (n > 0 && !got.has(id)) saturated.delete(id);
+    if (rows.length > 0) {
+      const ids = [...new Set(rows.map((r) => r.subscriptionId))].sort();
+      cursor = ids.find((id) => id > cursor) ?? ids.at(-1)!;
+    }
+    return rows;
+  }
+
+  function outcomeOf(row: ClaimedDelivery, result: SendResult): { outcome: Outcome; retryInSec: number | null } {
+    const retryInSec = retryScheduleSec[row.attempts];
+    if (result.ok) return { outcome: 'DELIVERED', retryInSec: null };
+    return retryInSec === undefined ? { outcome: 'ABANDONED', retryInSec: null } : { outcome: 'FAILED', retryInSec };
+  }
+
+  async function deliver(row: ClaimedDelivery, abort: AbortController, sent: () => void): Promise<Outcome | null> {
+    const signed = signEnvelope(row.secret, { id: row.id, event: row.eventType, organizationId: row.orgId, data: row.data });
+    breakers.started(row.subscriptionId);
+    const result = await sender.send(row.url, signed.body, signed.headers, abort.signal);
+    if (!result.aborted) sent(); // the slot is free while the outcome waits for its batched write
+    if (result.aborted) {
+      breakers.released(row.subscriptionId);
+      return null;
+    }
+    breakers.record(row.subscriptionId, result.ok);
+    const { outcome, retryInSec } = outcomeOf(row, result);
+    if (outcome === 'FAILED') hooks.onRetryScheduled(retryInSec!);
+    const written = await writer.record({
+      id: row.id, status: outcome, attempts: row.attempts + 1, attemptAt: signed.sentAt, retryInSec,
+      responseStatus: result.status, responseBody: firstChars(result.bodyPrefix), error: result.error,
+    });
+    if (!written) {
+      log.warn({ deliveryId: row.id, outcome }, 'webhook delivery outcome not recorded: row deleted or claim lost');
+      return null;
+    }
+    onOutcome?.(outcome);
+    if (outcome !== 'DELIVERED') {
+      log[outcome === 'ABANDONED' ? 'warn' : 'info'](
+        { deliveryId: row.id, orgId: row.orgId, event: row.eventType, attempt: row.attempts + 1, status: result.status, error: result.error },
+        outcome === 'ABANDONED' ? 'webhook delivery abandoned' : 'webhook delivery failed; will retry',
+      );
+    }
+    return outcome;
+  }
+
+  /** Starts one send; its slot is free again as soon as the receiver has answered (or not). */
+  function launch(row: ClaimedDelivery): Promise<Outcome | null> {
+    const abort = new AbortController();
+    inFlight.set(row.id, { row, abort });
+    perSubscription.set(row.subscriptionId, (perSubscription.get(row.subscriptionId) ?? 0) + 1);
+    let freed = false;
+    const free = () => {
+      if (freed) return;
+      freed = true;
+      inFlight.delete(row.id);
+      const left = perSubscription.get(row.subscriptionId)! - 1;
+      if (left > 0) perSubscription.set(row.subscriptionId, left);
+      else perSubscription.delete(row.subscriptionId);
+      hooks.onSlotFreed(saturated.has(row.subscriptionId));
+    };
+    const task = deliver(row, abort, free)
+      .catch((err: unknown) => {
+        log.error({ err, deliveryId: row.id }, 'webhook delivery crashed; retried when its lease runs out');
+        return null;
+      })
+      .finally(() => {
+        free();
+        running.delete(task);
+      });
+    running.add(task);
+    return task;
+  }
+
+  /** Hooks for the continuous loop (delivery.ts); no-ops for a dispatcher driven by ticks alone. */
+  const hooks = { onSlotFreed: (_moreDue: boolean) => {}, onRetryScheduled: (_sec: number) => {} };
+
+  return {
+    hooks,
+    get inFlight() {
+      return inFlight.size;
+    },
+    get freeSlots() {
+      return stopped ? 0 : concurrency - inFlight.size;
+    },
+    leaseSec,
+
+    /** Claims up to `limit` due rows and starts sending them; resolves once they are claimed. */
+    async fill(limit: number): Promise<number> {
+      if (stopped || limit <= 0) return 0;
+      const rows = await claimNext(limit);
+      if (stopped) {
+        await claims.release(rows.map((r) => r.id));
+        return 0;
+      }
+      for (const row of rows) launch(row);
+      return rows.length;
+    },
+
+    /**
+     * One tick of the specification's model: claims up to WEBHOOK_BATCH_SIZE due rows and resolves when every
+     * one has been sent and recorded.
+     */
+    async dispatchOnce(): Promise<DispatchSummary> {
+      if (stopped) return { claimed: 0, delivered: 0, failed: 0, abandoned: 0 };
+      const rows = await claimNext(Math.min(batchSize, Math.max(concurrency - inFlight.size, 0)));
+      const outcomes = await Promise.all(rows.map(launch));
+      await writer.flush();
+      const count = (o: Outcome) => outcomes.filter((x) => x === o).length;
+      return { claimed: rows.length, delivered: count('DELIVERED'), failed: count('FAILED'), abandoned: count('ABANDONED') };
+    },
+
+    /** Extends the leases of the rows being sent (and those whose outcome is not yet written). */
+    renewLeases: () => claims.renew([...inFlight.keys()]),
+
+    /** Aborts sends in progress, writes the outcomes already known and gives the aborted rows back. */
+    async stop(): Promise<void> {
+      stopped = true;
+      const aborted = [...inFlight.keys()];
+      for (const { abort } of inFlight.values()) abort.abort();
+      await Promise.allSettled([...running]);
+      await writer.flush();
+      const released = await claims.release(aborted).catch((err: unknown) => {
+        log.error({ err }, 'could not release webhook claims; they are re-sent when their lease runs out');
+        return 0;
+      });
+      if (aborted.length) log.info({ aborted: aborted.length, released }, 'webhook sends aborted for shutdown; claims released');
+    },
+  };
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;

@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { transaction } from '../../src/db/transaction.ts';
+import { EVENT_EXAMPLES } from '../../src/delivery/event-examples.ts';
+import { createDelivery } from '../../src/delivery/delivery.ts';
+import { loadConfig } from '../../src/config.ts';
+import { emit } from '../../src/events/outbox.ts';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { onPostgres } from '../helpers/db.ts';
+import type { TestTenant } from '../helpers/fixtures.ts';
+import { eventually, silentLogger, startReceiver, type Receiver } from './helpers.ts';
+
+let receiver: Receiver;
+const apps: TestApp[] = [];
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  for (const app of apps) await app.close();
+  await receiver.close();
+});
+
+/** An app whose dispatcher runs (as in main.ts); the poll is slow unless a test wants it, so only wake-ups count. */
+async function running(env: Record<string, string> = {}) {
+  const t = await createTestApp({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_POLL_MS: '60000', ...env });
+  apps.push(t);
+  await t.deps.delivery.start();
+  return t;
+}
+const subscribe = async (t: TestApp, tenant: TestTenant, url: string, events = ['tool.created']) =>
+  (await t.api.post('/api/v1/webhooks', tenant.key, { url, events })).json() as { subscriptionId: string };
+const emitTools = (t: TestApp, orgId: string, n: number, prefix = 'tool') =>
+  transaction(t.db, async (tx) => {
+    for (let i = 0; i < n; i++) await emit(tx, orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `${prefix}-${i}` });
+  });
+const hits = (path: string) => receiver.requests.filter((r) => r.path === path);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('wake-up on commit', () => {
+  it('delivers a committed event at once, without waiting for the tick or the poll, and nothing for a rollback', async () => {
+    const t = await running();
+    const acme = await t.tenant('Wake');
+    await subscribe(t, acme, `${receiver.origin}/wake`, ['asset.created']);
+    const started = Date.now();
+    await t.api.post('/api/v1/assets', acme.key, { nickname: 'Prompt', assetClass: 'trailer' });
+    await eventually(() => hits('/wake').length === 1, 3_000);
+    expect(Date.now() - started).toBeLessThan(2_000);
+
+    await expect(transaction(t.db, async (tx) => {
+      await emit(tx, acme.orgId, 'asset.created', { ...EVENT_EXAMPLES['asset.created'], nickname: 'Ghost' });
+      throw new Error('rolled back');
+    })).rejects.toThrow('rolled back');
+    await sleep(300);
+    expect(hits('/wake')).toHaveLength(1);
+  });
+});
+
+describe('head-of-line isolation', () => {
+  it('delivers a healthy tenant promptly beside a hanging receiver and a receiver answering 500', async () => {
+    const t = await running({ WEBHOOK_TIMEOUT_MS: '8000', WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0,0' });
+    const [hanging, failing, healthy] = [await t.tenant('Hangs'), await t.tenant('Fails'), await t.tenant('Healthy')];
+    await subscribe(t, hanging, `${receiver.origin}/hol-hang`);
+    await subscribe(t, failing, `${receiver.origin}/hol-500`);
+    await subscribe(t, healthy, `${receiver.origin}/hol-ok`);
+    receiver.respond = (req) => (req.path === '/hol-hang' ? { delayMs: 10_000 } : req.path === '/hol-500' ? { status: 500 } : {});
+    try {
+      await emitTools(t, hanging.orgId, 100, 'hang');
+      await emitTools(t, failing.orgId, 100, 'fail');
+      await eventually(() => hits('/hol-hang').length > 0 && hits('/hol-500').length > 0, 3_000);
+      const started = Date.now();
+      await emitTools(t, healthy.orgId, 20, 'ok');
+      await eventually(() => hits('/hol-ok').length === 20, 5_000);
+      // Well inside the hanging receiver's 8 s timeout (the margin is for a busy machine): nothing waited for it.
+      expect(Date.now() - started).toBeLessThan(3_000);
+      // The hanging subscription holds only its share of the senders.
+      expect(hits('/hol-hang').length).toBeLessThanOrEqual(t.deps.config.webhooks.subscriptionConcurrency);
+    } finally {
+      receiver.respond = () => ({});
+    }
+  });
+});
+
+describe('fairness between busy subscriptions', () => {
+  it('shares the senders between two backlogs, never beyond a subscription\'s share', async () => {
+    const t = await running({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_SUBSCRIPTION_CONCURRENCY: '2' });
+    const [a, b] = [await t.tenant('Busy A'), await t.tenant('Busy B')];
+    await subscribe(t, a, `${receiver.origin}/fair-a`);
+    await subscribe(t, b, `${receiver.origin}/fair-b`);
+    const active = { '/fair-a': 0, '/fair-b': 0 } as Record<string, number>;
+    const peak = { '/fair-a': 0, '/fair-b': 0 } as Record<string, number>;
+    const order: string[] = [];
+    receiver.respond = (req) => {
+      if (!(req.path in active)) return {};
+      order.push(req.path);
+      peak[req.path] = Math.max(peak[req.path], ++active[req.path]);
+      setTimeout(() => active[req.path]--, 20);
+      return { delayMs: 20 };
+    };
+    try {
+      // One commit, A's whole backlog older than B's: oldest-first alone would send all of A before any of B.
+      await transaction(t.db, async (tx) => {
+        for (let i = 0; i < 60; i++) await emit(tx, a.orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `a-${i}` });
+        for (let i = 0; i < 60; i++) await emit(tx, b.orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `b-${i}` });
+      });
+      await eventually(() => order.length === 120, 10_000);
+      const firstHalf = order.slice(0, 60);
+      expect(firstHalf.filter((p) => p === '/fair-b').length).toBeGreaterThanOrEqual(24);
+      expect(peak['/fair-a']).toBeLessThanOrEqual(2);
+      expect(peak['/fair-b']).toBeLessThanOrEqual(2);
+    } finally {
+      receiver.respond = () => ({});
+    }
+  });
+});
+
+describe('circuit breaker', () => {
+  it('opens after consecutive failures (no attempts spent while open), probes half-open, closes on success', async () => {
+    const t = await createTestApp({
+      WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0,0',
+      WEBHOOK_SUBSCRIPTION_CONCURRENCY: '1', WEBHOOK_BREAKER_FAILURES: '3', WEBHOOK_BREAKER_COOLDOWN_MS: '300',
+    });
+    apps.push(t);
+    const { dispatcher, breakers } = t.deps.delivery;
+    const acme = await t.tenant('Breaker');
+    const { subscriptionId } = await subscribe(t, acme, `${receiver.origin}/breaker`);
+    const attempts = async () => (await t.db.prisma.webhookDelivery.aggregate({ where: { subscriptionId }, _sum: { attempts: true } }))._sum.attempts;
+    receiver.respond = (req) => (req.path === '/breaker' ? { status: 503 } : {});
+    try {
+      await emitTools(t, acme.orgId, 5, 'br');
+      for (let i = 0; i < 3; i++) expect((await dispatcher.dispatchOnce()).failed).toBe(1);
+      expect(breakers.stateOf(subscriptionId)).toBe('open');
+      expect((await dispatcher.dispatchOnce()).claimed).toBe(0);
+      expect(await attempts()).toBe(3);
+
+      await sleep(320);
+      expect(breakers.stateOf(subscriptionId)).toBe('half-open');
+      expect((await dispatcher.dispatchOnce())).toMatchObject({ claimed: 1, failed: 1 }); // the probe, failing
+      expect(breakers.stateOf(subscriptionId)).toBe('open');
+      await sleep(320);
+      expect(breakers.stateOf(subscriptionId), 'the cooldown doubled').toBe('open');
+      expect((await dispatcher.dispatchOnce()).claimed).toBe(0);
+      expect(await attempts()).toBe(4);
+
+      receiver.respond = () => ({});
+      await sleep(320);
+      expect((await dispatcher.dispatchOnce())).toMatchObject({ claimed: 1, delivered: 1 });
+      expect(breakers.stateOf(subscriptionId)).toBe('closed');
+      while ((await dispatcher.dispatchOnce()).claimed > 0);
+      const rows = await t.db.prisma.webhookDelivery.findMany({ where: { subscriptionId } });
+      expect(rows.every((r) => r.status === 'DELIVERED')).toBe(true);
+      expect(hits('/breaker')).toHaveLength(4 + 5);
+    } finally {
+      receiver.respond = () => ({});
+    }
+  });
+});
+
+describe('leases', () => {
+  it('renews a short lease while a send outlasts it, so another instance never sends the row twice', async () => {
+    const t = await running({ WEBHOOK_LEASE_SEC: '1' });
+    const other = createDelivery({
+      db: t.db, log: silentLogger(),
+      config: loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_LEASE_SEC: '1', INSTANCE_ID: 'the-other-instance' }),
+    });
+    const acme = await t.tenant('Lease');
+    const { subscriptionId } = await subscribe(t, acme, `${receiver.origin}/lease`);
+    receiver.respond = (req) => (req.path === '/lease' ? { delayMs: 2_500 } : {});
+    try {
+      await emitTools(t, acme.orgId, 1, 'lease');
+      await eventually(() => hits('/lease').length === 1, 2_000);
+      // The other instance keeps trying to claim (not start(): on PGlite that would free every claim as stale).
+      for (const until = Date.now() + 1_800; Date.now() < until; await sleep(100)) expect((await other.dispatcher.dispatchOnce()).claimed).toBe(0);
+      const row = await t.db.prisma.webhookDelivery.findFirstOrThrow({ where: { subscriptionId } });
+      expect(row.claimedBy).toBe(t.deps.config.instanceId);
+      expect(row.leaseUntil!.getTime()).toBeGreaterThan(Date.now());
+      await eventually(async () => (await t.db.prisma.webhookDelivery.findFirstOrThrow({ where: { subscriptionId } })).status === 'DELIVERED', 3_000);
+      expect(hits('/lease')).toHaveLength(1);
+    } finally {
+      receiver.respond = () => ({});
+      await other.close();
+    }
+  });
+
+  it('frees this instance\'s own stale claims at start-up instead of waiting for the lease', async () => {
+    const t = await createTestApp({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_POLL_MS: '60000', INSTANCE_ID: 'api-restarting' });
+    apps.push(t);
+    const acme = await t.tenant('Restart');
+    const { subscriptionId } = await subscribe(t, acme, `${receiver.origin}/stale`);
+    await emitTools(t, acme.orgId, 2, 'stale');
+    // As a crash leaves them: claimed by this instance's previous run, lease far away; one by someone else.
+    const leaseUntil = new Date(Date.now() + 600_000);
+    const [mine, theirs] = await t.db.prisma.webhookDelivery.findMany({ where: { subscriptionId } });
+    await t.db.prisma.webhookDelivery.update({ where: { id: mine.id }, data: { claimedBy: 'api-restarting', leaseUntil } });
+    await t.db.prisma.webhookDelivery.update({ where: { id: theirs.id }, data: { claimedBy: 'api-elsewhere', leaseUntil } });
+    await t.deps.delivery.start();
+    // PostgreSQL: only its own (the other may be a live instance). PGlite is single-process: every claim is stale.
+    const expected = onPostgres ? [mine.id] : [mine.id, theirs.id].sort();
+    await eventually(() => hits('/stale').length === expected.length, 3_000);
+    await sleep(200);
+    expect(hits('/stale').map((r) => r.json.id).sort()).toEqual(expected);
+  });
+});
