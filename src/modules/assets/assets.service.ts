@@ -1,3 +1,5 @@
+import type { BatchResultOf } from '../../http/batch.ts';
+import type { AssetBatchResponse } from './assets.schemas.ts';
 import type { Asset, Prisma } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
@@ -61,7 +63,7 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
     async createBatch(ctx: RequestContext, body: unknown) {
       const entries = readBatchEnvelope(body, ASSET_BATCH_CAP);
       const { valid, failures } = validateEntries(entries, CreateAssetBody);
-      const results: { index: number; ok: boolean; assetId?: string; error?: string; fieldErrors?: Record<string, string> }[] = [...failures];
+      const results: BatchResultOf<typeof AssetBatchResponse>[] = [...failures];
       await transaction(db, async (tx) => {
         for (const { index, data } of valid) {
           try {

@@ -1,3 +1,5 @@
+import type { BatchResultOf } from '../../http/batch.ts';
+import type { HoursBatchResponse } from './hours.schemas.ts';
 import type { MeterLog } from '../../generated/prisma/client.ts';
 import { transaction } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
@@ -12,10 +14,7 @@ import { CreateHoursBody, IDEMPOTENCY_KEY_MAX, toHoursLog, type CreateHoursInput
 
 export const HOURS_BATCH_CAP = 100;
 
-type BatchResult = {
-  index: number; ok: boolean; logId?: string; autoFlagId?: string | null; delta?: number; reviewStatus?: MeterLog['reviewStatus'];
-  replayed?: boolean; error?: string; fieldErrors?: Record<string, string>;
-};
+type BatchResult = BatchResultOf<typeof HoursBatchResponse>;
 
 const created = ({ log, replayed }: RecordedReading) => ({
   logId: log.id, autoFlagId: log.autoFlagId, delta: log.delta, reviewStatus: log.reviewStatus, replayed,

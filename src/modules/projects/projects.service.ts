@@ -1,3 +1,5 @@
+import type { BatchResultOf } from '../../http/batch.ts';
+import type { ProjectBatchResponse } from './projects.schemas.ts';
 import type { Prisma, Project } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
@@ -14,9 +16,7 @@ import {
 
 export const PROJECT_BATCH_CAP = 50;
 
-type BatchResult = {
-  index: number; ok: boolean; projectId?: string; error?: string; fieldErrors?: Record<string, string>; formError?: string | null;
-};
+type BatchResult = BatchResultOf<typeof ProjectBatchResponse>;
 
 const duplicateCodeOnCreate = (code: string) => new ValidationError({ code: 'a project with this code already exists' }, duplicateCodeMessage(code));
 // The spec makes a code clash on PATCH a 400 (not a 422 like on create).

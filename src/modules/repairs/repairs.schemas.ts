@@ -13,6 +13,11 @@ export const CreateRepairBody = z.object({
   cost: z.number().nonnegative().max(1e12).nullable().optional(),
   parts: optionalText(5000),
   notes: optionalText(5000),
+}).meta({
+  anyOf: [
+    { required: ['assetId'], properties: { assetId: { type: 'string' } } },
+    { required: ['workOrderId'], properties: { workOrderId: { type: 'string' } } },
+  ],
 });
 export type CreateRepairInput = z.output<typeof CreateRepairBody>;
 

@@ -1,3 +1,5 @@
+import type { BatchResultOf } from '../../http/batch.ts';
+import type { ToolBatchResponse } from './tools.responses.ts';
 import type { Prisma, Tool } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
@@ -134,7 +136,7 @@ export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
     async createBatch(ctx: RequestContext, body: unknown) {
       const entries = readBatchEnvelope(body, TOOL_BATCH_CAP);
       const { valid, failures } = validateEntries(entries, CreateToolBody);
-      type Result = { index: number; ok: boolean; toolId?: string; scanToken?: string; error?: string; fieldErrors?: Record<string, string>; formError?: string };
+      type Result = BatchResultOf<typeof ToolBatchResponse>;
       const results: Result[] = failures.map((f) => ({ ...f, formError: formErrorOf(f.fieldErrors) }));
       await transaction(db, async (tx) => {
         for (const { index, data } of valid) {

@@ -1,3 +1,5 @@
+import type { BatchResultOf } from '../../http/batch.ts';
+import type { YardBatchResponse } from './yards.schemas.ts';
 import type { Prisma, Yard } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
@@ -64,7 +66,7 @@ export function createYardService({ db }: Pick<ServiceDeps, 'db'>) {
     async createBatch(ctx: RequestContext, body: unknown) {
       const entries = readBatchEnvelope(body, YARD_BATCH_CAP);
       const { valid, failures } = validateEntries(entries, CreateYardBody);
-      const results: { index: number; ok: boolean; yardId?: string; createdAt?: string; error?: string; fieldErrors?: Record<string, string> }[] =
+      const results: BatchResultOf<typeof YardBatchResponse>[] =
         failures.map(({ index, ok, error, fieldErrors }) => ({ index, ok, error, fieldErrors }));
       await transaction(db, async (tx) => {
         for (const { index, data } of valid) {
