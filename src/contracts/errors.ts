@@ -8,7 +8,7 @@ type Json = Record<string, any>;
 
 export const AUTH_ERRORS = ['missing_bearer', 'malformed_token', 'unknown_token', 'revoked', 'expired'] as const;
 const BATCH_ERRORS = ['invalid_envelope', 'empty_batch', 'batch_too_large'];
-/** Raised before routing (a malformed percent-encoding), so possible on every path. */
+/** Raised before routing when a path parameter has a malformed percent-encoding. */
 const URL_ERRORS = ['bad_url', 'bad_request'];
 
 export interface ErrorContext {
@@ -16,6 +16,7 @@ export interface ErrorContext {
   method: string;
   scope: string | null;
   hasBody: boolean;
+  hasParams: boolean;
   batch: boolean;
 }
 
@@ -32,7 +33,7 @@ export function errorSchema(status: number, ctx: ErrorContext): Json | null {
   const write = ['POST', 'PATCH', 'PUT', 'DELETE'].includes(ctx.method);
   switch (status) {
     case 400:
-      return codes([...(ctx.hasBody ? ['invalid_json'] : []), ...(ctx.batch ? BATCH_ERRORS : []), ...(EXTRA_400[ctx.operationId] ?? []), ...URL_ERRORS]);
+      return codes([...(ctx.hasBody ? ['invalid_json'] : []), ...(ctx.batch ? BATCH_ERRORS : []), ...(EXTRA_400[ctx.operationId] ?? []), ...(ctx.hasParams ? URL_ERRORS : [])]);
     case 401:
       return { $ref: '#/components/schemas/AuthenticationError' };
     case 403:

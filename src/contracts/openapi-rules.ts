@@ -43,7 +43,7 @@ export function applyContractRules(doc: Json): void {
   const schemas: Json = (components.schemas ??= {});
   Object.assign(schemas, { Error: openError(schemas.Error) }, ERROR_COMPONENTS);
   components.headers = HEADERS;
-  for (const { method, op } of operationsOf(doc)) {
+  for (const { path, method, op } of operationsOf(doc)) {
     if (op.security === undefined) op.security = [];
     const batch = typeOf(op.requestBody?.content?.['application/json']?.schema, 'x-batch-cap') !== undefined;
     for (const [code, response] of Object.entries<Json>(op.responses ?? {})) {
@@ -51,7 +51,7 @@ export function applyContractRules(doc: Json): void {
       const json = response.content?.['application/json'];
       if (json?.schema?.$ref === '#/components/schemas/Error') {
         const specific = errorSchema(status, {
-          operationId: op.operationId, method: method.toUpperCase(), hasBody: Boolean(op.requestBody), batch,
+          operationId: op.operationId, method: method.toUpperCase(), hasBody: ['post', 'patch', 'put'].includes(method), hasParams: path.includes('{'), batch,
           scope: op.security?.[0]?.bearerAuth?.[0] ?? null,
         });
         if (specific) json.schema = specific;
@@ -83,12 +83,13 @@ function openError(error: Json | undefined): Json {
 }
 
 /**
- * Headers sent with a response: X-Request-Id always; X-RateLimit-* on every authenticated response once the
+ * Headers sent with a response: X-Request-Id always (but for a malformed URL); X-RateLimit-* on every authenticated response once the
  * key is known: not on 401 (no key), nor declared on 400 and 500, which can be answered before the key is
  * counted (a malformed URL is refused before routing); Retry-After on 429.
  */
 function responseHeaders(op: Json, status: number): Json {
-  const headers: Json = { 'X-Request-Id': headerRef('XRequestId') };
+  // A 400 for a malformed URL is answered before routing, without the request id.
+  const headers: Json = { 'X-Request-Id': status === 400 ? { ...HEADERS.XRequestId, required: false } : headerRef('XRequestId') };
   if (isAuthenticated(op) && ![400, 401, 500].includes(status)) {
     headers['X-RateLimit-Limit'] = headerRef('XRateLimitLimit');
     headers['X-RateLimit-Remaining'] = headerRef('XRateLimitRemaining');

@@ -51,4 +51,5 @@ function markOptionalBodies(paths: Record<string, Record<string, Json>>) {
   }
 }
 
-export const renderOpenApiYaml = (app: FastifyInstance) => stringify(openApiDocument(app), { lineWidth: 0 });
+// No YAML anchors/aliases: several integrator tools refuse or mis-read them.
+export const renderOpenApiYaml = (app: FastifyInstance) => stringify(openApiDocument(app), { lineWidth: 0, aliasDuplicateObjects: false });

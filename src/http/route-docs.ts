@@ -37,7 +37,11 @@ export function registerRouteDocs(app: FastifyInstance) {
       add(429, 'Rate limit exceeded; retry after `retryAfterSec` seconds (also in Retry-After)');
     }
     if (route.url.includes(':')) add(404, 'Not found in this organisation');
-    add(400, hasBody ? 'The body is not valid JSON, the batch envelope is invalid, or the URL is malformed' : 'The URL is malformed');
+    // A malformed percent-encoding can only break a path parameter; it is refused (400 bad_url) before routing.
+    const hasParams = route.url.includes(':');
+    if (hasBody || hasParams) {
+      add(400, [hasBody && 'the body is not valid JSON or not a valid batch envelope', hasParams && 'the URL is malformed'].filter(Boolean).join(', or ').replace(/^./, (c) => c.toUpperCase()));
+    }
     if (hasBody) {
       add(413, 'Body larger than 1 MiB');
       add(415, 'Body is not application/json');
