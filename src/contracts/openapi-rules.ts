@@ -77,9 +77,18 @@ function typeOf(schema: Json | undefined, key: string): unknown {
   return schema?.[key];
 }
 
-/** The base error, open to new fields like every published response (Versioning rule 2). */
+/**
+ * The base error, open to new fields like every published response (Versioning rule 2). The status-specific
+ * fields (fieldErrors, retryAfterSec, requestId) are published on the status's own error schema only, so a
+ * typed client can narrow an error on them.
+ */
 function openError(error: Json | undefined): Json {
-  return { ...(error ?? {}), description: 'Every error: `ok: false`, a machine-readable `error` code, and a human `message`.' };
+  const { fieldErrors: _f, retryAfterSec: _r, requestId: _q, ...common } = error?.properties ?? {};
+  return {
+    ...(error ?? {}),
+    properties: common,
+    description: 'Every error: `ok: false`, a machine-readable `error` code, and a human `message`.',
+  };
 }
 
 /**

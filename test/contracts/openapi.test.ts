@@ -100,8 +100,8 @@ describe('GET /openapi.yaml', () => {
   });
 
   it('gives every operation a summary and every request and success body a named schema and an example that validates', async () => {
-    const Ajv2020 = (await import('ajv/dist/2020.js')).default;
-    const addFormats = (await import('ajv-formats')).default;
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const addFormats = (await import('ajv-formats')).default.default;
     const ajv = new Ajv2020({ strict: false });
     addFormats(ajv);
     ajv.addSchema({ $id: 'doc', components: doc.components });

@@ -1,5 +1,8 @@
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
+
+// ajv-formats is CommonJS: under NodeNext its default import is the module object.
+const addFormats = formats.default;
 
 type Json = Record<string, any>;
 
