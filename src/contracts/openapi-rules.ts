@@ -15,7 +15,7 @@ export function operationsOf(doc: Json): Operation[] {
     HTTP_METHODS.filter((m) => item[m]).map((method) => ({ path, method, op: item[method] })));
 }
 
-const STATUS_TEXT: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content', 503: 'Service unavailable' };
+const STATUS_TEXT: Record<string, string> = { 201: 'Created', 202: 'Accepted', 204: 'No content', 503: 'Service unavailable' };
 const pascal = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
 const isAuthenticated = (op: Json) => Array.isArray(op.security) && op.security.length > 0;
 
@@ -59,7 +59,8 @@ export function applyContractRules(doc: Json): void {
       applyMedia(op, code, response);
       response.headers = { ...responseHeaders(op, status), ...response.headers };
       if (response.description === 'Default Response') {
-        response.description = `${STATUS_TEXT[code] ?? code}: ${lowerFirst(op.summary ?? op.operationId)}`;
+        const summary = op.summary ?? op.operationId;
+        response.description = code === '200' ? summary : `${STATUS_TEXT[code] ?? code}: ${lowerFirst(summary)}`;
       }
     }
     delete op['x-content'];
@@ -200,7 +201,10 @@ function hoistNamedSchemas(doc: Json) {
     }
     for (const [code, response] of Object.entries<Json>(op.responses ?? {})) {
       const json = response.content?.['application/json'];
-      if (json && code.startsWith('2')) hoist(json, `${pascal(op.operationId)}Response`);
+      if (!json?.schema || json.schema.$ref) continue;
+      const same = byText.get(JSON.stringify(json.schema));
+      if (same) json.schema = { $ref: `#/components/schemas/${same}` };
+      else hoist(json, `${pascal(op.operationId)}${code.startsWith('2') ? 'Response' : `Error${code}`}`);
     }
   }
 }
