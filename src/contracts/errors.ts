@@ -41,9 +41,9 @@ export function errorSchema(status: number, ctx: ErrorContext): Json | null {
     case 404:
       return { $ref: '#/components/schemas/NotFoundError' };
     case 413:
-      return codes(['payload_too_large']);
+      return { $ref: '#/components/schemas/PayloadTooLargeError' };
     case 415:
-      return codes(['unsupported_media_type']);
+      return { $ref: '#/components/schemas/UnsupportedMediaTypeError' };
     case 422:
       return { $ref: '#/components/schemas/ValidationError' };
     case 429:
@@ -59,6 +59,8 @@ export function errorSchema(status: number, ctx: ErrorContext): Json | null {
 export const ERROR_COMPONENTS: Record<string, Json> = {
   AuthenticationError: codes([...AUTH_ERRORS]),
   NotFoundError: codes(['not_found']),
+  PayloadTooLargeError: codes(['payload_too_large']),
+  UnsupportedMediaTypeError: codes(['unsupported_media_type']),
   ValidationError: codes(['validation_failed'], {
     fieldErrors: { type: 'object', additionalProperties: { type: 'string' }, description: 'Field name (dotted path; `body` for the whole body) to message' },
   }, ['fieldErrors']),

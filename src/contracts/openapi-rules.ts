@@ -201,7 +201,8 @@ function hoistNamedSchemas(doc: Json) {
     }
     for (const [code, response] of Object.entries<Json>(op.responses ?? {})) {
       const json = response.content?.['application/json'];
-      if (!json?.schema || json.schema.$ref) continue;
+      // Per-operation error codes (allOf Error + that operation's enum) stay inline: one component each would be noise.
+      if (!json?.schema || json.schema.$ref || json.schema.allOf?.[0]?.$ref === '#/components/schemas/Error') continue;
       const same = byText.get(JSON.stringify(json.schema));
       if (same) json.schema = { $ref: `#/components/schemas/${same}` };
       else hoist(json, `${pascal(op.operationId)}${code.startsWith('2') ? 'Response' : `Error${code}`}`);
