@@ -69,6 +69,7 @@ export function applyContractRules(doc: Json): void {
   }
   openBatchBodies(doc);
   hoistNamedSchemas(doc);
+  exclusiveUnions(doc.components.schemas);
   stripClosedObjects(doc);
 }
 
@@ -223,4 +224,22 @@ function stripClosedObjects(value: unknown): void {
   const node = value as Json;
   if (node.additionalProperties === false) delete node.additionalProperties;
   for (const inner of Object.values(node)) stripClosedObjects(inner);
+}
+
+/**
+ * A response with two shapes (tool checkout: one tool, or a kit with its parts) is a zod union, published as
+ * `anyOf`. When each shape requires a property the others do not declare, exactly one can match: published as
+ * `oneOf`, which generators and validators treat as a tagged choice.
+ */
+function exclusiveUnions(schemas: Json) {
+  for (const schema of Object.values<Json>(schemas)) {
+    const variants: Json[] | undefined = schema.anyOf;
+    if (!variants || variants.length < 2 || !variants.every((v) => v.type === 'object' && v.required?.length)) continue;
+    const own = (v: Json, i: number) =>
+      (v.required as string[]).some((p) => variants.every((other, j) => j === i || !(p in (other.properties ?? {}))));
+    if (variants.every(own)) {
+      schema.oneOf = variants;
+      delete schema.anyOf;
+    }
+  }
 }
