@@ -45,7 +45,7 @@ export function applyContractRules(doc: Json): void {
   components.headers = HEADERS;
   for (const { path, method, op } of operationsOf(doc)) {
     if (op.security === undefined) op.security = [];
-    const batch = typeOf(op.requestBody?.content?.['application/json']?.schema, 'x-batch-cap') !== undefined;
+    const batch = op.requestBody?.content?.['application/json']?.schema?.['x-batch-cap'] !== undefined;
     for (const [code, response] of Object.entries<Json>(op.responses ?? {})) {
       const status = Number(code);
       const json = response.content?.['application/json'];
@@ -74,10 +74,6 @@ export function applyContractRules(doc: Json): void {
 }
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
-
-function typeOf(schema: Json | undefined, key: string): unknown {
-  return schema?.[key];
-}
 
 /**
  * The base error, open to new fields like every published response (Versioning rule 2). The status-specific

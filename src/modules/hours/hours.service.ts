@@ -1,16 +1,13 @@
-import type { BatchResultOf } from '../../http/batch.ts';
-import type { HoursBatchResponse } from './hours.schemas.ts';
-import type { MeterLog } from '../../generated/prisma/client.ts';
 import { transaction } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { conflict, notFound, ValidationError } from '../../http/errors.ts';
-import { batchSummary, readBatchEnvelope, validateEntries } from '../../http/batch.ts';
+import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../http/batch.ts';
 import { decodeCursor, paginate, timeIdCursor } from '../../http/pagination.ts';
 import { queueRenewalHeadsUps } from '../notifications/notifications.repository.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../services.ts';
 import { lockMeteredAsset, openPmFlagIfDue, recordReading, type RecordedReading } from './hours.repository.ts';
-import { CreateHoursBody, IDEMPOTENCY_KEY_MAX, toHoursLog, type CreateHoursInput, type ListHoursInput } from './hours.schemas.ts';
+import { CreateHoursBody, IDEMPOTENCY_KEY_MAX, toHoursLog, type CreateHoursInput, type ListHoursInput, type HoursBatchResponse } from './hours.schemas.ts';
 
 export const HOURS_BATCH_CAP = 100;
 

@@ -1,17 +1,15 @@
-import type { BatchResultOf } from '../../http/batch.ts';
-import type { ProjectBatchResponse } from './projects.schemas.ts';
 import type { Prisma, Project } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { badRequest, notFound, ValidationError } from '../../http/errors.ts';
-import { batchSummary, readBatchEnvelope, validateEntries } from '../../http/batch.ts';
+import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../http/batch.ts';
 import { decodeCursor, newestFirstAfter, newestFirstKey, newestFirstOrder, paginate } from '../../http/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../services.ts';
 import { equipmentUsage } from './project-usage.ts';
 import { codeTakenByOther, duplicateCodeMessage, insertProject } from './projects.repository.ts';
 import {
-  CreateProjectBody, toProjectRow, UPDATABLE_PROJECT_FIELDS, type CreateProjectInput, type UpdateProjectInput,
+  CreateProjectBody, toProjectRow, UPDATABLE_PROJECT_FIELDS, type CreateProjectInput, type UpdateProjectInput, type ProjectBatchResponse,
 } from './projects.schemas.ts';
 
 export const PROJECT_BATCH_CAP = 50;

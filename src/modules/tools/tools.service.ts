@@ -1,11 +1,9 @@
-import type { BatchResultOf } from '../../http/batch.ts';
-import type { ToolBatchResponse } from './tools.responses.ts';
 import type { Prisma, Tool } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ValidationError } from '../../http/errors.ts';
-import { batchSummary, readBatchEnvelope, validateEntries } from '../../http/batch.ts';
+import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../http/batch.ts';
 import { assertReferences, type Reference } from '../shared/references.ts';
 import type { ServiceDeps } from '../services.ts';
 import { createToolActivity } from './tools.activity.ts';
@@ -14,7 +12,7 @@ import { toolCsvStream } from './tools.csv.ts';
 import { renderToolQr } from './tools.qr.ts';
 import { findToolPage } from './tools.query.ts';
 import { auditText, findOwnedTool, lockOwnedTool, newScanToken, recordToolEvent, wouldCycle } from './tools.repository.ts';
-import { toolBookValue, toToolDetail, toToolRow } from './tools.responses.ts';
+import { toolBookValue, toToolDetail, toToolRow, type ToolBatchResponse } from './tools.responses.ts';
 import {
   CreateToolBody, UPDATABLE_FIELDS, type CreateToolInput, type ListToolsInput, type ToolFilters, type UpdateToolInput,
 } from './tools.schemas.ts';

@@ -1,16 +1,14 @@
-import type { BatchResultOf } from '../../http/batch.ts';
-import type { YardBatchResponse } from './yards.schemas.ts';
 import type { Prisma, Yard } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { notFound, ValidationError } from '../../http/errors.ts';
-import { batchSummary, readBatchEnvelope, validateEntries } from '../../http/batch.ts';
+import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../http/batch.ts';
 import { decodeCursor, paginate } from '../../http/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../services.ts';
 import {
   coordinatesPaired, CreateYardBody, toYardRow, UNPAIRED_ERROR, UPDATABLE_YARD_FIELDS, type CreateYardInput,
-  type UpdateYardInput,
+  type UpdateYardInput, type YardBatchResponse,
 } from './yards.schemas.ts';
 
 export const YARD_BATCH_CAP = 50;
