@@ -1,10 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { stringify } from 'yaml';
+import { addExamples } from './examples.ts';
+import { assertContract } from './openapi-checks.ts';
+import { applyContractRules } from './openapi-rules.ts';
 
 type Json = Record<string, unknown>;
 
 /**
- * The OpenAPI document as generated from the route schemas, tidied for readers: the zod transform
+ * The OpenAPI document as generated from the route schemas, completed by the contract rules (security,
+ * headers, media types, error codes, named components, examples; see openapi-rules.ts), checked for what
+ * every operation must declare (throws, naming each route and what it lacks), and tidied: the zod transform
  * registers an input and an output variant of every named schema, so unreferenced components are
  * dropped, and the per-schema `$schema`/`$id` keys (noise inside components) are removed.
  */
@@ -26,6 +31,9 @@ export function openApiDocument(app: FastifyInstance): Json {
     }
   };
   markOptionalBodies(doc.paths as Record<string, Record<string, Json>>);
+  applyContractRules(doc);
+  addExamples(doc);
+  assertContract(doc);
   visit(doc.paths);
   for (const name of Object.keys(schemas)) if (!referenced.has(name)) delete schemas[name];
   return doc;
@@ -43,4 +51,5 @@ function markOptionalBodies(paths: Record<string, Record<string, Json>>) {
   }
 }
 
-export const renderOpenApiYaml = (app: FastifyInstance) => stringify(openApiDocument(app), { lineWidth: 0 });
+// No YAML anchors/aliases: several integrator tools refuse or mis-read them.
+export const renderOpenApiYaml = (app: FastifyInstance) => stringify(openApiDocument(app), { lineWidth: 0, aliasDuplicateObjects: false });

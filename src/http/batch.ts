@@ -17,6 +17,9 @@ export function readBatchEnvelope(body: unknown, cap: number): unknown[] {
   return entries;
 }
 
+/** One entry of a batch response's `results` (as the service builds it). */
+export type BatchResultOf<T extends z.ZodType> = z.input<T> extends { results: (infer R)[] } ? R : never;
+
 export interface BatchFailure {
   index: number;
   ok: false;
@@ -50,7 +53,32 @@ export function batchSummary(received: number, results: { ok: boolean }[]) {
 export function batchRoute<S extends z.ZodType>(entry: S, cap: number) {
   const entries = z.array(entry).max(cap);
   return {
-    body: z.union([entries, z.object({ entries })]).describe(`Up to ${cap} entries, as an array or as {"entries": [...]}; each succeeds or fails on its own`),
+    // `x-batch-cap` tells the contract generator to publish entries as open (src/contracts/openapi-rules.ts).
+    body: z
+      .union([entries, z.object({ entries })])
+      .describe(`Up to ${cap} entries, as an array or as {"entries": [...]}; each succeeds or fails on its own`)
+      .meta({ 'x-batch-cap': cap }),
     validatorCompiler: () => (data: unknown) => ({ value: data }),
   };
+}
+
+const fieldErrors = z.record(z.string(), z.string()).describe('Field name to message');
+const BatchSummary = z
+  .object({ received: z.number().int(), succeeded: z.number().int(), failed: z.number().int() })
+  .meta({ id: 'BatchSummary' });
+
+/**
+ * Response of a batch endpoint: `results[]` parallel to the input, each a success (`ok: true` and the created
+ * ids) or a failure (`ok: false`, `validation_failed`, fieldErrors), discriminated on `ok` so typed clients can
+ * narrow an entry. Named `<Resource>BatchSuccess` / `<Resource>BatchFailure` in the OpenAPI document.
+ */
+export function batchResponse<S extends z.ZodRawShape, F extends z.ZodRawShape = {}>(resource: string, success: S, failureExtra?: F) {
+  const index = z.number().int().min(0).describe('Position of the entry in the request');
+  const Success = z.object({ index, ok: z.literal(true), ...success }).meta({ id: `${resource}BatchSuccess` });
+  const Failure = z
+    .object({ index, ok: z.literal(false), error: z.string().describe('validation_failed'), fieldErrors, ...(failureExtra ?? ({} as F)) })
+    .meta({ id: `${resource}BatchFailure` });
+  return z
+    .object({ ok: z.literal(true), results: z.array(z.discriminatedUnion('ok', [Success, Failure])), summary: BatchSummary })
+    .describe('One result per entry, in input order; the batch itself succeeds even when entries fail');
 }

@@ -4,10 +4,11 @@ import { ErrorResponse } from './schemas.ts';
 type Schema = NonNullable<RouteOptions['schema']> & { response?: Record<string, unknown>; security?: unknown };
 
 /**
- * Completes every /api/v1 route's contract from what it declares: the security requirement, its scope
- * in the description, and the error responses the chain can produce (so they are serialized and
- * documented like any other response). Refuses to start if a route lacks an operationId or an auth
- * declaration, so no route can be added unprotected or undocumented by accident.
+ * Completes every /api/v1 route's contract from what it declares: the security requirement (the scope is
+ * the requirement's role, so tools can read it; public routes `security: []`), and the error responses the
+ * chain can produce (so they are serialized and documented like any other response). Refuses to start if
+ * a route lacks an operationId or an auth declaration, so no route can be added unprotected by accident.
+ * The error codes of each status are published by the contract generator (src/contracts/errors.ts).
  */
 export function registerRouteDocs(app: FastifyInstance) {
   app.addHook('onRoute', (route) => {
@@ -23,24 +24,32 @@ export function registerRouteDocs(app: FastifyInstance) {
     };
     // Fastify parses a body sent with DELETE too, so it can meet the same 400/413/415.
     const hasBody = ['POST', 'PATCH', 'PUT', 'DELETE'].includes(String(route.method));
-    if (!config.public) {
-      schema.security = [{ bearerAuth: [] }];
+    if (config.public) {
+      schema.security = [];
+    } else {
+      schema.security = [{ bearerAuth: config.scope ? [config.scope] : [] }];
       schema.description = [schema.description, config.scope ? `Scope: \`${config.scope}\`.` : 'Any valid API key.']
         .filter(Boolean)
         .join('\n\n');
-      add(401, 'Authentication failed: missing_bearer, malformed_token, unknown_token, revoked or expired');
-      add(403, 'missing_scope:<scope>, or key_creator_deleted on writes');
-      add(429, 'Rate limit exceeded, per key or (authentication lookups) per client address: rate_limited, retryAfterSec, Retry-After header');
+      add(401, 'Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired');
+      const write = hasBody || route.method === 'DELETE';
+      if (config.scope) add(403, `The key lacks the \`${config.scope}\` scope${write ? ', or the user who issued it was removed' : ''}`);
+      else if (write) add(403, 'The user who issued the key was removed');
+      add(429, 'Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After)');
     }
     if (route.url.includes(':')) add(404, 'Not found in this organisation');
+    // A malformed percent-encoding can only break a path parameter; it is refused (400 bad_url) before routing.
+    const hasParams = route.url.includes(':');
+    if (hasBody || hasParams) {
+      add(400, [hasBody && 'the body is not valid JSON or not a valid batch envelope', hasParams && 'the URL is malformed'].filter(Boolean).join(', or ').replace(/^./, (c) => c.toUpperCase()));
+    }
     if (hasBody) {
-      add(400, 'Body is not valid JSON (invalid_json) or batch envelope invalid');
-      add(413, 'Body larger than 1 MiB (payload_too_large)');
-      add(415, 'Body is not application/json (unsupported_media_type)');
+      add(413, 'Body larger than 1 MiB');
+      add(415, 'Body is not application/json');
     }
     // Any authenticated input (path, query, body, Idempotency-Key) can fail validation, e.g. a NUL character.
-    if (hasBody || schema.querystring || !config.public) add(422, 'Validation failed; fieldErrors maps field to message');
-    add(500, 'Internal error; quote requestId');
+    if (hasBody || schema.querystring || !config.public) add(422, 'Validation failed; fieldErrors maps each field to a message');
+    add(500, 'Internal error; quote requestId when reporting it');
     add(503, 'database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds)');
   });
 }

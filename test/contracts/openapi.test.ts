@@ -35,7 +35,7 @@ describe('GET /openapi.yaml', () => {
     for (const { path, method, op } of ops) {
       expect(op.operationId, `${method} ${path}`).toBeTruthy();
       expect(op.responses['500'], `${method} ${path}`).toBeDefined();
-      if (op.security) {
+      if (op.security.length) {
         expect(op.responses['401']).toBeDefined();
         expect(op.responses['429']).toBeDefined();
       }
@@ -44,7 +44,7 @@ describe('GET /openapi.yaml', () => {
   });
 
   it('leaves only the public endpoints without security', () => {
-    const open = operations().filter((o) => !o.op.security).map((o) => `${o.method.toUpperCase()} ${o.path}`).sort();
+    const open = operations().filter((o) => o.op.security.length === 0).map((o) => `${o.method.toUpperCase()} ${o.path}`).sort();
     expect(open.every((o) => /\/(health|health\/live|version|changelog)$/.test(o))).toBe(true);
   });
 
@@ -53,6 +53,72 @@ describe('GET /openapi.yaml', () => {
     expect(required('/api/v1/assets/{id}/checkin')).toBe(false);
     expect(required('/api/v1/tools/{id}/mark-serviced')).toBe(false);
     expect(required('/api/v1/assets')).toBe(true);
+  });
+
+  it('names the scope of every authenticated operation in its security requirement', () => {
+    for (const { path, method, op } of operations()) {
+      if (!op.security.length) continue;
+      const [scope] = op.security[0].bearerAuth;
+      if (path === '/api/v1/me' || path === '/api/v1/me/usage') expect(scope).toBeUndefined();
+      else expect(scope, `${method} ${path}`).toMatch(/^[a-z]+:(read|write)$/);
+      if (op.responses['403']) {
+        const codes = JSON.stringify(op.responses['403'].content['application/json'].schema);
+        if (scope) expect(codes).toContain(`missing_scope:${scope}`);
+      }
+    }
+  });
+
+  it('publishes the real media types of the CSV export and the QR image, with Content-Disposition', () => {
+    const list = doc.paths['/api/v1/tools'].get.responses['200'];
+    expect(Object.keys(list.content).sort()).toEqual(['application/json', 'text/csv']);
+    expect(list.content['application/json'].schema.$ref).toBe('#/components/schemas/ListToolsResponse');
+    expect(list.headers['Content-Disposition']).toBeDefined();
+    expect(Object.keys(doc.paths['/api/v1/tools/{id}/qr'].get.responses['200'].content).sort()).toEqual(['image/png', 'image/svg+xml']);
+  });
+
+  it('declares X-Request-Id everywhere, X-RateLimit-* on authenticated answers and Retry-After on 429', () => {
+    for (const { op } of operations()) {
+      for (const [code, response] of Object.entries<any>(op.responses)) {
+        expect(response.headers['X-Request-Id']).toBeDefined();
+        if (op.security.length && !['400', '401', '500'].includes(code)) expect(response.headers['X-RateLimit-Remaining']).toBeDefined();
+        if (code === '429') expect(response.headers['Retry-After']).toBeDefined();
+      }
+    }
+  });
+
+  it('keeps every published schema open to additive fields (Versioning rule 2)', () => {
+    expect(JSON.stringify(doc)).not.toContain('"additionalProperties":false');
+  });
+
+  it('types query flags as booleans and keeps batch entries open for validating proxies', () => {
+    const lowStock = doc.paths['/api/v1/tools'].get.parameters.find((p: any) => p.name === 'lowStock');
+    expect(lowStock.schema.type).toBe('boolean');
+    const batch = doc.components.schemas.CreateToolsBatchRequest;
+    const items = batch.anyOf.find((v: any) => v.type === 'array').items.anyOf;
+    expect(items[0].$ref).toBe('#/components/schemas/CreateToolRequest');
+    expect(Object.keys(items[1])).toEqual(['description']);
+  });
+
+  it('gives every operation a summary and every request and success body a named schema and an example that validates', async () => {
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const addFormats = (await import('ajv-formats')).default.default;
+    const ajv = new Ajv2020({ strict: false });
+    addFormats(ajv);
+    ajv.addSchema({ $id: 'doc', components: doc.components });
+    const check = (where: string, media: any) => {
+      expect(media.schema.$ref, where).toMatch(/^#\/components\/schemas\//);
+      const validate = ajv.compile({ $ref: `doc${media.schema.$ref}` });
+      expect(validate(media.example), `${where}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    };
+    for (const { path, method, op } of operations()) {
+      expect(op.summary, `${method} ${path}`).toBeTruthy();
+      const body = op.requestBody?.content['application/json'];
+      if (body) check(`${method} ${path} request`, body);
+      for (const [code, response] of Object.entries<any>(op.responses)) {
+        expect(response.description).not.toBe('Default Response');
+        if (code.startsWith('2') && response.content?.['application/json']) check(`${method} ${path} ${code}`, response.content['application/json']);
+      }
+    }
   });
 
   it('has no unreferenced components', () => {

@@ -1,3 +1,4 @@
+import { batchResponse } from '../../http/batch.ts';
 import { z } from 'zod';
 import type { Asset } from '../../generated/prisma/client.ts';
 import { cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText, requiredText } from '../../http/schemas.ts';
@@ -68,7 +69,8 @@ export const UpdateAssetBody = z
     parentAssetId: id(),
     primaryOperatorId: id(),
   })
-  .describe('Any subset of the fields; null clears a nullable field; unknown fields are ignored');
+  .describe('Any subset of the fields; null clears a nullable field; unknown fields are ignored')
+  .meta({ minProperties: 1 });
 export type UpdateAssetInput = z.output<typeof UpdateAssetBody>;
 
 export const ListAssetsQuery = z.object({ limit: limitQuery, cursor: cursorQuery });
@@ -136,19 +138,7 @@ export const AssetDetail = AssetRow.extend({
 export const ListAssetsResponse = z.object({ ok: z.literal(true), assets: z.array(AssetRow), nextCursor: z.string().nullable() });
 export const AssetIdResponse = z.object({ ok: z.literal(true), assetId: z.string() });
 export const AssetDetailResponse = z.object({ ok: z.literal(true), asset: AssetDetail });
-export const AssetBatchResponse = z.object({
-  ok: z.literal(true),
-  results: z.array(
-    z.object({
-      index: z.number().int(),
-      ok: z.boolean(),
-      assetId: z.string().optional(),
-      error: z.string().optional(),
-      fieldErrors: z.record(z.string(), z.string()).optional(),
-    }),
-  ),
-  summary: z.object({ received: z.number().int(), succeeded: z.number().int(), failed: z.number().int() }),
-});
+export const AssetBatchResponse = batchResponse('Asset', { assetId: z.string() });
 
 // ---- mapping
 

@@ -3,14 +3,14 @@ import { transaction, type Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { notFound, ValidationError } from '../../http/errors.ts';
-import { batchSummary, validateEntries, readBatchEnvelope } from '../../http/batch.ts';
+import { batchSummary, validateEntries, readBatchEnvelope, type BatchResultOf } from '../../http/batch.ts';
 import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../http/pagination.ts';
 import { assertReferences } from '../shared/references.ts';
 import { listAssetRows, lockOwnedAsset } from './assets.repository.ts';
 import type { ServiceDeps } from '../services.ts';
 import {
   classToDb, CreateAssetBody, DEFAULT_METER, METER_UNIT, toAssetDetail, toAssetRow,
-  UPDATABLE_FIELDS, type CreateAssetInput, type UpdateAssetInput,
+  UPDATABLE_FIELDS, type CreateAssetInput, type UpdateAssetInput, type AssetBatchResponse,
 } from './assets.schemas.ts';
 
 export const ASSET_BATCH_CAP = 50;
@@ -61,7 +61,7 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
     async createBatch(ctx: RequestContext, body: unknown) {
       const entries = readBatchEnvelope(body, ASSET_BATCH_CAP);
       const { valid, failures } = validateEntries(entries, CreateAssetBody);
-      const results: { index: number; ok: boolean; assetId?: string; error?: string; fieldErrors?: Record<string, string> }[] = [...failures];
+      const results: BatchResultOf<typeof AssetBatchResponse>[] = [...failures];
       await transaction(db, async (tx) => {
         for (const { index, data } of valid) {
           try {

@@ -1,3 +1,4 @@
+import { batchResponse } from '../../http/batch.ts';
 import { z } from 'zod';
 import type { MeterLog } from '../../generated/prisma/client.ts';
 import { csvEnum, cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText } from '../../http/schemas.ts';
@@ -28,7 +29,7 @@ export const CreateHoursBody = z
 export type CreateHoursInput = z.output<typeof CreateHoursBody>;
 
 export const IdempotencyHeaders = z.looseObject({
-  'idempotency-key': z.string().optional().describe('Opaque key of up to 128 characters; a repeat returns the original logId and writes nothing'),
+  'idempotency-key': z.string().meta({ minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX }).optional().describe('Opaque key of up to 128 characters; a repeat returns the original logId and writes nothing'),
 });
 
 export const ReviewHoursBody = z.object({
@@ -91,22 +92,12 @@ export const HoursReviewResponse = z.object({
   ok: z.literal(true), logId: z.string(), reviewStatus: z.enum(REVIEW_STATUSES),
   autoFlagId: z.string().nullable().describe('AUTO_PM flag opened by approving the reading, else null'),
 });
-export const HoursBatchResponse = z.object({
-  ok: z.literal(true),
-  results: z.array(
-    z.object({
-      index: z.number().int(),
-      ok: z.boolean(),
-      logId: z.string().optional(),
-      autoFlagId: z.string().nullable().optional(),
-      delta: z.number().optional(),
-      reviewStatus: z.enum(REVIEW_STATUSES).optional(),
-      replayed: z.boolean().optional(),
-      error: z.string().optional(),
-      fieldErrors: z.record(z.string(), z.string()).optional(),
-    }),
-  ),
-  summary: z.object({ received: z.number().int(), succeeded: z.number().int(), failed: z.number().int() }),
+export const HoursBatchResponse = batchResponse('HoursLog', {
+  logId: z.string(),
+  autoFlagId: z.string().nullable().optional(),
+  delta: z.number().optional(),
+  reviewStatus: z.enum(REVIEW_STATUSES).optional(),
+  replayed: z.boolean().optional(),
 });
 
 // ---- mapping

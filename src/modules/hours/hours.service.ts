@@ -1,21 +1,17 @@
-import type { MeterLog } from '../../generated/prisma/client.ts';
 import { transaction } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { conflict, notFound, ValidationError } from '../../http/errors.ts';
-import { batchSummary, readBatchEnvelope, validateEntries } from '../../http/batch.ts';
+import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../http/batch.ts';
 import { decodeCursor, paginate, timeIdCursor } from '../../http/pagination.ts';
 import { queueRenewalHeadsUps } from '../notifications/notifications.repository.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../services.ts';
 import { listMeterLogs, lockMeteredAsset, openPmFlagIfDue, recordReading, type RecordedReading } from './hours.repository.ts';
-import { CreateHoursBody, IDEMPOTENCY_KEY_MAX, toHoursLog, type CreateHoursInput, type ListHoursInput } from './hours.schemas.ts';
+import { CreateHoursBody, IDEMPOTENCY_KEY_MAX, toHoursLog, type CreateHoursInput, type ListHoursInput, type HoursBatchResponse } from './hours.schemas.ts';
 
 export const HOURS_BATCH_CAP = 100;
 
-type BatchResult = {
-  index: number; ok: boolean; logId?: string; autoFlagId?: string | null; delta?: number; reviewStatus?: MeterLog['reviewStatus'];
-  replayed?: boolean; error?: string; fieldErrors?: Record<string, string>;
-};
+type BatchResult = BatchResultOf<typeof HoursBatchResponse>;
 
 const created = ({ log, replayed }: RecordedReading) => ({
   logId: log.id, autoFlagId: log.autoFlagId, delta: log.delta, reviewStatus: log.reviewStatus, replayed,

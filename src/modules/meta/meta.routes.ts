@@ -12,7 +12,7 @@ export const metaRoutes =
       config: { public: true },
       schema: {
         operationId: 'getHealth', tags: ['meta'], summary: 'Readiness: pings the database',
-        response: { 200: HealthResponse, 503: HealthResponse },
+        response: { 200: HealthResponse.describe('Ready: the database answered the ping'), 503: HealthResponse.describe('Not ready: the database ping failed or timed out (2 s)') },
       },
     }, async (_req, reply) => {
       const database = await meta.pingDatabase();

@@ -1,3 +1,4 @@
+import { batchResponse } from '../../http/batch.ts';
 import { z } from 'zod';
 import type { Project } from '../../generated/prisma/client.ts';
 import { csvEnum, cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText, requiredText } from '../../http/schemas.ts';
@@ -39,7 +40,8 @@ export const UPDATABLE_PROJECT_FIELDS = ['name', 'code', 'customerName', 'status
 
 export const UpdateProjectBody = z
   .object({ name: requiredText(200).optional(), ...projectFields })
-  .describe('Any subset of the project fields; null clears a nullable field; unknown fields are ignored');
+  .describe('Any subset of the project fields; null clears a nullable field; unknown fields are ignored')
+  .meta({ minProperties: 1 });
 export type UpdateProjectInput = z.output<typeof UpdateProjectBody>;
 
 export const ListProjectsQuery = z.object({
@@ -69,19 +71,8 @@ export const ProjectRow = z
 export const ListProjectsResponse = z.object({ ok: z.literal(true), projects: z.array(ProjectRow), nextCursor: z.string().nullable() });
 export const ProjectIdResponse = z.object({ ok: z.literal(true), projectId: z.string() });
 export const ProjectDetailResponse = z.object({ ok: z.literal(true), project: ProjectRow });
-export const ProjectBatchResponse = z.object({
-  ok: z.literal(true),
-  results: z.array(
-    z.object({
-      index: z.number().int(),
-      ok: z.boolean(),
-      projectId: z.string().optional(),
-      error: z.string().optional(),
-      fieldErrors: z.record(z.string(), z.string()).optional(),
-      formError: z.string().nullable().optional().describe('One sentence describing why the whole entry failed'),
-    }),
-  ),
-  summary: z.object({ received: z.number().int(), succeeded: z.number().int(), failed: z.number().int() }),
+export const ProjectBatchResponse = batchResponse('Project', { projectId: z.string() }, {
+  formError: z.string().nullable().optional().describe('One sentence describing why the whole entry failed'),
 });
 
 export function toProjectRow(p: Project): z.input<typeof ProjectRow> {

@@ -2,21 +2,19 @@ import type { Prisma, Project } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { badRequest, notFound, ValidationError } from '../../http/errors.ts';
-import { batchSummary, readBatchEnvelope, validateEntries } from '../../http/batch.ts';
+import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../http/batch.ts';
 import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../http/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../services.ts';
 import { equipmentUsage, type EquipmentUsagePage } from './project-usage.ts';
 import { codeTakenByOther, duplicateCodeMessage, insertProject, listProjects } from './projects.repository.ts';
 import {
-  CreateProjectBody, toProjectRow, UPDATABLE_PROJECT_FIELDS, type CreateProjectInput, type UpdateProjectInput,
+  CreateProjectBody, toProjectRow, UPDATABLE_PROJECT_FIELDS, type CreateProjectInput, type UpdateProjectInput, type ProjectBatchResponse,
 } from './projects.schemas.ts';
 
 export const PROJECT_BATCH_CAP = 50;
 
-type BatchResult = {
-  index: number; ok: boolean; projectId?: string; error?: string; fieldErrors?: Record<string, string>; formError?: string | null;
-};
+type BatchResult = BatchResultOf<typeof ProjectBatchResponse>;
 
 const duplicateCodeOnCreate = (code: string) => new ValidationError({ code: 'a project with this code already exists' }, duplicateCodeMessage(code));
 // The spec makes a code clash on PATCH a 400 (not a 422 like on create).

@@ -13,7 +13,7 @@ export const CreateRepairBody = z.object({
   cost: z.number().nonnegative().max(1e12).nullable().optional(),
   parts: optionalText(5000),
   notes: optionalText(5000),
-});
+}).meta({ anyOf: [{ required: ['assetId'] }, { required: ['workOrderId'] }] });
 export type CreateRepairInput = z.output<typeof CreateRepairBody>;
 
 const filterId = z.string().min(1).max(100).optional();

@@ -1,3 +1,4 @@
+import { batchResponse } from '../../http/batch.ts';
 import { z } from 'zod';
 import type { Tool } from '../../generated/prisma/client.ts';
 import { dateTime, iso } from '../../http/schemas.ts';
@@ -74,20 +75,8 @@ export const ListToolsResponse = z.object({ ok, tools: z.array(ToolRow), nextCur
 export const ToolCreatedResponse = z.object({ ok, toolId: z.string(), scanToken: z.string() });
 export const ToolIdResponse = z.object({ ok, toolId: z.string() });
 export const ToolDetailResponse = z.object({ ok, tool: ToolDetail });
-export const ToolBatchResponse = z.object({
-  ok,
-  results: z.array(
-    z.object({
-      index: z.number().int(),
-      ok: z.boolean(),
-      toolId: z.string().optional(),
-      scanToken: z.string().optional(),
-      error: z.string().optional(),
-      fieldErrors: z.record(z.string(), z.string()).optional(),
-      formError: z.string().optional().describe('One-line summary of what is wrong with the entry'),
-    }),
-  ),
-  summary: z.object({ received: z.number().int(), succeeded: z.number().int(), failed: z.number().int() }),
+export const ToolBatchResponse = batchResponse('Tool', { toolId: z.string(), scanToken: z.string() }, {
+  formError: z.string().optional().describe('One-line summary of what is wrong with the entry'),
 });
 export const CheckoutResponse = z.union([
   z.object({ ok, toolId: z.string(), eventId: z.string() }),

@@ -15,6 +15,24 @@ import {
   ToolDetailQuery, ToolEventsQuery, UpdateToolBody, UtilizationQuery,
 } from './tools.schemas.ts';
 
+// What the two non-JSON answers really are on the wire (src/contracts/openapi-rules.ts publishes them).
+const CSV_CONTENT = {
+  'text/csv': {
+    schema: { type: 'string', description: 'format=csv: a header row and one row per matching tool (22 columns, see docs/api-notes/tools.md)' },
+    example: 'id,name,category\ncm4k2x9q10000a8b7c6d5e4f3,Impact driver 18V,Power tools\n',
+  },
+};
+const CSV_HEADERS = {
+  'Content-Disposition': {
+    description: 'With format=csv: `attachment; filename="service-tools-<YYYY-MM-DD>.csv"`',
+    schema: { type: 'string', example: 'attachment; filename="service-tools-2026-03-14.csv"' },
+  },
+};
+const QR_CONTENT = {
+  'image/png': { schema: { type: 'string', contentMediaType: 'image/png', description: 'fmt=png (default): a PNG image' } },
+  'image/svg+xml': { schema: { type: 'string', contentMediaType: 'image/svg+xml', description: 'fmt=svg: an SVG document' } },
+};
+
 export const toolRoutes =
   ({ services }: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
@@ -30,6 +48,8 @@ export const toolRoutes =
         operationId: 'listTools', tags, summary: 'List tools by name, or export them as CSV (format=csv)', querystring: ListToolsQuery,
         // The CSV is streamed (never serialized); the JSON body is still checked against ListToolsResponse.
         response: { 200: z.union([ListToolsResponse, z.string().describe('format=csv: text/csv file with every matching row')]) },
+        'x-content': { 200: CSV_CONTENT },
+        'x-headers': { 200: CSV_HEADERS },
       },
     }, async (req, reply) => {
       const ctx = contextOf(req);
@@ -112,6 +132,7 @@ export const toolRoutes =
       schema: {
         operationId: 'getToolQr', tags, summary: 'QR label image linking to the public scan page', params: IdParams, querystring: QrQuery,
         response: { 200: z.string().describe('image/png (default) or image/svg+xml (fmt=svg)') },
+        'x-content': { 200: QR_CONTENT },
       },
     }, async (req, reply) => {
       const image = await tools.qr(contextOf(req), req.params.id, req.query);

@@ -60,7 +60,8 @@ export const UpdateToolBody = z
     status: z.enum(TOOL_STATUSES).optional(),
     ...toolFields,
   })
-  .describe('Any subset of the tool fields including status; null clears a nullable field; unknown fields are ignored');
+  .describe('Any subset of the tool fields including status; null clears a nullable field; unknown fields are ignored')
+  .meta({ minProperties: 1 });
 export type UpdateToolInput = z.output<typeof UpdateToolBody>;
 
 /** warrantyExpiringDays: an integer 1-365; anything else is ignored (spec), not rejected. */
@@ -130,6 +131,7 @@ export const AdjustStockBody = z.object({
     .number({ error: (i) => (i.input === undefined ? 'is required' : 'must be a number') })
     .min(-1_000_000)
     .max(1_000_000)
+    .meta({ not: { const: 0 } })
     .transform((n) => Math.trunc(n))
     .refine((n) => n !== 0, 'must be a non-zero integer')
     .describe('Non-zero; fractions are truncated toward zero; at most 1,000,000 either way'),

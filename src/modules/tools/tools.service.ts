@@ -3,7 +3,7 @@ import { transaction, type Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ValidationError } from '../../http/errors.ts';
-import { batchSummary, readBatchEnvelope, validateEntries } from '../../http/batch.ts';
+import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../http/batch.ts';
 import { assertReferences, type Reference } from '../shared/references.ts';
 import type { ServiceDeps } from '../services.ts';
 import { createToolActivity } from './tools.activity.ts';
@@ -12,7 +12,7 @@ import { toolCsvStream } from './tools.csv.ts';
 import { renderToolQr } from './tools.qr.ts';
 import { findToolPage } from './tools.query.ts';
 import { auditText, findOwnedTool, lockOwnedTool, newScanToken, recordToolEvent, wouldCycle } from './tools.repository.ts';
-import { toolBookValue, toToolDetail, toToolRow } from './tools.responses.ts';
+import { toolBookValue, toToolDetail, toToolRow, type ToolBatchResponse } from './tools.responses.ts';
 import {
   CreateToolBody, UPDATABLE_FIELDS, type CreateToolInput, type ListToolsInput, type ToolFilters, type UpdateToolInput,
 } from './tools.schemas.ts';
@@ -141,7 +141,7 @@ export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
     async createBatch(ctx: RequestContext, body: unknown) {
       const entries = readBatchEnvelope(body, TOOL_BATCH_CAP);
       const { valid, failures } = validateEntries(entries, CreateToolBody);
-      type Result = { index: number; ok: boolean; toolId?: string; scanToken?: string; error?: string; fieldErrors?: Record<string, string>; formError?: string };
+      type Result = BatchResultOf<typeof ToolBatchResponse>;
       const results: Result[] = failures.map((f) => ({ ...f, formError: formErrorOf(f.fieldErrors) }));
       await transaction(db, async (tx) => {
         for (const { index, data } of valid) {

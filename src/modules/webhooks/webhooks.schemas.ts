@@ -16,7 +16,8 @@ const url = z
   .trim()
   .min(1, 'is required')
   .max(2048)
-  .describe('HTTPS endpoint that receives the POSTs; must be publicly reachable (no private or loopback addresses)');
+  .describe('HTTPS endpoint that receives the POSTs; must be publicly reachable (no private or loopback addresses)')
+  .meta({ pattern: '^\\s*[Hh][Tt][Tt][Pp][Ss]://', format: 'uri' });
 
 const events = z
   .array(z.string().max(100), { error: (i) => (i.input === undefined ? 'is required' : 'must be an array of event type names') })
@@ -39,7 +40,8 @@ export const UpdateWebhookBody = z
     description: optionalText(500),
     active: z.boolean().optional().describe('false pauses deliveries; queued ones wait until it is true again'),
   })
-  .describe('Any subset of the fields; the secret is kept');
+  .describe('Any subset of the fields; the secret is kept')
+  .meta({ minProperties: 1 });
 export type UpdateWebhookInput = z.output<typeof UpdateWebhookBody>;
 
 export const ListWebhooksQuery = z.object({ limit: limitQuery, cursor: cursorQuery });

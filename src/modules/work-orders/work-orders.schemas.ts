@@ -35,7 +35,13 @@ export type CreateWorkOrderInput = z.output<typeof CreateWorkOrderBody>;
 
 /** Enum fields of a PATCH are plain strings: values outside the enum are dropped, not rejected (spec). */
 const lenientEnum = (values: readonly string[]) =>
-  z.string().max(100).nullable().optional().describe(`One of ${values.join(', ')}; any other value is ignored`);
+  z
+    .string()
+    .max(100)
+    .nullable()
+    .optional()
+    .describe(`One of ${values.join(', ')}; the server ignores any other value (published as the enum so typed clients catch typos)`)
+    .meta({ anyOf: [{ type: 'string', enum: [...values] }, { type: 'null' }] });
 
 export const UpdateWorkOrderBody = z
   .object({
@@ -51,7 +57,8 @@ export const UpdateWorkOrderBody = z
     estimateLaborHours: hours(),
     estimateCost: money(),
   })
-  .describe('Any subset of the fields; omitted fields are unchanged, null clears a nullable field, unknown fields are ignored');
+  .describe('Any subset of the fields; omitted fields are unchanged, null clears a nullable field, unknown fields are ignored')
+  .meta({ minProperties: 1 });
 export type UpdateWorkOrderInput = z.output<typeof UpdateWorkOrderBody>;
 
 export const ListWorkOrdersQuery = z.object({

@@ -1,3 +1,4 @@
+import { batchResponse } from '../../http/batch.ts';
 import { z } from 'zod';
 import type { Yard } from '../../generated/prisma/client.ts';
 import { cursorQuery, dateTime, limitQuery, optionalText, requiredText } from '../../http/schemas.ts';
@@ -25,7 +26,8 @@ export type CreateYardInput = z.output<typeof CreateYardBody>;
 export const UPDATABLE_YARD_FIELDS = ['name', 'lat', 'lng', 'address', 'notes'] as const;
 export const UpdateYardBody = z
   .object({ name: requiredText(200).optional(), ...yardFields })
-  .describe('Any subset of the yard fields; null clears a nullable field; unknown fields are ignored');
+  .describe('Any subset of the yard fields; null clears a nullable field; unknown fields are ignored')
+  .meta({ minProperties: 1 });
 export type UpdateYardInput = z.output<typeof UpdateYardBody>;
 
 export const ListYardsQuery = z.object({ limit: limitQuery, cursor: cursorQuery });
@@ -60,20 +62,7 @@ export const DeleteYardResponse = z.object({
   unassignedAssets: z.number().int().describe('Assets whose yardId was set to null'),
   unassignedTools: z.number().int().describe('Tools whose assignedYardId was set to null'),
 });
-export const YardBatchResponse = z.object({
-  ok: z.literal(true),
-  results: z.array(
-    z.object({
-      index: z.number().int(),
-      ok: z.boolean(),
-      yardId: z.string().optional(),
-      createdAt: dateTime().optional(),
-      error: z.string().optional(),
-      fieldErrors: z.record(z.string(), z.string()).optional(),
-    }),
-  ),
-  summary: z.object({ received: z.number().int(), succeeded: z.number().int(), failed: z.number().int() }),
-});
+export const YardBatchResponse = batchResponse('Yard', { yardId: z.string(), createdAt: dateTime() });
 
 export function toYardRow(y: Yard): z.input<typeof YardRow> {
   return {

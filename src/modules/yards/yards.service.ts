@@ -2,14 +2,14 @@ import type { Prisma, Yard } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { notFound, ValidationError } from '../../http/errors.ts';
-import { batchSummary, readBatchEnvelope, validateEntries } from '../../http/batch.ts';
+import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../http/batch.ts';
 import { decodeCursor, paginate } from '../../http/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../services.ts';
 import { listYards } from './yards.repository.ts';
 import {
   coordinatesPaired, CreateYardBody, toYardRow, UNPAIRED_ERROR, UPDATABLE_YARD_FIELDS, type CreateYardInput,
-  type UpdateYardInput,
+  type UpdateYardInput, type YardBatchResponse,
 } from './yards.schemas.ts';
 
 export const YARD_BATCH_CAP = 50;
@@ -61,7 +61,7 @@ export function createYardService({ db }: Pick<ServiceDeps, 'db'>) {
     async createBatch(ctx: RequestContext, body: unknown) {
       const entries = readBatchEnvelope(body, YARD_BATCH_CAP);
       const { valid, failures } = validateEntries(entries, CreateYardBody);
-      const results: { index: number; ok: boolean; yardId?: string; createdAt?: string; error?: string; fieldErrors?: Record<string, string> }[] =
+      const results: BatchResultOf<typeof YardBatchResponse>[] =
         failures.map(({ index, ok, error, fieldErrors }) => ({ index, ok, error, fieldErrors }));
       await transaction(db, async (tx) => {
         for (const { index, data } of valid) {

@@ -1,0 +1,69 @@
+/**
+ * The error codes each status can carry, published as enums so clients and gateways can switch on them.
+ * Spec rule (Versioning 2): new codes may appear within v1, so clients must treat an unknown code like the
+ * status's generic meaning. Keep in step with src/http/api-chain.ts, error-handler.ts, batch.ts and the
+ * services; the conformance test (test/contracts/conformance.test.ts) fails on a code missing here.
+ */
+type Json = Record<string, any>;
+
+export const AUTH_ERRORS = ['missing_bearer', 'malformed_token', 'unknown_token', 'revoked', 'expired'] as const;
+const BATCH_ERRORS = ['invalid_envelope', 'empty_batch', 'batch_too_large'];
+/** Raised before routing when a path parameter has a malformed percent-encoding. */
+const URL_ERRORS = ['bad_url', 'bad_request'];
+
+export interface ErrorContext {
+  operationId: string;
+  method: string;
+  scope: string | null;
+  hasBody: boolean;
+  hasParams: boolean;
+  batch: boolean;
+}
+
+/** Per-operation 400 codes the service layer adds beyond the generic ones. */
+const EXTRA_400: Record<string, string[]> = { updateProject: ['duplicate_code'] };
+
+const refError = { $ref: '#/components/schemas/Error' };
+const codes = (values: string[], extra: Json = {}, required: string[] = []): Json => ({
+  allOf: [refError, { type: 'object', properties: { error: { type: 'string', enum: values }, ...extra }, required: ['error', ...required] }],
+});
+
+/** The schema of a generic error response of `status` for one operation, or null to keep what the route declared. */
+export function errorSchema(status: number, ctx: ErrorContext): Json | null {
+  const write = ['POST', 'PATCH', 'PUT', 'DELETE'].includes(ctx.method);
+  switch (status) {
+    case 400:
+      return codes([...(ctx.hasBody ? ['invalid_json'] : []), ...(ctx.batch ? BATCH_ERRORS : []), ...(EXTRA_400[ctx.operationId] ?? []), ...(ctx.hasParams ? URL_ERRORS : [])]);
+    case 401:
+      return { $ref: '#/components/schemas/AuthenticationError' };
+    case 403:
+      return codes([...(ctx.scope ? [`missing_scope:${ctx.scope}`] : []), ...(write ? ['key_creator_deleted'] : [])]);
+    case 404:
+      return { $ref: '#/components/schemas/NotFoundError' };
+    case 413:
+      return { $ref: '#/components/schemas/PayloadTooLargeError' };
+    case 415:
+      return { $ref: '#/components/schemas/UnsupportedMediaTypeError' };
+    case 422:
+      return { $ref: '#/components/schemas/ValidationError' };
+    case 429:
+      return { $ref: '#/components/schemas/RateLimitError' };
+    case 500:
+      return { $ref: '#/components/schemas/InternalError' };
+    default:
+      return null;
+  }
+}
+
+/** Named error components shared by every operation. */
+export const ERROR_COMPONENTS: Record<string, Json> = {
+  AuthenticationError: codes([...AUTH_ERRORS]),
+  NotFoundError: codes(['not_found']),
+  PayloadTooLargeError: codes(['payload_too_large']),
+  UnsupportedMediaTypeError: codes(['unsupported_media_type']),
+  ValidationError: codes(['validation_failed'], {
+    fieldErrors: { type: 'object', additionalProperties: { type: 'string' }, description: 'Field name (dotted path; `body` for the whole body) to message' },
+  }, ['fieldErrors']),
+  RateLimitError: codes(['rate_limited'], { retryAfterSec: { type: 'integer', minimum: 1 } }, ['retryAfterSec']),
+  InternalError: codes(['internal_error'], { requestId: { type: 'string' } }, ['requestId']),
+};

@@ -1,0 +1,53 @@
+import { operationsOf } from './openapi-rules.ts';
+
+type Json = Record<string, any>;
+
+/**
+ * What the contract requires of every operation. Returns one line per problem, naming the route and what to
+ * add where, so whoever adds a route can fix it from the message alone; `openApiDocument` throws with them.
+ */
+export function contractProblems(doc: Json): string[] {
+  const problems: string[] = [];
+  const schemas: Json = doc.components?.schemas ?? {};
+  for (const { path, method, op } of operationsOf(doc)) {
+    const where = `${method.toUpperCase()} ${path}${op.operationId ? ` (${op.operationId})` : ''}`;
+    const say = (what: string) => problems.push(`${where}: ${what}`);
+    if (!op.operationId) say('add `operationId` to the route schema');
+    if (!op.summary) say('add a `summary` (one line, for people) to the route schema');
+    if (!op.tags?.length) say('add `tags` to the route schema');
+    if (!Array.isArray(op.security)) say('declare `config.scope` (or `config.public: true`) on the route');
+    const responses = Object.entries<Json>(op.responses ?? {});
+    if (!responses.some(([code]) => code.startsWith('2'))) say('declare the success response in `schema.response` (200/201)');
+    for (const [code, response] of responses) {
+      if (!response.description || response.description === 'Default Response') say(`response ${code} needs a description (\`.describe()\` the schema)`);
+      if (!response.content || !Object.keys(response.content).length) continue;
+      const json = response.content['application/json'];
+      if (code.startsWith('2') && json) {
+        if (json.example === undefined) say(`response ${code} has no example`);
+        const body = resolve(json.schema, schemas);
+        for (const [field, prop] of Object.entries<Json>(body?.properties ?? {})) {
+          if (prop.type === 'array' && prop.items && !prop.items.$ref && resolve(prop.items, schemas)?.type === 'object' && body?.properties?.nextCursor) {
+            say(`list field \`${field}\` holds an unnamed row schema: name it with \`.meta({ id: '<Resource>Row' })\``);
+          }
+        }
+      }
+    }
+    const body = op.requestBody?.content?.['application/json'];
+    if (body && body.example === undefined) say('the request body has no example');
+  }
+  return problems;
+}
+
+function resolve(schema: Json | undefined, schemas: Json): Json | undefined {
+  return schema?.$ref ? schemas[String(schema.$ref).split('/').pop()!] : schema;
+}
+
+export function assertContract(doc: Json): void {
+  const problems = contractProblems(doc);
+  if (problems.length) {
+    throw new Error(
+      `The OpenAPI contract is incomplete (${problems.length} problem${problems.length > 1 ? 's' : ''}); fix the routes, not openapi.yaml:\n` +
+        problems.map((p) => `  - ${p}`).join('\n'),
+    );
+  }
+}
