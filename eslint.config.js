@@ -1,0 +1,44 @@
+// Lint rules that protect the architecture (README "Development"): services free of Fastify, routes free of the
+// database, files small enough to read. Import cycles (type imports included) are checked by `npm run lint:cycles`.
+// Formatting is Prettier's (.prettierrc.json).
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'src/generated/', 'sdk/dist/', 'dist/', 'coverage/', 'data/'] },
+  ...tseslint.configs.recommended,
+  prettier,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }],
+      'max-len': [
+        'error',
+        { code: 120, ignoreUrls: true, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true },
+      ],
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    // Services, repositories and domain rules see plain data: Fastify stays in routes and src/http/.
+    files: ['src/modules/**/*.ts'],
+    ignores: ['src/modules/**/*.routes.ts', 'src/modules/index.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/http/*', 'fastify', '@fastify/*'], message: 'Services import from core/, not http/.' }] },
+      ],
+    },
+  },
+  {
+    // Routes call services; only services and repositories talk to the database.
+    files: ['src/modules/**/*.routes.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/generated/prisma/*', '**/db/*', '**/*.repository.ts'], message: 'Routes call a service.' }] },
+      ],
+    },
+  },
+);
