@@ -1,10 +1,51 @@
 import type { AppDeps } from '../composition.ts';
-import type { JobDefinition } from './scheduler.ts';
-import { webhookDispatchJob, webhookRetentionJob } from '../delivery/jobs.ts';
-import { renewalHeadsUpsJob, sendNotificationsJob } from '../modules/notifications/notifications.jobs.ts';
+import { pruneWebhookHistory } from '../delivery/retention.ts';
+
+export interface JobDefinition {
+  name: string;
+  /** node-cron expression (a leading seconds field is allowed). */
+  cron: string;
+  run(): Promise<unknown>;
+}
+
+/** A job is a small function of the dependencies it uses; null when configuration disables it. */
+type Job<K extends keyof AppDeps> = (deps: Pick<AppDeps, K>) => JobDefinition | null;
 
 /**
- * Every periodic job of the service. Each entry builds its job from the dependencies, or returns null when
- * disabled by configuration. Add a job here with one line.
+ * WEBHOOK_DISPATCH_CRON (every minute by default): in continuous mode the sweep for due retries and expired
+ * leases (new events do not wait for it); in tick mode the only dispatch, up to WEBHOOK_BATCH_SIZE per tick.
  */
-export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [webhookDispatchJob, webhookRetentionJob, sendNotificationsJob, renewalHeadsUpsJob];
+const webhookDispatch: Job<'config' | 'delivery'> = ({ config, delivery }) => ({
+  name: 'webhook-dispatch',
+  cron: config.webhooks.dispatchCron,
+  run: () => delivery.tick(),
+});
+
+/** Daily at 03:17: removes webhook history and outbox events older than 30 days. */
+const webhookRetention: Job<'db'> = ({ db }) => ({
+  name: 'webhook-retention',
+  cron: '17 3 * * *',
+  run: () => pruneWebhookHistory(db),
+});
+
+/** Every 15 seconds: new-flag push/email goes out shortly after the flag commits. */
+const sendNotifications: Job<'services'> = ({ services }) => ({
+  name: 'notifications-send',
+  cron: '*/15 * * * * *',
+  run: () => services.notifications.sendPending(),
+});
+
+/** Daily at 06:00 (server time): registration and insurance dates within 30 days get one heads-up each. */
+const renewalHeadsUps: Job<'services'> = ({ services }) => ({
+  name: 'renewal-heads-ups',
+  cron: '0 6 * * *',
+  run: () => services.notifications.queueRenewalHeadsUps(),
+});
+
+/** Every periodic job of the service, in one place. Add a job here with one line. */
+export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
+  webhookDispatch,
+  webhookRetention,
+  sendNotifications,
+  renewalHeadsUps,
+];

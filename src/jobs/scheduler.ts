@@ -1,13 +1,6 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import type { AppDeps } from '../composition.ts';
-import { JOBS } from './jobs.ts';
-
-export interface JobDefinition {
-  name: string;
-  /** node-cron expression (a leading seconds field is allowed). */
-  cron: string;
-  run(): Promise<unknown>;
-}
+import { JOBS, type JobDefinition } from './jobs.ts';
 
 export interface Scheduler {
   /** Stops scheduling and waits for ticks already running (bounded by the caller's shutdown timeout). */

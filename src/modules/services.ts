@@ -1,12 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
-import type { Authenticator } from '../http/authenticator.ts';
-import type { RateLimiter } from '../http/rate-limit.ts';
-import type { Background } from '../jobs/background.ts';
-import type { BillingSync } from '../jobs/billing-sync.ts';
-import type { Metrics } from '../metrics.ts';
-import type { WebhookSender } from '../delivery/sender.ts';
+import type { ServiceDeps } from '../service-deps.ts';
 import { createAssetService } from './assets/assets.service.ts';
 import { createMetaService } from './meta/meta.service.ts';
 import { createToolService } from './tools/tools.service.ts';
@@ -21,19 +13,6 @@ import { createHoursService } from './hours/hours.service.ts';
 import { createUserService } from './users/users.service.ts';
 import { createApiKeyService } from './api-keys/api-keys.service.ts';
 import { createNotificationService } from './notifications/notifications.service.ts';
-
-export interface ServiceDeps {
-  config: Config;
-  db: Database;
-  log: FastifyBaseLogger;
-  background: Background;
-  billing: BillingSync;
-  auth: Authenticator;
-  rateLimiter: RateLimiter;
-  metrics: Metrics;
-  /** Outbound HTTP for the webhook test endpoint (owned and closed by the delivery machinery). */
-  webhookSender: WebhookSender;
-}
 
 /** One instance of each service per process. Add a resource's service here. */
 export function createServices(deps: ServiceDeps) {

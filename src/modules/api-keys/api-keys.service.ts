@@ -1,4 +1,4 @@
-import type { ServiceDeps } from '../services.ts';
+import type { ServiceDeps } from '../../service-deps.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
 import { generateApiKey, hashApiKey } from '../../http/api-keys.ts';

@@ -4,7 +4,7 @@ import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { conflict, notFound } from '../../http/errors.ts';
 import { assertReferences } from '../shared/references.ts';
-import type { ServiceDeps } from '../services.ts';
+import type { ServiceDeps } from '../../service-deps.ts';
 import type { CheckinAssetInput, CheckoutAssetInput } from './asset-checkout.schemas.ts';
 import { toCheckoutState } from './assets.schemas.ts';
 import { lockOwnedAsset } from './assets.repository.ts';

@@ -7,7 +7,7 @@ import { batchSummary, validateEntries, readBatchEnvelope, type BatchResultOf } 
 import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../http/pagination.ts';
 import { assertReferences } from '../shared/references.ts';
 import { listAssetRows, lockOwnedAsset } from './assets.repository.ts';
-import type { ServiceDeps } from '../services.ts';
+import type { ServiceDeps } from '../../service-deps.ts';
 import {
   classToDb, CreateAssetBody, DEFAULT_METER, METER_UNIT, toAssetDetail, toAssetRow,
   UPDATABLE_FIELDS, type CreateAssetInput, type UpdateAssetInput, type AssetBatchResponse,

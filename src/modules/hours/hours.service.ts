@@ -5,7 +5,7 @@ import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } 
 import { decodeCursor, paginate, timeIdCursor } from '../../http/pagination.ts';
 import { queueRenewalHeadsUps } from '../notifications/notifications.repository.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
-import type { ServiceDeps } from '../services.ts';
+import type { ServiceDeps } from '../../service-deps.ts';
 import { listMeterLogs, lockMeteredAsset, openPmFlagIfDue, recordReading, type RecordedReading } from './hours.repository.ts';
 import { CreateHoursBody, IDEMPOTENCY_KEY_MAX, toHoursLog, type CreateHoursInput, type ListHoursInput, type HoursBatchResponse } from './hours.schemas.ts';
 

@@ -1,5 +1,5 @@
 import type { AuthenticatedKey, RateLimitState } from '../../http/context.ts';
-import type { ServiceDeps } from '../services.ts';
+import type { ServiceDeps } from '../../service-deps.ts';
 
 const PING_TIMEOUT_MS = 2_000;
 

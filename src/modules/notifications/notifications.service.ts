@@ -1,10 +1,10 @@
-import type { ServiceDeps } from '../services.ts';
+import type { ServiceDeps } from '../../service-deps.ts';
 import { queueRenewalHeadsUps } from './notifications.repository.ts';
 import { createNotificationSender } from './notifications.sender.ts';
 import { createLoggingTransport, type NotificationTransport } from './notifications.transport.ts';
 
 /**
- * Notification delivery and the renewal sweep, run by the jobs in notifications.jobs.ts. Pass a real
+ * Notification delivery and the renewal sweep, run by the jobs in src/jobs/jobs.ts. Pass a real
  * provider's transport to replace the default logging one.
  */
 export function createNotificationService(

@@ -5,7 +5,7 @@ import { badRequest, notFound, ValidationError } from '../../http/errors.ts';
 import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../http/batch.ts';
 import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../http/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
-import type { ServiceDeps } from '../services.ts';
+import type { ServiceDeps } from '../../service-deps.ts';
 import { equipmentUsage, type EquipmentUsagePage } from './project-usage.ts';
 import { codeTakenByOther, duplicateCodeMessage, insertProject, listProjects } from './projects.repository.ts';
 import {

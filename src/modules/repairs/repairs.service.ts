@@ -4,7 +4,7 @@ import type { RequestContext } from '../../http/context.ts';
 import { notFound, ValidationError } from '../../http/errors.ts';
 import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../http/pagination.ts';
 import { assertReferences } from '../shared/references.ts';
-import type { ServiceDeps } from '../services.ts';
+import type { ServiceDeps } from '../../service-deps.ts';
 import { completeWorkOrder, lockWorkOrder, resolveLinkedFlag } from '../work-orders/work-orders.lifecycle.ts';
 import { checkRepairCost } from './repairs.anomaly.ts';
 import { listRepairs } from './repairs.repository.ts';

@@ -6,7 +6,7 @@ import type { RequestContext } from '../../http/context.ts';
 import { conflict, ValidationError } from '../../http/errors.ts';
 import { insertWorkOrder } from '../work-orders/work-orders.repository.ts';
 import { assertReferences } from '../shared/references.ts';
-import type { ServiceDeps } from '../services.ts';
+import type { ServiceDeps } from '../../service-deps.ts';
 import { lockOwnedTool, recordToolEvent } from './tools.repository.ts';
 import type { CheckinInput, CheckoutInput, ReportInput } from './tools.schemas.ts';
 

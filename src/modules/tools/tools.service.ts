@@ -5,7 +5,7 @@ import type { RequestContext } from '../../http/context.ts';
 import { ValidationError } from '../../http/errors.ts';
 import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../http/batch.ts';
 import { assertReferences, type Reference } from '../shared/references.ts';
-import type { ServiceDeps } from '../services.ts';
+import type { ServiceDeps } from '../../service-deps.ts';
 import { createToolActivity } from './tools.activity.ts';
 import { createToolCustody } from './tools.custody.ts';
 import { toolCsvStream } from './tools.csv.ts';

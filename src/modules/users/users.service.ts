@@ -1,4 +1,4 @@
-import type { ServiceDeps } from '../services.ts';
+import type { ServiceDeps } from '../../service-deps.ts';
 import { transaction } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
 import { conflict, notFound, ValidationError } from '../../http/errors.ts';

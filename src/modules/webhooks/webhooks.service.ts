@@ -9,7 +9,7 @@ import { EVENT_EXAMPLES } from '../../delivery/event-examples.ts';
 import { firstBytes } from '../../delivery/sender.ts';
 import { newWebhookSecret, signEnvelope } from '../../delivery/signer.ts';
 import { checkWebhookUrl } from '../../delivery/url-guard.ts';
-import type { ServiceDeps } from '../services.ts';
+import type { ServiceDeps } from '../../service-deps.ts';
 import {
   DELIVERY_STATUSES, SECRET_WARNING, toDeliveryRow, toWebhookRow, UPDATABLE_FIELDS,
   type CreateWebhookInput, type UpdateWebhookInput,

@@ -3,7 +3,7 @@ import { transaction } from '../../db/transaction.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { notFound, ValidationError } from '../../http/errors.ts';
 import { assertReferences } from '../shared/references.ts';
-import type { ServiceDeps } from '../services.ts';
+import type { ServiceDeps } from '../../service-deps.ts';
 import { assertStatusMove, lockOwnedWorkOrder, recordCompletion, repairTotals } from './work-orders.lifecycle.ts';
 import { listWorkOrders, queueKey } from './work-orders.queue.ts';
 import { paginate } from '../../http/pagination.ts';

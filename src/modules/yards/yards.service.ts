@@ -5,7 +5,7 @@ import { notFound, ValidationError } from '../../http/errors.ts';
 import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../http/batch.ts';
 import { decodeCursor, paginate } from '../../http/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
-import type { ServiceDeps } from '../services.ts';
+import type { ServiceDeps } from '../../service-deps.ts';
 import { listYards } from './yards.repository.ts';
 import {
   coordinatesPaired, CreateYardBody, toYardRow, UNPAIRED_ERROR, UPDATABLE_YARD_FIELDS, type CreateYardInput,

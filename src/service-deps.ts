@@ -1,0 +1,23 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import type { Authenticator } from './http/authenticator.ts';
+import type { RateLimiter } from './http/rate-limit.ts';
+import type { Background } from './jobs/background.ts';
+import type { BillingSync } from './jobs/billing-sync.ts';
+import type { Metrics } from './metrics.ts';
+import type { WebhookSender } from './delivery/sender.ts';
+
+/** What a service factory may ask for; each takes only the part it uses (Pick<ServiceDeps, ...>). */
+export interface ServiceDeps {
+  config: Config;
+  db: Database;
+  log: FastifyBaseLogger;
+  background: Background;
+  billing: BillingSync;
+  auth: Authenticator;
+  rateLimiter: RateLimiter;
+  metrics: Metrics;
+  /** Outbound HTTP for the webhook test endpoint (owned and closed by the delivery machinery). */
+  webhookSender: WebhookSender;
+}
