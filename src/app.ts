@@ -15,10 +15,7 @@ import { clientErrorHandler, registerErrorHandling, registerJsonParser, register
 import { registerRequestDeadline } from './http/request-deadline.ts';
 import { createPreAuthLimiter } from './http/pre-auth-limit.ts';
 import { registerRouteDocs } from './http/route-docs.ts';
-import { API_MODULES } from './modules/index.ts';
-import { contractRoutes } from './modules/meta/contracts.routes.ts';
-import { metricsRoutes } from './metrics.ts';
-import { scanRoutes } from './modules/tools/scan.routes.ts';
+import { API_MODULES, PUBLIC_MODULES } from './modules/index.ts';
 import './http/zod-messages.ts';
 
 export const CORS_OPTIONS = {
@@ -93,9 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
   });
-  await app.register(contractRoutes(deps));
-  await app.register(metricsRoutes(deps.metrics, deps.config.metricsToken));
-  await app.register(scanRoutes(deps));
+  for (const routes of PUBLIC_MODULES) await app.register(routes(deps));
 
   await app.register(
     async (api) => {

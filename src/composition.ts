@@ -5,8 +5,13 @@ import type { Database } from './db/database.ts';
 import { readBuildInfo, type BuildInfo } from './build-info.ts';
 import { loadChangelog, type ChangelogEntry } from './changelog.ts';
 import { createAuthenticator, type Authenticator } from './http/authenticator.ts';
-import { createRateLimiter, type RateLimiter } from './http/rate-limit.ts';
-import { createMemoryStore, createRedisStore, withCircuitBreaker } from './http/rate-limiter.ts';
+import {
+  createMemoryStore,
+  createRateLimiter,
+  createRedisStore,
+  withCircuitBreaker,
+  type RateLimiter,
+} from './http/rate-limit.ts';
 import { createBackground, type Background } from './jobs/background.ts';
 import { createBillingSync } from './jobs/billing-sync.ts';
 import { createDelivery, type Delivery } from './delivery/delivery.ts';

@@ -13,6 +13,16 @@ import { flagRoutes } from './flags/flags.routes.ts';
 import { hoursRoutes } from './hours/hours.routes.ts';
 import { userRoutes } from './users/users.routes.ts';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.ts';
+import { contractRoutes } from './meta/contracts.routes.ts';
+import { scanRoutes } from './tools/scan.routes.ts';
+import { metricsRoutes } from '../metrics.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
 export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [metaRoutes, assetRoutes, assetCheckoutRoutes, projectRoutes, yardRoutes, workOrderRoutes, repairRoutes, toolRoutes, webhookRoutes, flagRoutes, hoursRoutes, userRoutes, apiKeyRoutes];
+
+/** Route plugins mounted at the root, outside the API key chain: contracts, the public scan page, metrics. */
+export const PUBLIC_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
+  contractRoutes,
+  scanRoutes,
+  (deps) => metricsRoutes(deps.metrics, deps.config.metricsToken),
+];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createMemoryStore, createRedisStore } from '../../src/http/rate-limiter.ts';
+import { createMemoryStore, createRedisStore } from '../../src/http/rate-limit.ts';
 import { awayFromMinuteBoundary } from '../helpers/clock.ts';
 
 let t: TestApp;
