@@ -4,7 +4,8 @@ import type { RequestContext } from '../../http/context.ts';
 import { conflict, notFound, ValidationError } from '../../http/errors.ts';
 import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../http/pagination.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import { insertFlag, listFlags, resolveFlag, SYSTEM_ACTOR } from './flags.repository.ts';
+import { insertFlag, resolveFlag, SYSTEM_ACTOR } from './flags.operations.ts';
+import { listFlags } from './flags.repository.ts';
 import { resolutionErrors } from './flags.rules.ts';
 import { toFlagRow, type CreateFlagInput, type ListFlagsInput, type UpdateFlagInput } from './flags.schemas.ts';
 

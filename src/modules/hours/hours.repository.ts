@@ -6,7 +6,7 @@ import { enumIn, keysetSql } from '../../http/pagination.ts';
 import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ValidationError } from '../../http/errors.ts';
-import { insertFlag } from '../flags/flags.repository.ts';
+import { insertFlag } from '../flags/flags.operations.ts';
 import { RENEWAL_WINDOW_DAYS } from '../notifications/notifications.repository.ts';
 import { assertReferences } from '../shared/references.ts';
 import { REVIEW_STATUSES, type CreateHoursInput, type ListHoursInput } from './hours.schemas.ts';

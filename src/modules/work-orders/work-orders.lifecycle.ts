@@ -3,7 +3,7 @@ import type { Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { conflict, notFound } from '../../http/errors.ts';
-import { resolveFlag } from '../flags/flags.repository.ts';
+import { resolveFlag } from '../flags/flags.operations.ts';
 import { ACTIVE_STATUSES } from './work-orders.schemas.ts';
 
 /**

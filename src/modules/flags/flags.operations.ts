@@ -1,0 +1,86 @@
+// Flag rules shared by several services (flags, meter logs' AUTO_PM, work-order completion): each writes the
+// flag and records its event in the caller's transaction. Queries alone live in flags.repository.ts.
+import type { Flag, FlagSeverity } from '../../generated/prisma/client.ts';
+import type { Tx } from '../../db/transaction.ts';
+import { emit } from '../../events/outbox.ts';
+import { lockOwnedAsset } from '../assets/assets.repository.ts';
+import type { RequestContext } from '../../http/context.ts';
+import { queueFlagNotifications } from '../notifications/notifications.repository.ts';
+
+/** raisedById of flags the system raises (AUTO_PM), and of flags raised by keys without a user. */
+export const SYSTEM_ACTOR = 'system';
+
+export interface NewFlag {
+  asset: { id: string; nickname: string };
+  severity: FlagSeverity;
+  note?: string | null;
+  photoUrl?: string | null;
+  lat?: number | null;
+  lng?: number | null;
+  accuracyM?: number | null;
+  pmDueReading?: number | null;
+  /** True for AUTO_PM: the system raised it, whoever's reading triggered it. */
+  bySystem?: boolean;
+}
+
+/**
+ * Creates a flag inside the caller's transaction, records flag.created and queues its push and email
+ * notifications (PENDING rows the sender job delivers after commit). The caller checks the asset.
+ */
+export async function insertFlag(tx: Tx, ctx: RequestContext, input: NewFlag): Promise<Flag> {
+  const raisedById = input.bySystem ? SYSTEM_ACTOR : (ctx.actorId ?? SYSTEM_ACTOR);
+  const flag = await tx.flag.create({
+    data: {
+      orgId: ctx.orgId, assetId: input.asset.id, severity: input.severity, note: input.note ?? null,
+      photoUrl: input.photoUrl ?? null, raisedById, lat: input.lat ?? null, lng: input.lng ?? null,
+      accuracyM: input.accuracyM ?? null, pmDueReading: input.pmDueReading ?? null,
+    },
+  });
+  const user = raisedById === SYSTEM_ACTOR ? null : await tx.user.findUnique({ where: { id: raisedById }, select: { name: true } });
+  const payload = {
+    flagId: flag.id, assetId: flag.assetId, assetNickname: input.asset.nickname, severity: flag.severity,
+    reason: flag.note, photoUrl: flag.photoUrl,
+    raisedBy: raisedById === SYSTEM_ACTOR ? { userId: null, name: SYSTEM_ACTOR } : { userId: raisedById, name: user?.name ?? null },
+    raisedAt: flag.createdAt.toISOString(), pmDueReading: flag.pmDueReading,
+  };
+  await emit(tx, ctx.orgId, 'flag.created', payload);
+  await queueFlagNotifications(tx, ctx.orgId, payload);
+  return flag;
+}
+
+/**
+ * Resolves an OPEN or IN_PROGRESS flag inside the caller's transaction and records flag.resolved.
+ * Resolving an AUTO_PM flag advances the asset's PM baseline to the reading that triggered it (or the
+ * asset's latest reading), so the next service point moves one interval on.
+ * Callers check the rules (RED needs a note and return-to-service confirmation); this only applies them.
+ * Returns null when the flag was already resolved (no second event).
+ */
+export async function resolveFlag(
+  tx: Tx,
+  ctx: RequestContext,
+  flag: Flag,
+  input: { resolutionNote: string | null; returnToServiceConfirmed?: boolean; workOrderId?: string | null },
+): Promise<Flag | null> {
+  // AUTO_PM: take the asset lock first, as meter logs do, so a reading being logged right now sees either
+  // the open flag with the old baseline or the resolved flag with the new one, never a mix.
+  const asset = flag.severity === 'AUTO_PM' ? await lockOwnedAsset(tx, ctx.orgId, flag.assetId) : null;
+  const now = new Date();
+  // Conditional update: two concurrent resolutions cannot both succeed and emit twice.
+  const { count } = await tx.flag.updateMany({
+    where: { id: flag.id, orgId: ctx.orgId, status: { in: ['OPEN', 'IN_PROGRESS'] } },
+    data: {
+      status: 'RESOLVED', resolvedAt: now, resolvedById: ctx.actorId, resolutionNote: input.resolutionNote,
+      returnToServiceConfirmed: input.returnToServiceConfirmed ?? false,
+    },
+  });
+  if (count === 0) return null;
+  const baseline = asset ? (flag.pmDueReading ?? asset.lastMeterReading) : null;
+  if (asset && baseline !== null) await tx.asset.update({ where: { id: asset.id }, data: { pmBaselineReading: baseline } });
+  const actor = ctx.actorId ? await tx.user.findUnique({ where: { id: ctx.actorId }, select: { name: true } }) : null;
+  await emit(tx, ctx.orgId, 'flag.resolved', {
+    flagId: flag.id, assetId: flag.assetId, severity: flag.severity, resolutionNote: input.resolutionNote,
+    resolvedBy: { userId: ctx.actorId, name: actor?.name ?? null }, resolvedAt: now.toISOString(),
+    workOrderId: input.workOrderId ?? null,
+  });
+  return tx.flag.findUniqueOrThrow({ where: { id: flag.id } });
+}
