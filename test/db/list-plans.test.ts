@@ -9,7 +9,7 @@ import { listProjects } from '../../src/modules/projects/projects.repository.ts'
 import { listRepairs } from '../../src/modules/repairs/repairs.repository.ts';
 import { ListRepairsQuery } from '../../src/modules/repairs/repairs.schemas.ts';
 import { listToolEvents } from '../../src/modules/tools/tools.activity.ts';
-import { findToolPage } from '../../src/modules/tools/tools.query.ts';
+import { findToolPage } from '../../src/modules/tools/tools.repository.ts';
 import { ListToolsQuery, ToolEventsQuery } from '../../src/modules/tools/tools.schemas.ts';
 import { listWorkOrders } from '../../src/modules/work-orders/work-orders.queue.ts';
 import { ListWorkOrdersQuery } from '../../src/modules/work-orders/work-orders.schemas.ts';

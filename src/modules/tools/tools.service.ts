@@ -10,7 +10,7 @@ import { createToolActivity } from './tools.activity.ts';
 import { createToolCustody } from './tools.custody.ts';
 import { toolCsvStream } from './tools.csv.ts';
 import { renderToolQr } from './tools.qr.ts';
-import { findToolPage } from './tools.query.ts';
+import { findToolPage } from './tools.repository.ts';
 import { auditText, findOwnedTool, lockOwnedTool, newScanToken, recordToolEvent, wouldCycle } from './tools.repository.ts';
 import { toolBookValue, toToolDetail, toToolRow, type ToolBatchResponse } from './tools.responses.ts';
 import {
