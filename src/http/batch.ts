@@ -72,7 +72,7 @@ const BatchSummary = z
  * ids) or a failure (`ok: false`, `validation_failed`, fieldErrors), discriminated on `ok` so typed clients can
  * narrow an entry. Named `<Resource>BatchSuccess` / `<Resource>BatchFailure` in the OpenAPI document.
  */
-export function batchResponse<S extends z.ZodRawShape, F extends z.ZodRawShape = {}>(resource: string, success: S, failureExtra?: F) {
+export function batchResponse<S extends z.ZodRawShape, F extends z.ZodRawShape = Record<never, never>>(resource: string, success: S, failureExtra?: F) {
   const index = z.number().int().min(0).describe('Position of the entry in the request');
   const Success = z.object({ index, ok: z.literal(true), ...success }).meta({ id: `${resource}BatchSuccess` });
   const Failure = z

@@ -160,7 +160,6 @@ const realIds: string[] = [];
 const keys = { all: '', readOnly: '' };
 
 beforeAll(async () => {
-  // eslint-disable-next-line no-console
   console.log(`openapi fuzz: seed ${SEED} (replay with FUZZ_SEED=${SEED}), ${TOTAL_RUNS} requests`);
   t = await createTestApp({ LOG_LEVEL: 'silent', WEBHOOK_TIMEOUT_MS: '1000', PRE_AUTH_RATE_LIMIT_PER_MINUTE: '100000' });
   acme = await t.tenant();
