@@ -16,7 +16,7 @@ import { registerRequestDeadline } from './http/request-deadline.ts';
 import { createPreAuthLimiter } from './http/pre-auth-limit.ts';
 import { registerRouteDocs } from './http/route-docs.ts';
 import { API_MODULES, PUBLIC_MODULES } from './modules/index.ts';
-import './http/zod-messages.ts';
+import './core/zod-messages.ts';
 
 export const CORS_OPTIONS = {
   origin: '*',

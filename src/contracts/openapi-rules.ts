@@ -144,7 +144,7 @@ function booleanQueries(op: Json) {
 }
 
 /**
- * Batch bodies (marked `x-batch-cap` by src/http/batch.ts): the server accepts any entries and answers 200 with
+ * Batch bodies (marked `x-batch-cap` by src/core/batch.ts): the server accepts any entries and answers 200 with
  * per-entry results, so a validating proxy must not reject a batch for one bad entry. Entries are published as
  * "the create shape, or anything else (reported as a failed entry)".
  */

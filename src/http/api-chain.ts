@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from './authenticator.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { Metrics } from '../metrics.ts';
-import { ApiError, ValidationError } from './errors.ts';
-import { findInputProblem, textProblem } from './input-guard.ts';
+import { ApiError, ValidationError } from '../core/errors.ts';
+import { findInputProblem, textProblem } from '../core/input-guard.ts';
 import type { PreAuthLimiter } from './pre-auth-limit.ts';
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);

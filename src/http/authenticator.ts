@@ -1,8 +1,8 @@
 import type { Database } from '../db/database.ts';
-import type { AuthenticatedKey, Scope } from './context.ts';
-import { SCOPES } from './context.ts';
-import { ApiError } from './errors.ts';
-import { hashApiKey, isWellFormedKey } from './api-keys.ts';
+import type { AuthenticatedKey, Scope } from '../core/context.ts';
+import { SCOPES } from '../core/context.ts';
+import { ApiError } from '../core/errors.ts';
+import { hashApiKey, isWellFormedKey } from '../core/api-keys.ts';
 
 const unauthorized = (code: string, message: string) => new ApiError(401, code, message);
 

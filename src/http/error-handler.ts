@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../core/errors.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 
 /** Seconds a client should wait before retrying after a 503 (database down, deadline passed, shutting down). */

@@ -1,4 +1,4 @@
-import { ApiError } from './errors.ts';
+import { ApiError } from '../core/errors.ts';
 
 const WINDOW_MS = 60_000;
 // Bounded memory under a flood from many addresses: past this many, the window's table starts over.

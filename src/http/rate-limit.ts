@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AuthenticatedKey, RateLimitState } from './context.ts';
+import type { AuthenticatedKey, RateLimitState } from '../core/context.ts';
 
 // ioredis costs ~100 ms and ~20 MB RSS to load, so only a process configured with REDIS_URL loads it.
 const requireLazily = createRequire(import.meta.url);

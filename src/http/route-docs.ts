@@ -1,5 +1,5 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import { ErrorResponse } from './schemas.ts';
+import { ErrorResponse } from '../core/schemas.ts';
 
 type Schema = NonNullable<RouteOptions['schema']> & { response?: Record<string, unknown>; security?: unknown };
 

@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
-import { generateApiKey } from '../../src/http/api-keys.ts';
+import { generateApiKey } from '../../src/core/api-keys.ts';
 import { createResolver, schemaArbitrary, type Json } from './openapi-schema-arbitrary.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SCOPES, type Scope } from '../../src/http/context.ts';
+import { SCOPES, type Scope } from '../../src/core/context.ts';
 import type { TestApp } from './app.ts';
 import type { TestTenant } from './fixtures.ts';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
 import { createOrgAdmin } from '../../src/modules/orgs/orgs.service.ts';
-import { generateApiKey, hashApiKey } from '../../src/http/api-keys.ts';
+import { generateApiKey, hashApiKey } from '../../src/core/api-keys.ts';
 
 let t: TestApp;
 let acme: TestTenant;

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
 import { createOrgAdmin } from '../../src/modules/orgs/orgs.service.ts';
-import { generateApiKey } from '../../src/http/api-keys.ts';
-import { encodeCursor } from '../../src/http/pagination.ts';
+import { generateApiKey } from '../../src/core/api-keys.ts';
+import { encodeCursor } from '../../src/core/pagination.ts';
 
 let t: TestApp;
 let acme: TestTenant;

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
-import { generateApiKey } from '../../src/http/api-keys.ts';
-import { MAX_NESTING_DEPTH } from '../../src/http/input-guard.ts';
+import { generateApiKey } from '../../src/core/api-keys.ts';
+import { MAX_NESTING_DEPTH } from '../../src/core/input-guard.ts';
 import Fastify from 'fastify';
 import { registerErrorHandling, registerShutdownRefusal } from '../../src/http/error-handler.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { SCOPES } from '../../http/context.ts';
-import { cursorQuery, dateTime, dateTimeInput, limitQuery, requiredText } from '../../http/schemas.ts';
+import { SCOPES } from '../../core/context.ts';
+import { cursorQuery, dateTime, dateTimeInput, limitQuery, requiredText } from '../../core/schemas.ts';
 
 export const MAX_ROLL_OVERLAP_SEC = 7 * 24 * 3600;
 

@@ -1,10 +1,10 @@
 import type { ServiceDeps } from '../../service-deps.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
-import { generateApiKey, hashApiKey } from '../../http/api-keys.ts';
-import { SCOPES, type AuthenticatedKey } from '../../http/context.ts';
-import { ApiError, conflict, notFound, ValidationError } from '../../http/errors.ts';
-import { decodeCursor, paginate, timeIdCursor } from '../../http/pagination.ts';
+import { generateApiKey, hashApiKey } from '../../core/api-keys.ts';
+import { SCOPES, type AuthenticatedKey } from '../../core/context.ts';
+import { ApiError, conflict, notFound, ValidationError } from '../../core/errors.ts';
+import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import { actorFields, type AccessActor } from '../users/users.service.ts';
 import { findApiKeyRow, listApiKeyRows, lockApiKey } from './api-keys.repository.ts';

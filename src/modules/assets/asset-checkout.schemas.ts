@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { dateTimeInput } from '../../http/schemas.ts';
-import { clampText } from '../../http/input-guard.ts';
+import { dateTimeInput } from '../../core/schemas.ts';
+import { clampText } from '../../core/input-guard.ts';
 import { AssetCheckoutState } from './assets.schemas.ts';
 
 export const CHECKOUT_NOTE_MAX = 500;

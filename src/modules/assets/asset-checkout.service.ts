@@ -1,8 +1,8 @@
 import type { Asset } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { conflict, notFound } from '../../http/errors.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { conflict, notFound } from '../../core/errors.ts';
 import { assertReferences } from '../shared/references.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import type { CheckinAssetInput, CheckoutAssetInput } from './asset-checkout.schemas.ts';

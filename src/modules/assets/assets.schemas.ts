@@ -1,7 +1,7 @@
-import { batchResponse } from '../../http/batch.ts';
+import { batchResponse } from '../../core/batch.ts';
 import { z } from 'zod';
 import type { Asset } from '../../generated/prisma/client.ts';
-import { cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText, requiredText } from '../../http/schemas.ts';
+import { cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText, requiredText } from '../../core/schemas.ts';
 
 export const ASSET_CLASSES = ['on-road', 'off-road', 'trailer'] as const;
 export const METER_TYPES = ['HOURS', 'ODOMETER', 'NONE'] as const;

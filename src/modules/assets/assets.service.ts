@@ -1,10 +1,10 @@
 import type { Asset, Prisma } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { notFound, ValidationError } from '../../http/errors.ts';
-import { batchSummary, validateEntries, readBatchEnvelope, type BatchResultOf } from '../../http/batch.ts';
-import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../http/pagination.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { notFound, ValidationError } from '../../core/errors.ts';
+import { batchSummary, validateEntries, readBatchEnvelope, type BatchResultOf } from '../../core/batch.ts';
+import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { assertReferences } from '../shared/references.ts';
 import { listAssetRows, lockOwnedAsset } from './assets.repository.ts';
 import type { ServiceDeps } from '../../service-deps.ts';

@@ -4,7 +4,7 @@ import type { Flag, FlagSeverity } from '../../generated/prisma/client.ts';
 import type { Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
 import { lockOwnedAsset } from '../assets/assets.repository.ts';
-import type { RequestContext } from '../../http/context.ts';
+import type { RequestContext } from '../../core/context.ts';
 import { queueFlagNotifications } from '../notifications/notifications.repository.ts';
 
 /** raisedById of flags the system raises (AUTO_PM), and of flags raised by keys without a user. */

@@ -1,6 +1,6 @@
 import type { Flag } from '../../generated/prisma/client.ts';
 import type { SqlRunner } from '../../db/database.ts';
-import { enumFilter, keysetSql, NEWEST_FIRST } from '../../http/pagination.ts';
+import { enumFilter, keysetSql, NEWEST_FIRST } from '../../core/pagination.ts';
 import { FLAG_SEVERITIES, type ListFlagsInput } from './flags.schemas.ts';
 
 /**

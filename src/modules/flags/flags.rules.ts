@@ -1,5 +1,5 @@
 import type { Flag } from '../../generated/prisma/client.ts';
-import type { FieldErrors } from '../../http/errors.ts';
+import type { FieldErrors } from '../../core/errors.ts';
 import type { UpdateFlagInput } from './flags.schemas.ts';
 
 /** A RED resolution note must say what was done: at least this long and this many words... */

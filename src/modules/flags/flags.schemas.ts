@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Flag } from '../../generated/prisma/client.ts';
-import { csvEnum, cursorQuery, dateTime, iso, limitQuery, optionalText } from '../../http/schemas.ts';
+import { csvEnum, cursorQuery, dateTime, iso, limitQuery, optionalText } from '../../core/schemas.ts';
 
 export const FLAG_SEVERITIES = ['RED', 'YELLOW', 'AUTO_PM'] as const;
 export const FLAG_STATUSES = ['OPEN', 'IN_PROGRESS', 'RESOLVED'] as const;

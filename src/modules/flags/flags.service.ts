@@ -1,8 +1,8 @@
 import type { Flag } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { conflict, notFound, ValidationError } from '../../http/errors.ts';
-import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../http/pagination.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { conflict, notFound, ValidationError } from '../../core/errors.ts';
+import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../core/pagination.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { insertFlag, resolveFlag, SYSTEM_ACTOR } from './flags.operations.ts';
 import { listFlags } from './flags.repository.ts';

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../composition.ts';
-import { batchRoute } from '../../http/batch.ts';
+import { batchRoute } from '../../core/batch.ts';
 import { HOURS_BATCH_CAP } from './hours.service.ts';
-import { contextOf } from '../../http/context.ts';
-import { ErrorResponse, IdParams } from '../../http/schemas.ts';
+import { contextOf } from '../../core/context.ts';
+import { ErrorResponse, IdParams } from '../../core/schemas.ts';
 import {
   CreateHoursBody, HoursBatchResponse, HoursCreatedResponse, HoursDetailResponse, HoursReviewResponse, IdempotencyHeaders,
   ListHoursQuery, ListHoursResponse, ReviewHoursBody,

@@ -1,7 +1,7 @@
-import { batchResponse } from '../../http/batch.ts';
+import { batchResponse } from '../../core/batch.ts';
 import { z } from 'zod';
 import type { MeterLog } from '../../generated/prisma/client.ts';
-import { csvEnum, cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText } from '../../http/schemas.ts';
+import { csvEnum, cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText } from '../../core/schemas.ts';
 
 export const REVIEW_STATUSES = ['NONE', 'PENDING', 'APPROVED', 'REJECTED'] as const;
 export const FUEL_UNITS = ['GALLON', 'LITER'] as const;

@@ -1,8 +1,8 @@
 import { transaction } from '../../db/transaction.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { conflict, notFound, ValidationError } from '../../http/errors.ts';
-import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../http/batch.ts';
-import { decodeCursor, paginate, timeIdCursor } from '../../http/pagination.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { conflict, notFound, ValidationError } from '../../core/errors.ts';
+import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../core/batch.ts';
+import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { queueRenewalHeadsUps } from '../notifications/notifications.repository.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../../service-deps.ts';

@@ -1,4 +1,4 @@
-import type { AuthenticatedKey, RateLimitState } from '../../http/context.ts';
+import type { AuthenticatedKey, RateLimitState } from '../../core/context.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 
 const PING_TIMEOUT_MS = 2_000;

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database.ts';
-import { SCOPES, type Scope } from '../../http/context.ts';
-import { ApiError, ValidationError } from '../../http/errors.ts';
+import { SCOPES, type Scope } from '../../core/context.ts';
+import { ApiError, ValidationError } from '../../core/errors.ts';
 import { createApiKeyService } from '../api-keys/api-keys.service.ts';
 import { EMAIL_PATTERN, normalizeEmail } from '../users/users.schemas.ts';
 import { createUserService, type AccessActor } from '../users/users.service.ts';

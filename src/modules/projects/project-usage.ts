@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Project } from '../../generated/prisma/client.ts';
 import type { SqlRunner } from '../../db/database.ts';
-import { decodeCursor, encodeCursor } from '../../http/pagination.ts';
-import { ValidationError } from '../../http/errors.ts';
-import { cursorQuery, dateTime } from '../../http/schemas.ts';
+import { decodeCursor, encodeCursor } from '../../core/pagination.ts';
+import { ValidationError } from '../../core/errors.ts';
+import { cursorQuery, dateTime } from '../../core/schemas.ts';
 
 const revenue = () => z.number().optional().describe('Present only when the project has an hourlyRate: hours x rate');
 

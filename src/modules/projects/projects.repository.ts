@@ -1,7 +1,7 @@
 import type { Project } from '../../generated/prisma/client.ts';
 import type { SqlRunner } from '../../db/database.ts';
 import type { Tx } from '../../db/transaction.ts';
-import { keysetSql, NEWEST_FIRST } from '../../http/pagination.ts';
+import { keysetSql, NEWEST_FIRST } from '../../core/pagination.ts';
 import type { CreateProjectInput } from './projects.schemas.ts';
 
 export const duplicateCodeMessage = (code: string) => `A project with code "${code}" already exists in this organisation`;

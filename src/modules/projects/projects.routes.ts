@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../composition.ts';
-import { batchRoute } from '../../http/batch.ts';
+import { batchRoute } from '../../core/batch.ts';
 import { PROJECT_BATCH_CAP } from './projects.service.ts';
-import { contextOf } from '../../http/context.ts';
-import { IdParams } from '../../http/schemas.ts';
+import { contextOf } from '../../core/context.ts';
+import { IdParams } from '../../core/schemas.ts';
 import { EquipmentUsageQuery, EquipmentUsageResponse } from './project-usage.ts';
 import {
   CreateProjectBody, ListProjectsQuery, ListProjectsResponse, ProjectBatchResponse, ProjectDetailResponse,

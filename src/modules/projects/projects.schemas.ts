@@ -1,7 +1,7 @@
-import { batchResponse } from '../../http/batch.ts';
+import { batchResponse } from '../../core/batch.ts';
 import { z } from 'zod';
 import type { Project } from '../../generated/prisma/client.ts';
-import { csvEnum, cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText, requiredText } from '../../http/schemas.ts';
+import { csvEnum, cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText, requiredText } from '../../core/schemas.ts';
 
 export const PROJECT_STATUSES = ['ACTIVE', 'ON_HOLD', 'COMPLETED', 'ARCHIVED'] as const;
 /** hourlyRate bounds (USD per hour); anything outside is a typo rather than a rate. */

@@ -1,9 +1,9 @@
 import type { Prisma, Project } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { badRequest, notFound, ValidationError } from '../../http/errors.ts';
-import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../http/batch.ts';
-import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../http/pagination.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { badRequest, notFound, ValidationError } from '../../core/errors.ts';
+import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../core/batch.ts';
+import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { equipmentUsage, type EquipmentUsagePage } from './project-usage.ts';

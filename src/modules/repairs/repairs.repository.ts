@@ -1,6 +1,6 @@
 import type { SqlRunner } from '../../db/database.ts';
 import type { Repair } from '../../generated/prisma/client.ts';
-import { keysetSql, NEWEST_FIRST } from '../../http/pagination.ts';
+import { keysetSql, NEWEST_FIRST } from '../../core/pagination.ts';
 import type { ListRepairsFilter } from './repairs.schemas.ts';
 
 /**

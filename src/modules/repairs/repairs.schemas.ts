@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Repair } from '../../generated/prisma/client.ts';
-import { cursorQuery, dateTime, dateTimeInput, limitQuery, optionalText } from '../../http/schemas.ts';
+import { cursorQuery, dateTime, dateTimeInput, limitQuery, optionalText } from '../../core/schemas.ts';
 
 const id = () => z.string().min(1).max(100).nullable().optional();
 

@@ -1,8 +1,8 @@
 import type { WorkOrder } from '../../generated/prisma/client.ts';
 import { transaction } from '../../db/transaction.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { notFound, ValidationError } from '../../http/errors.ts';
-import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../http/pagination.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { notFound, ValidationError } from '../../core/errors.ts';
+import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { assertReferences } from '../shared/references.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { completeWorkOrder, lockWorkOrder, resolveLinkedFlag } from '../work-orders/work-orders.lifecycle.ts';

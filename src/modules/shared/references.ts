@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/transaction.ts';
-import { ValidationError, type FieldErrors } from '../../http/errors.ts';
+import { ValidationError, type FieldErrors } from '../../core/errors.ts';
 
 export type ReferenceKind = 'asset' | 'yard' | 'user' | 'project' | 'tool' | 'workOrder' | 'flag';
 

@@ -1,7 +1,7 @@
 import type { ToolEvent } from '../../generated/prisma/client.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { ValidationError } from '../../http/errors.ts';
-import { enumIn, keysetSql, NEWEST_FIRST } from '../../http/pagination.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { ValidationError } from '../../core/errors.ts';
+import { enumIn, keysetSql, NEWEST_FIRST } from '../../core/pagination.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { findOwnedTool } from './tools.repository.ts';
 import type { ToolEventsInput } from './tools.schemas.ts';

@@ -1,9 +1,9 @@
 import type { Tool } from '../../generated/prisma/client.ts';
-import { clampText } from '../../http/input-guard.ts';
+import { clampText } from '../../core/input-guard.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { conflict, ValidationError } from '../../http/errors.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { conflict, ValidationError } from '../../core/errors.ts';
 import { insertWorkOrder } from '../work-orders/work-orders.repository.ts';
 import { assertReferences } from '../shared/references.ts';
 import type { ServiceDeps } from '../../service-deps.ts';

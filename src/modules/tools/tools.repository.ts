@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Prisma, type Tool, type ToolEvent, type ToolEventKind } from '../../generated/prisma/client.ts';
 import type { Tx } from '../../db/transaction.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { notFound, ValidationError } from '../../http/errors.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { notFound, ValidationError } from '../../core/errors.ts';
 import type { SqlRunner } from '../../db/database.ts';
-import { decodeCursor, encodeCursor } from '../../http/pagination.ts';
+import { decodeCursor, encodeCursor } from '../../core/pagination.ts';
 import { LOW_STOCK_FALLBACK, type ToolFilters } from './tools.schemas.ts';
 
 /** 24 random bytes: a label's token cannot be guessed or enumerated (192 bits). */

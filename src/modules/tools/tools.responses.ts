@@ -1,7 +1,7 @@
-import { batchResponse } from '../../http/batch.ts';
+import { batchResponse } from '../../core/batch.ts';
 import { z } from 'zod';
 import type { Tool } from '../../generated/prisma/client.ts';
-import { dateTime, iso } from '../../http/schemas.ts';
+import { dateTime, iso } from '../../core/schemas.ts';
 import { LOW_STOCK_FALLBACK, TOOL_EVENT_KINDS, TOOL_STATUSES } from './tools.schemas.ts';
 
 /** Wire shapes of the tools API (allow-lists) and the mappers from database rows to them. */

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../composition.ts';
-import { batchRoute } from '../../http/batch.ts';
+import { batchRoute } from '../../core/batch.ts';
 import { TOOL_BATCH_CAP } from './tools.service.ts';
-import { contextOf } from '../../http/context.ts';
-import { IdParams } from '../../http/schemas.ts';
+import { contextOf } from '../../core/context.ts';
+import { IdParams } from '../../core/schemas.ts';
 import { csvFileName } from './tools.csv.ts';
 import {
   AdjustStockResponse, CheckinResponse, CheckoutResponse, ListToolsResponse, MarkServicedResponse, ReportResponse,

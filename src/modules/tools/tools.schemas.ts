@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { clampText } from '../../http/input-guard.ts';
-import { csvEnum, cursorQuery, dateTimeInput, limitQuery, optionalText, requiredText } from '../../http/schemas.ts';
+import { clampText } from '../../core/input-guard.ts';
+import { csvEnum, cursorQuery, dateTimeInput, limitQuery, optionalText, requiredText } from '../../core/schemas.ts';
 
 export const TOOL_STATUSES = ['GOOD', 'NEEDS_ATTENTION', 'BROKEN', 'MISSING', 'RETIRED'] as const;
 export const DEFAULT_LIST_STATUSES = ['GOOD', 'NEEDS_ATTENTION', 'BROKEN', 'MISSING'] as const;

@@ -1,9 +1,9 @@
 import type { Prisma, Tool } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { ValidationError } from '../../http/errors.ts';
-import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../http/batch.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { ValidationError } from '../../core/errors.ts';
+import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../core/batch.ts';
 import { assertReferences, type Reference } from '../shared/references.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { createToolActivity } from './tools.activity.ts';

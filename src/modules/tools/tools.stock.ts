@@ -1,7 +1,7 @@
 import { transaction } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { conflict, notFound, ValidationError } from '../../http/errors.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { conflict, notFound, ValidationError } from '../../core/errors.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { auditText, lockOwnedTool, recordToolEvent } from './tools.repository.ts';
 import { LOW_STOCK_FALLBACK, type AdjustStockInput, type MarkServicedInput } from './tools.schemas.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { boolQuery } from '../tools/tools.schemas.ts';
-import { cursorQuery, dateTime, limitQuery, optionalText } from '../../http/schemas.ts';
+import { cursorQuery, dateTime, limitQuery, optionalText } from '../../core/schemas.ts';
 
 /** One email rule for the API and the admin CLI: trimmed, lower-cased, something@domain.tld. */
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

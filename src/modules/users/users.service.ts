@@ -1,8 +1,8 @@
 import type { ServiceDeps } from '../../service-deps.ts';
 import { transaction } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
-import { conflict, notFound, ValidationError } from '../../http/errors.ts';
-import { decodeCursor, encodeCursor } from '../../http/pagination.ts';
+import { conflict, notFound, ValidationError } from '../../core/errors.ts';
+import { decodeCursor, encodeCursor } from '../../core/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import { scanUsers, USER_SCAN_CAP } from './users.repository.ts';
 import { toUserRow, type CreateUserInput, type ListUsersInput, type UpdateUserInput } from './users.schemas.ts';

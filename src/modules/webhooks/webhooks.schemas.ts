@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { WebhookDelivery, WebhookSubscription } from '../../generated/prisma/client.ts';
 import { EVENT_TYPES } from '../../events/catalog.ts';
-import { csvEnum, cursorQuery, dateTime, iso, limitQuery, optionalText } from '../../http/schemas.ts';
+import { csvEnum, cursorQuery, dateTime, iso, limitQuery, optionalText } from '../../core/schemas.ts';
 
 export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED', 'ABANDONED'] as const;
 

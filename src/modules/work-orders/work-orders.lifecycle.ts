@@ -1,8 +1,8 @@
 import type { WorkOrder, WorkOrderStatus } from '../../generated/prisma/client.ts';
 import type { Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { conflict, notFound } from '../../http/errors.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { conflict, notFound } from '../../core/errors.ts';
 import { resolveFlag } from '../flags/flags.operations.ts';
 import { ACTIVE_STATUSES } from './work-orders.schemas.ts';
 

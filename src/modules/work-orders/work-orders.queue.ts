@@ -1,7 +1,7 @@
 import type { SqlRunner } from '../../db/database.ts';
 import type { WorkOrder, WorkOrderPriority } from '../../generated/prisma/client.ts';
-import { ValidationError } from '../../http/errors.ts';
-import { decodeCursor, enumFilter } from '../../http/pagination.ts';
+import { ValidationError } from '../../core/errors.ts';
+import { decodeCursor, enumFilter } from '../../core/pagination.ts';
 import { ACTIVE_STATUSES, WORK_ORDER_PRIORITIES, type ListWorkOrdersFilter } from './work-orders.schemas.ts';
 
 /**

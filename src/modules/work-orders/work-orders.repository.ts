@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { WorkOrder, WorkOrderPriority, WorkOrderStatus } from '../../generated/prisma/client.ts';
 import type { Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
-import type { RequestContext } from '../../http/context.ts';
+import type { RequestContext } from '../../core/context.ts';
 
 export interface NewWorkOrder {
   /** Default "Work order #<number>". */

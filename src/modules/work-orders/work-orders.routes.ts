@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../composition.ts';
-import { contextOf } from '../../http/context.ts';
-import { ErrorResponse, IdParams } from '../../http/schemas.ts';
+import { contextOf } from '../../core/context.ts';
+import { ErrorResponse, IdParams } from '../../core/schemas.ts';
 import {
   CreateWorkOrderBody, ListWorkOrdersQuery, ListWorkOrdersResponse, UpdateWorkOrderBody, WorkOrderCreatedResponse,
   WorkOrderDetailResponse, WorkOrderIdResponse,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { WorkOrder } from '../../generated/prisma/client.ts';
-import { csvEnum, cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText, requiredText } from '../../http/schemas.ts';
+import { csvEnum, cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText, requiredText } from '../../core/schemas.ts';
 
 export const WORK_ORDER_STATUSES = ['OPEN', 'ASSIGNED', 'IN_PROGRESS', 'ON_HOLD', 'CANCELED', 'DONE'] as const;
 export const ACTIVE_STATUSES = ['OPEN', 'ASSIGNED', 'IN_PROGRESS', 'ON_HOLD'] as const;

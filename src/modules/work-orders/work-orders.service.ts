@@ -1,12 +1,12 @@
 import type { Prisma, WorkOrderPriority, WorkOrderStatus } from '../../generated/prisma/client.ts';
 import { transaction } from '../../db/transaction.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { notFound, ValidationError } from '../../http/errors.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { notFound, ValidationError } from '../../core/errors.ts';
 import { assertReferences } from '../shared/references.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { assertStatusMove, lockOwnedWorkOrder, recordCompletion, repairTotals } from './work-orders.lifecycle.ts';
 import { listWorkOrders, queueKey } from './work-orders.queue.ts';
-import { paginate } from '../../http/pagination.ts';
+import { paginate } from '../../core/pagination.ts';
 import { insertWorkOrder } from './work-orders.repository.ts';
 import {
   toWorkOrderRow, WORK_ORDER_PRIORITIES, WORK_ORDER_STATUSES, type CreateWorkOrderInput, type ListWorkOrdersFilter,

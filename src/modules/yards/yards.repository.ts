@@ -1,6 +1,6 @@
 import type { SqlRunner } from '../../db/database.ts';
 import type { Yard } from '../../generated/prisma/client.ts';
-import { keysetSql } from '../../http/pagination.ts';
+import { keysetSql } from '../../core/pagination.ts';
 
 /**
  * Alphabetical on the yards(orgId, name) unique index. Names are unique in the organisation, so the name

@@ -1,7 +1,7 @@
-import { batchResponse } from '../../http/batch.ts';
+import { batchResponse } from '../../core/batch.ts';
 import { z } from 'zod';
 import type { Yard } from '../../generated/prisma/client.ts';
-import { cursorQuery, dateTime, limitQuery, optionalText, requiredText } from '../../http/schemas.ts';
+import { cursorQuery, dateTime, limitQuery, optionalText, requiredText } from '../../core/schemas.ts';
 
 const lat = () => z.number().min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90').nullable().optional();
 const lng = () => z.number().min(-180, 'must be between -180 and 180').max(180, 'must be between -180 and 180').nullable().optional();

@@ -1,9 +1,9 @@
 import type { Prisma, Yard } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { notFound, ValidationError } from '../../http/errors.ts';
-import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../http/batch.ts';
-import { decodeCursor, paginate } from '../../http/pagination.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { notFound, ValidationError } from '../../core/errors.ts';
+import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../core/batch.ts';
+import { decodeCursor, paginate } from '../../core/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { listYards } from './yards.repository.ts';
