@@ -121,7 +121,8 @@ describe('admin CLI and the API share one service', () => {
   });
 });
 
-describe('admin CLI as a process', () => {
+// A cold process on the embedded database (tsx, PGlite's WASM, migrations) can take most of a minute on a busy machine.
+describe('admin CLI as a process', { timeout: 120_000 }, () => {
   const cli = path.resolve('src/cli/admin.ts');
   const tsx = path.resolve('node_modules/.bin/tsx');
   const run = (env: Record<string, string>, ...argv: string[]) =>

@@ -76,7 +76,7 @@ describe('conformance of every answer to openapi.yaml', () => {
   it('runs the walkthrough (every operation succeeds as documented)', async () => {
     for (const step of WALKTHROUGH) await runStep(step);
     expect(violations).toEqual([]);
-  });
+  }, 180_000);
 
   it('answers the documented conflicts', async () => {
     await runStep({ operationId: 'reviewHoursLog', params: { id: '{{pendingLogId}}' }, body: { reviewStatus: 'REJECTED' }, status: 409 });
@@ -137,7 +137,7 @@ describe('conformance of every answer to openapi.yaml', () => {
       if (method !== 'get' && op.responses['403']) await send(op.operationId, { path: opById(op.operationId).path.replace(/\{\w+\}/g, 'x'), key: orphan.key, payload: op.requestBody ? '{}' : undefined });
     }
     expect(violations).toEqual([]);
-  });
+  }, 180_000);
 
   it('has driven every operation through every documented status', () => {
     const undriven = operationsOf(doc).flatMap(({ op }) =>

@@ -162,8 +162,9 @@ describe('shutting down', () => {
     const app = Fastify({ return503OnClosing: false });
     registerShutdownRefusal(app);
     registerErrorHandling(app);
+    // Slow enough that the second request reaches the server while the first is still running, even on a busy machine.
     app.get('/slow', async () => {
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 1_500));
       return { ok: true };
     });
     app.get('/api/v1/version', async () => ({ ok: true }));
