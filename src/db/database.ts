@@ -12,10 +12,21 @@ export interface SqlRunner {
   withExclusiveLock<T>(lockId: number, fn: (sql: SqlRunner) => Promise<T>): Promise<T>;
 }
 
+/** Queries on the one connection of a raw transaction. */
+export interface SqlQuery {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
 export interface Database {
   kind: 'postgresql' | 'pglite';
   prisma: PrismaClient;
   sql: SqlRunner;
+  /**
+   * A transaction in raw SQL below Prisma, for hot writes where Prisma's interactive transaction is the cost:
+   * fn's queries run on one connection between BEGIN and COMMIT (ROLLBACK when fn throws). Use through
+   * sqlTransaction() in transaction.ts, which adds after-commit hooks.
+   */
+  rawTransaction<T>(fn: (conn: SqlQuery) => Promise<T>): Promise<T>;
   /** Connections in use and configured maximum (PostgreSQL only). */
   poolStats(): { total: number; idle: number; waiting: number; max: number } | null;
   close(): Promise<void>;
@@ -102,6 +113,30 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
     kind: 'postgresql',
     prisma,
     sql: runner(pool),
+    // A pool connection is a guarded client: every statement, COMMIT included, keeps its deadline and the
+    // request deadline; a connection that failed mid-transaction is discarded rather than reused.
+    rawTransaction: async (fn) => {
+      const conn = await pool.connect();
+      // Only an error thrown by fn leaves a connection known to be clean (after its ROLLBACK); a failed
+      // BEGIN, COMMIT or ROLLBACK may leave it mid-transaction or reset, so it is not returned to the pool.
+      let clean = false;
+      try {
+        await conn.query('BEGIN');
+        let result;
+        try {
+          result = await fn({ query: async <T,>(text: string, params: unknown[] = []) => (await conn.query(text, params)).rows as T[] });
+        } catch (err) {
+          await conn.query('ROLLBACK');
+          clean = true;
+          throw err;
+        }
+        await conn.query('COMMIT');
+        clean = true;
+        return result;
+      } finally {
+        conn.release(!clean);
+      }
+    },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
     close: async () => {
       await prisma.$disconnect();
@@ -134,6 +169,8 @@ async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
       kind: 'pglite',
       prisma,
       sql,
+      // PGlite's own transaction queues behind any other (Prisma's included) on its single connection.
+      rawTransaction: (fn) => client.transaction((tx) => fn({ query: async <T,>(text: string, params: unknown[] = []) => (await tx.query<T>(text, params)).rows })),
       poolStats: () => null,
       close: async () => {
         await prisma.$disconnect();
