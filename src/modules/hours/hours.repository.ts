@@ -157,8 +157,10 @@ export function logAndSignal(row: MeterLog & { outboxNotified?: string | null },
 /**
  * The log, the asset's last reading (metered assets) and hours.logged with its deliveries, in one statement:
  * the only write of the transaction that holds the asset lock, so the lock is held for one round trip.
+ * `guarded` is for a statement run without the lock (recordReadingOptimistic): the asset is updated only if
+ * every field the plan was computed from is still what was read, and nothing is written otherwise.
  */
-export function recordLogStatement(ctx: RequestContext, asset: LockedAsset, plan: ReadingPlan, autoFlagId: string | null) {
+export function recordLogStatement(ctx: RequestContext, asset: LockedAsset, plan: ReadingPlan, autoFlagId: string | null, guarded = false) {
   const v = plan.values;
   const id = randomUUID();
   const { eventId, payload } = outboxEvent('hours.logged', {
@@ -170,23 +172,34 @@ export function recordLogStatement(ctx: RequestContext, asset: LockedAsset, plan
     v.fuelCostTotal, v.note, v.lat, v.lng, v.clientMutationId, v.reviewStatus, v.reviewReason, autoFlagId, v.loggedAt, plan.metered,
     eventId, 'hours.logged', JSON.stringify(payload),
   ];
-  return { sql: RECORD_LOG_SQL, params };
+  if (!guarded) return { sql: RECORD_LOG_SQL, params };
+  params.push(asset.meterType, asset.meterUnit, asset.lastMeterReading, asset.lastMeterAt, asset.pmInterval, asset.pmBaselineReading);
+  return { sql: GUARDED_RECORD_LOG_SQL, params };
 }
 
-const RECORD_LOG_SQL = `
+const recordLogSql = (guard: string, from: string) => `
   WITH moved AS (
     UPDATE assets SET "lastMeterReading" = $7::float8, "lastMeterAt" = $20::timestamptz, "updatedAt" = now()
-    WHERE id = $3 AND $21::boolean
+    WHERE id = $3 AND $21::boolean${guard}
+    RETURNING id
   ),
   log AS (
     INSERT INTO meter_logs (id, "orgId", "assetId", "projectId", "loggedById", "loggedByDeviceId", "hoursReading", delta, state,
       "fuelVolume", "fuelUnit", "fuelCostTotal", note, lat, lng, "clientMutationId", "reviewStatus", "reviewReason", "autoFlagId", "loggedAt")
-    VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::float8, $8::float8, $9::text, $10::float8, $11::text,
-      $12::float8, $13::text, $14::float8, $15::float8, $16::text, $17::"ReviewStatus", $18::text, $19::text, $20::timestamptz)
+    SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::float8, $8::float8, $9::text, $10::float8, $11::text,
+      $12::float8, $13::text, $14::float8, $15::float8, $16::text, $17::"ReviewStatus", $18::text, $19::text, $20::timestamptz${from}
     RETURNING *
   ),
   ${outboxCtes({ eventId: '$22', orgId: '$2', type: '$23', data: '$24::jsonb', from: 'log' })}
   SELECT log.*, ${OUTBOX_NOTIFIED} FROM log`;
+
+const RECORD_LOG_SQL = recordLogSql('', '');
+// Without the lock an UPDATE that waited for a concurrent reading re-checks these on the row it then sees
+// (READ COMMITTED), so a plan made from a stale read writes nothing.
+const GUARDED_RECORD_LOG_SQL = recordLogSql(`
+      AND "meterType"::text = $25 AND "meterUnit" = $26 AND "lastMeterReading" IS NOT DISTINCT FROM $27::float8
+      AND "lastMeterAt" IS NOT DISTINCT FROM $28::timestamptz AND "pmInterval" IS NOT DISTINCT FROM $29::float8
+      AND "pmBaselineReading" IS NOT DISTINCT FROM $30::float8`, ' FROM moved');
 
 /**
  * Newest first by loggedAt. Index per shape: by asset meter_logs(assetId, loggedAt, id); org-wide

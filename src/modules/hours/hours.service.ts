@@ -8,7 +8,7 @@ import { queueRenewalHeadsUps } from '../notifications/notifications.repository.
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../services.ts';
 import { listMeterLogs, lockMeteredAsset, openPmFlagIfDue, recordReading, type RecordedReading } from './hours.repository.ts';
-import { recordReadingSql } from './hours.raw.ts';
+import { recordReadingOptimistic, recordReadingSql } from './hours.raw.ts';
 import { CreateHoursBody, IDEMPOTENCY_KEY_MAX, toHoursLog, type CreateHoursInput, type ListHoursInput } from './hours.schemas.ts';
 
 export const HOURS_BATCH_CAP = 100;
@@ -33,9 +33,11 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
       if (existing) return { log: existing, replayed: true };
     }
     try {
-      // Raw SQL first; a reading that opens an AUTO_PM flag takes the full (Prisma) path.
-      const recorded = await sqlTransaction(db, (tx) => recordReadingSql(tx, ctx, input, key));
-      return recorded ?? (await transaction(db, (tx) => recordReading(tx, ctx, input, key)));
+      // Cheapest path that applies: without the lock when the asset did not change under us, then under
+      // the asset lock in raw SQL, then through Prisma for a reading that opens an AUTO_PM flag.
+      return (await recordReadingOptimistic(db.sql, ctx, input, key))
+        ?? (await sqlTransaction(db, (tx) => recordReadingSql(tx, ctx, input, key)))
+        ?? (await transaction(db, (tx) => recordReading(tx, ctx, input, key)));
     } catch (err) {
       if (!key || !isUniqueViolation(err)) throw err;
       const winner = await findByKey(ctx, key);

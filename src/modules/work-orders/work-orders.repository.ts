@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkOrder, WorkOrderPriority, WorkOrderStatus } from '../../generated/prisma/client.ts';
+import type { SqlRunner } from '../../db/database.ts';
 import { afterCommit, type Tx } from '../../db/transaction.ts';
 import { OUTBOX_NOTIFIED, outboxCtes, outboxEvent, signalQueued } from '../../events/outbox.ts';
 import type { RequestContext } from '../../http/context.ts';
@@ -31,6 +32,30 @@ export interface NewWorkOrder {
  * of round trips, keeps concurrent creates from queueing behind an idle transaction.
  */
 export async function insertWorkOrder(tx: Tx, ctx: RequestContext, input: NewWorkOrder): Promise<WorkOrder> {
+  const rows = await tx.$queryRawUnsafe<CreatedRow[]>(CREATE_SQL, ...createParams(ctx, input));
+  return createdOrThrow(ctx, rows, () => afterCommit(tx, signalQueued));
+}
+
+/**
+ * insertWorkOrder() as a transaction of its own: the one statement commits by itself, so the number lock
+ * is held only while it runs, not across a BEGIN/COMMIT conversation with this process (whose event loop
+ * may be busy with other requests while concurrent creates queue on the lock).
+ */
+export async function insertWorkOrderAlone(sql: SqlRunner, ctx: RequestContext, input: NewWorkOrder): Promise<WorkOrder> {
+  const rows = await sql.query<CreatedRow>(CREATE_SQL, createParams(ctx, input));
+  return createdOrThrow(ctx, rows, signalQueued);
+}
+
+type CreatedRow = WorkOrder & { outboxNotified?: string | null };
+
+function createdOrThrow(ctx: RequestContext, rows: CreatedRow[], signal: () => void): WorkOrder {
+  if (rows.length !== 1) throw new Error(`organisation ${ctx.orgId} not found while numbering a work order`);
+  const { outboxNotified, ...wo } = rows[0];
+  if (outboxNotified != null) signal();
+  return wo as WorkOrder;
+}
+
+function createParams(ctx: RequestContext, input: NewWorkOrder): unknown[] {
   const status = input.status ?? 'OPEN';
   const priority = input.priority ?? 'NORMAL';
   const id = randomUUID();
@@ -43,17 +68,12 @@ export async function insertWorkOrder(tx: Tx, ctx: RequestContext, input: NewWor
     assignedToId: input.assignedToId ?? null, dueAt: input.dueAt?.toISOString() ?? null, createdById: ctx.actorId,
     createdAt: createdAt.toISOString(),
   });
-  const params: unknown[] = [
+  return [
     ctx.orgId, id, input.title ?? null, input.description ?? null, status, priority, input.assetId ?? null, input.projectId ?? null,
     input.flagId ?? null, input.toolId ?? null, input.dueAt ?? null, input.estimateLaborHours ?? null, input.estimateCost ?? null,
     input.assignedToId ?? null, ctx.actorId ?? 'system', status === 'DONE' ? createdAt : null, createdAt,
     eventId, 'workorder.created', JSON.stringify(payload),
   ];
-  const rows = await tx.$queryRawUnsafe<(WorkOrder & { outboxNotified?: string | null })[]>(CREATE_SQL, ...params);
-  if (rows.length !== 1) throw new Error(`organisation ${ctx.orgId} not found while numbering a work order`);
-  const { outboxNotified, ...wo } = rows[0];
-  if (outboxNotified != null) afterCommit(tx, signalQueued);
-  return wo as WorkOrder;
 }
 
 const CREATE_SQL = `
