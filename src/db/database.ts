@@ -7,14 +7,18 @@ import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 /** Raw SQL access below Prisma, for the migrator and health checks. */
 export interface SqlRunner {
   exec(sql: string): Promise<void>;
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * `prepare` names a constant statement of a hot path: PostgreSQL then parses it once per connection
+   * (a named prepared statement) instead of on every call. Never name SQL that is assembled per request.
+   */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], prepare?: string): Promise<T[]>;
   /** Runs fn while holding an exclusive cross-process lock (a PostgreSQL advisory lock). */
   withExclusiveLock<T>(lockId: number, fn: (sql: SqlRunner) => Promise<T>): Promise<T>;
 }
 
 /** Queries on the one connection of a raw transaction. */
 export interface SqlQuery {
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], prepare?: string): Promise<T[]>;
 }
 
 export interface Database {
@@ -90,7 +94,8 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
     exec: async (sql) => {
       await client.query(sql);
     },
-    query: async <T,>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as T[],
+    query: async <T,>(sql: string, params: unknown[] = [], prepare?: string) =>
+      (await client.query(prepare ? { name: prepare, text: sql, values: params } : { text: sql, values: params })).rows as T[],
     withExclusiveLock: async (lockId, fn) => {
       const conn = await pool.connect();
       // Waiting for another instance's migrations and running our own may take long: no deadlines here,
@@ -124,7 +129,10 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
         await conn.query('BEGIN');
         let result;
         try {
-          result = await fn({ query: async <T,>(text: string, params: unknown[] = []) => (await conn.query(text, params)).rows as T[] });
+          result = await fn({
+            query: async <T,>(text: string, params: unknown[] = [], prepare?: string) =>
+              (await conn.query(prepare ? { name: prepare, text, values: params } : { text, values: params })).rows as T[],
+          });
         } catch (err) {
           await conn.query('ROLLBACK');
           clean = true;

@@ -73,7 +73,7 @@ export async function emit<T extends EventType>(tx: Tx, orgId: string, type: T, 
 /** emit() on a raw transaction (db.sqlTransaction): the same rows from the same SQL. */
 export async function emitSql<T extends EventType>(tx: SqlTx, orgId: string, type: T, data: EventData<T>): Promise<string> {
   const { eventId, payload } = outboxEvent(type, data);
-  const [row] = await tx.query<{ outboxNotified: string | null }>(EMIT_SQL, [eventId, orgId, type, JSON.stringify(payload)]);
+  const [row] = await tx.query<{ outboxNotified: string | null }>(EMIT_SQL, [eventId, orgId, type, JSON.stringify(payload)], 'outbox-emit');
   if (row?.outboxNotified != null) tx.afterCommit(signalQueued);
   return eventId;
 }

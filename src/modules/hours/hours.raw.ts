@@ -27,7 +27,7 @@ import {
 export async function recordReadingOptimistic(sql: SqlRunner, ctx: RequestContext, input: CreateHoursInput, idempotencyKey: string | null): Promise<RecordedReading | null> {
   const [asset] = await sql.query<LockedAsset & { projectFound: boolean }>(`${ASSET_WITH_PROJECT} FROM assets WHERE id = $1 AND "orgId" = $2`, [
     input.assetId, ctx.orgId, input.projectId ?? null,
-  ]);
+  ], 'hours-asset-read');
   if (!asset) throw noSuchAsset();
   if (asset.meterType === 'NONE') return null;
   if (!asset.projectFound) throw new ValidationError({ projectId: 'no project with this id in your organisation' });
@@ -35,7 +35,7 @@ export async function recordReadingOptimistic(sql: SqlRunner, ctx: RequestContex
   const plan = planReading(asset, input, idempotencyKey, now);
   if (plan.pmCheck) return null;
   const { sql: text, params } = recordLogStatement(ctx, asset, plan, null, true);
-  const [row] = await sql.query<MeterLog & { outboxNotified?: string | null }>(text, params);
+  const [row] = await sql.query<MeterLog & { outboxNotified?: string | null }>(text, params, 'hours-record-guarded');
   if (!row) return null;
   return { ...logAndSignal(row, signalQueued), replayed: false, renewalDue: renewalDue(asset, now) };
 }
@@ -47,7 +47,7 @@ const ASSET_WITH_PROJECT = `SELECT ${LOCKED_ASSET_COLUMNS},
 export async function recordReadingSql(tx: SqlTx, ctx: RequestContext, input: CreateHoursInput, idempotencyKey: string | null): Promise<RecordedReading | null> {
   const [asset] = await tx.query<LockedAsset & { projectFound: boolean }>(`${ASSET_WITH_PROJECT} FROM assets WHERE id = $1 AND "orgId" = $2 FOR UPDATE`, [
     input.assetId, ctx.orgId, input.projectId ?? null,
-  ]);
+  ], 'hours-asset-lock');
   if (!asset) throw noSuchAsset();
   // Re-checked under the lock, in a statement of its own (a snapshot taken after the lock was granted):
   // identical requests for one asset queue on the lock and find the first one's row.
@@ -67,6 +67,6 @@ export async function recordReadingSql(tx: SqlTx, ctx: RequestContext, input: Cr
     if (open.length === 0) return null;
   }
   const { sql, params } = recordLogStatement(ctx, asset, plan, null);
-  const [row] = await tx.query<MeterLog & { outboxNotified?: string | null }>(sql, params);
+  const [row] = await tx.query<MeterLog & { outboxNotified?: string | null }>(sql, params, 'hours-record');
   return { ...logAndSignal(row, () => tx.afterCommit(signalQueued)), replayed: false, renewalDue: renewalDue(asset, now) };
 }

@@ -42,7 +42,7 @@ export async function insertWorkOrder(tx: Tx, ctx: RequestContext, input: NewWor
  * may be busy with other requests while concurrent creates queue on the lock).
  */
 export async function insertWorkOrderAlone(sql: SqlRunner, ctx: RequestContext, input: NewWorkOrder): Promise<WorkOrder> {
-  const rows = await sql.query<CreatedRow>(CREATE_SQL, createParams(ctx, input));
+  const rows = await sql.query<CreatedRow>(CREATE_SQL, createParams(ctx, input), 'work-order-create');
   return createdOrThrow(ctx, rows, signalQueued);
 }
 
