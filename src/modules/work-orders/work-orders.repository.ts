@@ -39,7 +39,9 @@ export async function insertWorkOrder(tx: Tx, ctx: RequestContext, input: NewWor
 /**
  * insertWorkOrder() as a transaction of its own: the one statement commits by itself, so the number lock
  * is held only while it runs, not across a BEGIN/COMMIT conversation with this process (whose event loop
- * may be busy with other requests while concurrent creates queue on the lock).
+ * may be busy with other requests while concurrent creates queue on the lock). A statement that commits by
+ * itself cannot be rolled back by resetting its connection; the server's statement timeout (5 s by default,
+ * below the 6 s query and 15 s request deadlines) ends it before the request could be answered with an error.
  */
 export async function insertWorkOrderAlone(sql: SqlRunner, ctx: RequestContext, input: NewWorkOrder): Promise<WorkOrder> {
   const rows = await sql.query<CreatedRow>(CREATE_SQL, createParams(ctx, input), 'work-order-create');
