@@ -7,15 +7,30 @@ import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 /** Raw SQL access below Prisma, for the migrator and health checks. */
 export interface SqlRunner {
   exec(sql: string): Promise<void>;
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * `prepare` names a constant statement of a hot path: PostgreSQL then parses it once per connection
+   * (a named prepared statement) instead of on every call. Never name SQL that is assembled per request.
+   */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], prepare?: string): Promise<T[]>;
   /** Runs fn while holding an exclusive cross-process lock (a PostgreSQL advisory lock). */
   withExclusiveLock<T>(lockId: number, fn: (sql: SqlRunner) => Promise<T>): Promise<T>;
+}
+
+/** Queries on the one connection of a raw transaction. */
+export interface SqlQuery {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], prepare?: string): Promise<T[]>;
 }
 
 export interface Database {
   kind: 'postgresql' | 'pglite';
   prisma: PrismaClient;
   sql: SqlRunner;
+  /**
+   * A transaction in raw SQL below Prisma, for hot writes where Prisma's interactive transaction is the cost:
+   * fn's queries run on one connection between BEGIN and COMMIT (ROLLBACK when fn throws). Use through
+   * sqlTransaction() in transaction.ts, which adds after-commit hooks.
+   */
+  rawTransaction<T>(fn: (conn: SqlQuery) => Promise<T>): Promise<T>;
   /** Connections in use and configured maximum (PostgreSQL only). */
   poolStats(): { total: number; idle: number; waiting: number; max: number } | null;
   close(): Promise<void>;
@@ -79,7 +94,8 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
     exec: async (sql) => {
       await client.query(sql);
     },
-    query: async <T,>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as T[],
+    query: async <T,>(sql: string, params: unknown[] = [], prepare?: string) =>
+      (await client.query(prepare ? { name: prepare, text: sql, values: params } : { text: sql, values: params })).rows as T[],
     withExclusiveLock: async (lockId, fn) => {
       const conn = await pool.connect();
       // Waiting for another instance's migrations and running our own may take long: no deadlines here,
@@ -102,6 +118,33 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
     kind: 'postgresql',
     prisma,
     sql: runner(pool),
+    // A pool connection is a guarded client: every statement, COMMIT included, keeps its deadline and the
+    // request deadline; a connection that failed mid-transaction is discarded rather than reused.
+    rawTransaction: async (fn) => {
+      const conn = await pool.connect();
+      // Only an error thrown by fn leaves a connection known to be clean (after its ROLLBACK); a failed
+      // BEGIN, COMMIT or ROLLBACK may leave it mid-transaction or reset, so it is not returned to the pool.
+      let clean = false;
+      try {
+        await conn.query('BEGIN');
+        let result;
+        try {
+          result = await fn({
+            query: async <T,>(text: string, params: unknown[] = [], prepare?: string) =>
+              (await conn.query(prepare ? { name: prepare, text, values: params } : { text, values: params })).rows as T[],
+          });
+        } catch (err) {
+          await conn.query('ROLLBACK');
+          clean = true;
+          throw err;
+        }
+        await conn.query('COMMIT');
+        clean = true;
+        return result;
+      } finally {
+        conn.release(!clean);
+      }
+    },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
     close: async () => {
       await prisma.$disconnect();
@@ -134,6 +177,8 @@ async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
       kind: 'pglite',
       prisma,
       sql,
+      // PGlite's own transaction queues behind any other (Prisma's included) on its single connection.
+      rawTransaction: (fn) => client.transaction((tx) => fn({ query: async <T,>(text: string, params: unknown[] = []) => (await tx.query<T>(text, params)).rows })),
       poolStats: () => null,
       close: async () => {
         await prisma.$disconnect();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterCommit, type Tx } from '../db/transaction.ts';
+import { afterCommit, type SqlTx, type Tx } from '../db/transaction.ts';
 import { eventCatalog, type EventData, type EventType } from './catalog.ts';
 
 /** PostgreSQL channel notified (on commit only) when deliveries are queued: wakes every instance's dispatcher. */
@@ -13,29 +13,67 @@ export function onDeliveriesQueued(listener: () => void): () => void {
   return () => queuedListeners.delete(listener);
 }
 
-function signalQueued() {
+export function signalQueued() {
   for (const listener of queuedListeners) listener();
+}
+
+/** SQL expressions (placeholders or columns of `from`) for the outbox rows of one event. */
+export interface OutboxSqlValues {
+  eventId: string;
+  orgId: string;
+  type: string;
+  /** A jsonb expression. */
+  data: string;
+  /** A CTE the event row is selected from (one row), when its data depends on an earlier CTE. */
+  from?: string;
+}
+
+/**
+ * The one text of the outbox write, shared by the Prisma emit, the raw emitSql and statements that fold
+ * their change and its event into one round trip: CTEs `outbox_event` (the event) and `outbox_queued` (one
+ * delivery per active subscription of the organisation listing the type). Follow them with a select list
+ * holding OUTBOX_NOTIFIED, which NOTIFYs the dispatchers when rows were queued (PostgreSQL sends it at
+ * commit, never for a rollback) and is non-null exactly then.
+ */
+export function outboxCtes(v: OutboxSqlValues): string {
+  return `outbox_event AS (
+      INSERT INTO events (id, "orgId", type, data)
+      SELECT ${v.eventId}::text, ${v.orgId}::text, ${v.type}::text, ${v.data}${v.from ? ` FROM ${v.from}` : ''}
+      RETURNING id, "orgId", type
+    ),
+    outbox_queued AS (
+      INSERT INTO webhook_deliveries (id, "orgId", "subscriptionId", "eventId", "eventType")
+      SELECT gen_random_uuid()::text, s."orgId", s.id, e.id, e.type
+      FROM outbox_event e JOIN webhook_subscriptions s ON s."orgId" = e."orgId" AND s.active AND e.type = ANY (s.events)
+      RETURNING 1
+    )`;
+}
+
+export const OUTBOX_NOTIFIED = `(SELECT pg_notify('${DELIVERIES_CHANNEL}', '')::text FROM (SELECT 1 FROM outbox_queued LIMIT 1) q) AS "outboxNotified"`;
+
+const EMIT_SQL = `WITH ${outboxCtes({ eventId: '$1', orgId: '$2', type: '$3', data: '$4::jsonb' })} SELECT ${OUTBOX_NOTIFIED}`;
+
+/** Validates an event's payload against the catalog and gives it an id: the parameters of the outbox rows. */
+export function outboxEvent<T extends EventType>(type: T, data: EventData<T>): { eventId: string; payload: unknown } {
+  return { eventId: randomUUID(), payload: eventCatalog[type].data.parse(data) };
 }
 
 /**
  * Records an event in the outbox inside the caller's transaction, with one delivery row per active
  * subscription of the organisation that lists the type. Committed with the change or not at all, so a
- * crash can delay a webhook but never lose or invent one. When rows were queued, the same statement
- * NOTIFYs the dispatchers (PostgreSQL sends it at commit, and never for a rollback).
+ * crash can delay a webhook but never lose or invent one.
  */
 export async function emit<T extends EventType>(tx: Tx, orgId: string, type: T, data: EventData<T>): Promise<string> {
-  const payload = eventCatalog[type].data.parse(data);
-  const eventId = randomUUID();
-  await tx.event.create({ data: { id: eventId, orgId, type, data: payload as object } });
-  const notified = await tx.$queryRaw<unknown[]>`
-    WITH queued AS (
-      INSERT INTO webhook_deliveries (id, "orgId", "subscriptionId", "eventId", "eventType")
-      SELECT gen_random_uuid()::text, s."orgId", s.id, ${eventId}, ${type}
-      FROM webhook_subscriptions s
-      WHERE s."orgId" = ${orgId} AND s.active AND ${type} = ANY (s.events)
-      RETURNING 1
-    )
-    SELECT pg_notify(${DELIVERIES_CHANNEL}, '')::text AS n FROM (SELECT 1 FROM queued LIMIT 1) q`;
-  if (notified.length > 0) afterCommit(tx, signalQueued);
+  const { eventId, payload } = outboxEvent(type, data);
+  const [row] = await tx.$queryRawUnsafe<{ outboxNotified: string | null }[]>(EMIT_SQL, eventId, orgId, type, JSON.stringify(payload));
+  if (row?.outboxNotified != null) afterCommit(tx, signalQueued);
+  return eventId;
+}
+
+/** emit() on a raw transaction (db.sqlTransaction): the same rows from the same SQL. */
+export async function emitSql<T extends EventType>(tx: SqlTx, orgId: string, type: T, data: EventData<T>): Promise<string> {
+  const { eventId, payload } = outboxEvent(type, data);
+  const [row] = await tx.query<{ outboxNotified: string | null }>(EMIT_SQL, [eventId, orgId, type, JSON.stringify(payload)], 'outbox-emit');
+  if (row?.outboxNotified != null) tx.afterCommit(signalQueued);
   return eventId;
 }

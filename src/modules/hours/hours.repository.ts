@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { MeterLog } from '../../generated/prisma/client.ts';
 import type { SqlRunner } from '../../db/database.ts';
-import type { Tx } from '../../db/transaction.ts';
+import { afterCommit, type Tx } from '../../db/transaction.ts';
 import { enumIn, keysetSql } from '../../core/pagination.ts';
-import { emit } from '../../events/outbox.ts';
+import { OUTBOX_NOTIFIED, outboxCtes, outboxEvent, signalQueued } from '../../events/outbox.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { ValidationError } from '../../core/errors.ts';
 import { insertFlag } from '../flags/flags.operations.ts';
@@ -35,12 +35,12 @@ export interface LockedAsset {
  * (no two deltas computed from the same "previous") and the one-open-AUTO_PM check cannot race.
  */
 export async function lockMeteredAsset(tx: Tx, orgId: string, assetId: string): Promise<LockedAsset | null> {
-  const rows = await tx.$queryRaw<LockedAsset[]>`
-    SELECT id, nickname, "meterType"::text AS "meterType", "meterUnit", "lastMeterReading", "lastMeterAt", "pmInterval", "pmBaselineReading",
-      "lifecycleStatus"::text AS "lifecycleStatus", "registrationExpiresAt", "insuranceExpiresAt"
-    FROM assets WHERE id = ${assetId} AND "orgId" = ${orgId} FOR UPDATE`;
+  const rows = await tx.$queryRawUnsafe<LockedAsset[]>(`SELECT ${LOCKED_ASSET_COLUMNS} FROM assets WHERE id = $1 AND "orgId" = $2 FOR UPDATE`, assetId, orgId);
   return rows[0] ?? null;
 }
+
+export const LOCKED_ASSET_COLUMNS = `id, nickname, "meterType"::text AS "meterType", "meterUnit", "lastMeterReading", "lastMeterAt", "pmInterval",
+  "pmBaselineReading", "lifecycleStatus"::text AS "lifecycleStatus", "registrationExpiresAt", "insuranceExpiresAt"`;
 
 /**
  * Opens an AUTO_PM flag when the reading reached the asset's next service point and no AUTO_PM flag is
@@ -69,7 +69,7 @@ export interface RecordedReading {
 }
 
 /** The asset's own renewal dates decide whether the post-commit heads-up query has anything to find. */
-function renewalDue(asset: LockedAsset, now: Date): boolean {
+export function renewalDue(asset: LockedAsset, now: Date): boolean {
   if (asset.lifecycleStatus !== 'IN_SERVICE' && asset.lifecycleStatus !== 'OUT_OF_SERVICE') return false;
   const until = now.getTime() + RENEWAL_WINDOW_DAYS * 86_400_000;
   return [asset.registrationExpiresAt, asset.insuranceExpiresAt].some((d) => d !== null && d.getTime() >= now.getTime() && d.getTime() <= until);
@@ -82,15 +82,39 @@ function renewalDue(asset: LockedAsset, now: Date): boolean {
  */
 export async function recordReading(tx: Tx, ctx: RequestContext, input: CreateHoursInput, idempotencyKey: string | null): Promise<RecordedReading> {
   const asset = await lockMeteredAsset(tx, ctx.orgId, input.assetId);
-  if (!asset) throw new ValidationError({ assetId: 'no asset with this id in your organisation' });
+  if (!asset) throw noSuchAsset();
   // Re-checked under the lock: identical requests for one asset queue here and find the first one's row.
   if (idempotencyKey) {
     const existing = await tx.meterLog.findFirst({ where: { orgId: ctx.orgId, clientMutationId: idempotencyKey } });
     if (existing) return { log: existing, replayed: true };
   }
   await assertReferences(tx, ctx.orgId, [{ field: 'projectId', kind: 'project', id: input.projectId }]);
-
   const now = new Date();
+  const plan = planReading(asset, input, idempotencyKey, now);
+  // Held readings skip PM: a typo must not open a service flag (approval applies it, see reviewReading).
+  const autoFlagId = plan.pmCheck ? await openPmFlagIfDue(tx, ctx, asset, plan.values.hoursReading) : null;
+  const { sql, params } = recordLogStatement(ctx, asset, plan, autoFlagId);
+  const [row] = await tx.$queryRawUnsafe<(MeterLog & { outboxNotified?: string | null })[]>(sql, ...params);
+  return { ...logAndSignal(row, () => afterCommit(tx, signalQueued)), replayed: false, renewalDue: renewalDue(asset, now) };
+}
+
+export const noSuchAsset = () => new ValidationError({ assetId: 'no asset with this id in your organisation' });
+
+type NewLog = Pick<MeterLog, 'projectId' | 'loggedByDeviceId' | 'hoursReading' | 'delta' | 'state' | 'fuelVolume' | 'fuelUnit' | 'fuelCostTotal'
+  | 'note' | 'lat' | 'lng' | 'clientMutationId' | 'reviewStatus' | 'reviewReason' | 'loggedAt'>;
+
+export interface ReadingPlan {
+  metered: boolean;
+  values: NewLog;
+  /** The reading is not held for review and reached a service point: the one-open-AUTO_PM check applies. */
+  pmCheck: boolean;
+}
+
+/**
+ * The rules of one reading against its locked asset: validation against the meter (ValidationError, 422,
+ * nothing written), delta, review routing. Shared by the Prisma and the raw-SQL write paths.
+ */
+export function planReading(asset: LockedAsset, input: CreateHoursInput, idempotencyKey: string | null, now: Date): ReadingPlan {
   const loggedAt = input.loggedAt ?? now;
   const errors: Record<string, string> = {};
   if (loggedAt.getTime() > now.getTime() + FUTURE_SKEW_MS) errors.loggedAt = 'cannot be in the future';
@@ -111,21 +135,71 @@ export async function recordReading(tx: Tx, ctx: RequestContext, input: CreateHo
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
   const reviewReason = metered ? reviewReasonFor(asset.meterType as 'HOURS' | 'ODOMETER', reading, previous, loggedAt, asset.meterUnit) : null;
-  // Held readings skip PM: a typo must not open a service flag (approval applies it, see reviewReading).
-  const autoFlagId = metered && !reviewReason ? await openPmFlagIfDue(tx, ctx, asset, reading) : null;
-  const log = await insertLog(tx, ctx, asset, metered, {
-    projectId: input.projectId ?? null, loggedByDeviceId: input.loggedByDeviceId ?? null, hoursReading: reading, delta,
-    state: input.state ?? null, fuelVolume: input.fuelVolume ?? null, fuelUnit: input.fuelUnit ?? (input.fuelVolume != null ? 'GALLON' : null),
-    fuelCostTotal: input.fuelCostTotal ?? null, note: input.note ?? null, lat: input.lat ?? null, lng: input.lng ?? null,
-    clientMutationId: idempotencyKey, reviewStatus: reviewReason ? 'PENDING' : 'NONE', reviewReason, autoFlagId, loggedAt,
-  });
-  await emit(tx, ctx.orgId, 'hours.logged', {
-    logId: log.id, assetId: log.assetId, hoursReading: log.hoursReading, delta: log.delta, state: log.state,
-    projectId: log.projectId, reviewStatus: log.reviewStatus, reviewReason: log.reviewReason, loggedById: log.loggedById,
-    loggedAt: log.loggedAt.toISOString(), autoFlagId,
-  });
-  return { log, replayed: false, renewalDue: renewalDue(asset, now) };
+  return {
+    metered,
+    pmCheck: metered && !reviewReason && servicePointReached(reading, asset.pmInterval, asset.pmBaselineReading) !== null,
+    values: {
+      projectId: input.projectId ?? null, loggedByDeviceId: input.loggedByDeviceId ?? null, hoursReading: reading, delta,
+      state: input.state ?? null, fuelVolume: input.fuelVolume ?? null, fuelUnit: input.fuelUnit ?? (input.fuelVolume != null ? 'GALLON' : null),
+      fuelCostTotal: input.fuelCostTotal ?? null, note: input.note ?? null, lat: input.lat ?? null, lng: input.lng ?? null,
+      clientMutationId: idempotencyKey, reviewStatus: reviewReason ? 'PENDING' : 'NONE', reviewReason, loggedAt,
+    },
+  };
 }
+
+/** Strips the outbox flag from a recordLogStatement row; `signal` runs when deliveries were queued. */
+export function logAndSignal(row: MeterLog & { outboxNotified?: string | null }, signal: () => void): { log: MeterLog } {
+  const { outboxNotified, ...log } = row;
+  if (outboxNotified != null) signal();
+  return { log: log as MeterLog };
+}
+
+/**
+ * The log, the asset's last reading (metered assets) and hours.logged with its deliveries, in one statement:
+ * the only write of the transaction that holds the asset lock, so the lock is held for one round trip.
+ * `guarded` is for a statement run without the lock (recordReadingOptimistic): the asset is updated only if
+ * every field the plan was computed from is still what was read, and nothing is written otherwise.
+ */
+export function recordLogStatement(ctx: RequestContext, asset: LockedAsset, plan: ReadingPlan, autoFlagId: string | null, guarded = false) {
+  const v = plan.values;
+  const id = randomUUID();
+  const { eventId, payload } = outboxEvent('hours.logged', {
+    logId: id, assetId: asset.id, hoursReading: v.hoursReading, delta: v.delta, state: v.state, projectId: v.projectId,
+    reviewStatus: v.reviewStatus, reviewReason: v.reviewReason, loggedById: ctx.actorId, loggedAt: v.loggedAt.toISOString(), autoFlagId,
+  });
+  const params: unknown[] = [
+    id, ctx.orgId, asset.id, v.projectId, ctx.actorId, v.loggedByDeviceId, v.hoursReading, v.delta, v.state, v.fuelVolume, v.fuelUnit,
+    v.fuelCostTotal, v.note, v.lat, v.lng, v.clientMutationId, v.reviewStatus, v.reviewReason, autoFlagId, v.loggedAt, plan.metered,
+    eventId, 'hours.logged', JSON.stringify(payload),
+  ];
+  if (!guarded) return { sql: RECORD_LOG_SQL, params };
+  params.push(asset.meterType, asset.meterUnit, asset.lastMeterReading, asset.lastMeterAt, asset.pmInterval, asset.pmBaselineReading);
+  return { sql: GUARDED_RECORD_LOG_SQL, params };
+}
+
+const recordLogSql = (guard: string, from: string) => `
+  WITH moved AS (
+    UPDATE assets SET "lastMeterReading" = $7::float8, "lastMeterAt" = $20::timestamptz, "updatedAt" = now()
+    WHERE id = $3 AND $21::boolean${guard}
+    RETURNING id
+  ),
+  log AS (
+    INSERT INTO meter_logs (id, "orgId", "assetId", "projectId", "loggedById", "loggedByDeviceId", "hoursReading", delta, state,
+      "fuelVolume", "fuelUnit", "fuelCostTotal", note, lat, lng, "clientMutationId", "reviewStatus", "reviewReason", "autoFlagId", "loggedAt")
+    SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::float8, $8::float8, $9::text, $10::float8, $11::text,
+      $12::float8, $13::text, $14::float8, $15::float8, $16::text, $17::"ReviewStatus", $18::text, $19::text, $20::timestamptz${from}
+    RETURNING *
+  ),
+  ${outboxCtes({ eventId: '$22', orgId: '$2', type: '$23', data: '$24::jsonb', from: 'log' })}
+  SELECT log.*, ${OUTBOX_NOTIFIED} FROM log`;
+
+const RECORD_LOG_SQL = recordLogSql('', '');
+// Without the lock an UPDATE that waited for a concurrent reading re-checks these on the row it then sees
+// (READ COMMITTED), so a plan made from a stale read writes nothing.
+const GUARDED_RECORD_LOG_SQL = recordLogSql(`
+      AND "meterType"::text = $25 AND "meterUnit" = $26 AND "lastMeterReading" IS NOT DISTINCT FROM $27::float8
+      AND "lastMeterAt" IS NOT DISTINCT FROM $28::timestamptz AND "pmInterval" IS NOT DISTINCT FROM $29::float8
+      AND "pmBaselineReading" IS NOT DISTINCT FROM $30::float8`, ' FROM moved');
 
 /**
  * Newest first by loggedAt. Index per shape: by asset meter_logs(assetId, loggedAt, id); org-wide
@@ -149,27 +223,4 @@ export async function listMeterLogs(sql: SqlRunner, orgId: string, query: ListHo
     split: byAsset ? undefined : { column: '"reviewStatus"', values: query.reviewStatus, all: REVIEW_STATUSES },
   });
   return sql.query<MeterLog>(text, all);
-}
-
-type NewLog = Pick<MeterLog, 'projectId' | 'loggedByDeviceId' | 'hoursReading' | 'delta' | 'state' | 'fuelVolume' | 'fuelUnit' | 'fuelCostTotal'
-  | 'note' | 'lat' | 'lng' | 'clientMutationId' | 'reviewStatus' | 'reviewReason' | 'autoFlagId' | 'loggedAt'>;
-
-/**
- * The log and, for a metered asset, the asset's last reading, in one statement: one round trip fewer inside
- * the transaction that holds the asset lock.
- */
-async function insertLog(tx: Tx, ctx: RequestContext, asset: LockedAsset, metered: boolean, v: NewLog): Promise<MeterLog> {
-  const rows = await tx.$queryRaw<MeterLog[]>`
-    WITH moved AS (
-      UPDATE assets SET "lastMeterReading" = ${v.hoursReading}::float8, "lastMeterAt" = ${v.loggedAt}::timestamptz, "updatedAt" = now()
-      WHERE id = ${asset.id} AND ${metered}::boolean
-    )
-    INSERT INTO meter_logs (id, "orgId", "assetId", "projectId", "loggedById", "loggedByDeviceId", "hoursReading", delta, state,
-      "fuelVolume", "fuelUnit", "fuelCostTotal", note, lat, lng, "clientMutationId", "reviewStatus", "reviewReason", "autoFlagId", "loggedAt")
-    VALUES (${randomUUID()}, ${ctx.orgId}, ${asset.id}, ${v.projectId}::text, ${ctx.actorId}::text, ${v.loggedByDeviceId}::text,
-      ${v.hoursReading}::float8, ${v.delta}::float8, ${v.state}::text, ${v.fuelVolume}::float8, ${v.fuelUnit}::text, ${v.fuelCostTotal}::float8,
-      ${v.note}::text, ${v.lat}::float8, ${v.lng}::float8, ${v.clientMutationId}::text, ${v.reviewStatus}::"ReviewStatus",
-      ${v.reviewReason}::text, ${v.autoFlagId}::text, ${v.loggedAt}::timestamptz)
-    RETURNING *`;
-  return rows[0];
 }

@@ -1,4 +1,5 @@
-import { transaction } from '../../db/transaction.ts';
+import type { MeterLog } from '../../generated/prisma/client.ts';
+import { sqlTransaction, transaction } from '../../db/transaction.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { conflict, notFound, ValidationError } from '../../core/errors.ts';
 import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../core/batch.ts';
@@ -7,6 +8,7 @@ import { queueRenewalHeadsUps } from '../notifications/notifications.repository.
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { listMeterLogs, lockMeteredAsset, openPmFlagIfDue, recordReading, type RecordedReading } from './hours.repository.ts';
+import { recordReadingOptimistic, recordReadingSql } from './hours.raw.ts';
 import { CreateHoursBody, IDEMPOTENCY_KEY_MAX, toHoursLog, type CreateHoursInput, type ListHoursInput, type HoursBatchResponse } from './hours.schemas.ts';
 
 export const HOURS_BATCH_CAP = 100;
@@ -18,8 +20,8 @@ const created = ({ log, replayed }: RecordedReading) => ({
 });
 
 export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 'background'>) {
-  const findByKey = (ctx: RequestContext, key: string) =>
-    db.prisma.meterLog.findFirst({ where: { orgId: ctx.orgId, clientMutationId: key } });
+  const findByKey = async (ctx: RequestContext, key: string) =>
+    (await db.sql.query<MeterLog>(`SELECT * FROM meter_logs WHERE "orgId" = $1 AND "clientMutationId" = $2`, [ctx.orgId, key]))[0] ?? null;
 
   /** One reading in its own transaction; a lost race on the idempotency key returns the winner's row. */
   async function record(ctx: RequestContext, input: CreateHoursInput, key: string | null): Promise<RecordedReading> {
@@ -28,7 +30,11 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
       if (existing) return { log: existing, replayed: true };
     }
     try {
-      return await transaction(db, (tx) => recordReading(tx, ctx, input, key));
+      // Cheapest path that applies: without the lock when the asset did not change under us, then under
+      // the asset lock in raw SQL, then through Prisma for a reading that opens an AUTO_PM flag.
+      return (await recordReadingOptimistic(db.sql, ctx, input, key))
+        ?? (await sqlTransaction(db, (tx) => recordReadingSql(tx, ctx, input, key)))
+        ?? (await transaction(db, (tx) => recordReading(tx, ctx, input, key)));
     } catch (err) {
       if (!key || !isUniqueViolation(err)) throw err;
       const winner = await findByKey(ctx, key);

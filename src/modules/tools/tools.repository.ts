@@ -6,6 +6,7 @@ import { notFound, ValidationError } from '../../core/errors.ts';
 import type { SqlRunner } from '../../db/database.ts';
 import { decodeCursor, encodeCursor } from '../../core/pagination.ts';
 import { LOW_STOCK_FALLBACK, type ToolFilters } from './tools.schemas.ts';
+import { csvLines, TOOL_CSV_SELECT, type CsvRow } from './tools.csv.ts';
 
 /** 24 random bytes: a label's token cannot be guessed or enumerated (192 bits). */
 export const newScanToken = () => randomBytes(24).toString('base64url');
@@ -130,4 +131,23 @@ export async function findToolPage(
   const tools = rows.slice(0, page.limit);
   const last = tools[tools.length - 1];
   return { tools, nextCursor: rows.length > page.limit && last ? encodeCursor([last.name, last.id]) : null };
+}
+
+/** findToolPage() for the CSV export: the same filters, order and cursor, each row already a CSV line. */
+export async function findToolCsvPage(
+  sql: SqlRunner,
+  orgId: string,
+  filters: ToolFilters,
+  page: { limit: number; cursor?: string },
+  now: Date,
+): Promise<{ lines: string; nextCursor: string | null }> {
+  const query = Prisma.sql`
+    SELECT "name", "id", ${Prisma.raw(TOOL_CSV_SELECT)} FROM "tools"
+    WHERE ${toolFilterSql(orgId, filters, now)}${afterCursor(page.cursor)}
+    ORDER BY "name" ASC, "id" ASC
+    LIMIT ${page.limit + 1}`;
+  const rows = await sql.query<CsvRow & { name: string; id: string }>(query.text, query.values);
+  const taken = rows.slice(0, page.limit);
+  const last = taken[taken.length - 1];
+  return { lines: csvLines(taken), nextCursor: rows.length > page.limit && last ? encodeCursor([last.name, last.id]) : null };
 }

@@ -10,7 +10,7 @@ import { createToolActivity } from './tools.activity.ts';
 import { createToolCustody } from './tools.custody.ts';
 import { toolCsvStream } from './tools.csv.ts';
 import { renderToolQr } from './tools.qr.ts';
-import { findToolPage } from './tools.repository.ts';
+import { findToolCsvPage, findToolPage } from './tools.repository.ts';
 import { auditText, findOwnedTool, lockOwnedTool, newScanToken, recordToolEvent, wouldCycle } from './tools.repository.ts';
 import { toolBookValue, toToolDetail, toToolRow, type ToolBatchResponse } from './tools.responses.ts';
 import {
@@ -41,7 +41,7 @@ const formErrorOf = (fieldErrors: Record<string, string>) =>
   Object.entries(fieldErrors).map(([field, message]) => `${field} ${message}`).join('; ');
 
 /** Rows per query of the CSV export: large enough that the round trips vanish, small enough to keep memory flat. */
-const CSV_PAGE_ROWS = 2_000;
+const CSV_PAGE_ROWS = 5_000;
 
 export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
   const { db, config } = deps;
@@ -121,12 +121,12 @@ export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
     },
 
     /**
-     * Every matching row as CSV, read in 2,000-row keyset pages (each an index range from the last row) so
-     * memory stays flat however many tools match; "now" is fixed once so pmOverdue cannot shift mid-export.
+     * Every matching row as CSV (formatted by the database, see tools.csv.ts), read in 5,000-row keyset
+     * pages (each an index range from the last row) so memory stays flat however many tools match; "now" is fixed once so pmOverdue cannot shift mid-export.
      */
     exportCsv(ctx: RequestContext, filters: ToolFilters) {
       const now = new Date();
-      return toolCsvStream((cursor) => findToolPage(db.sql, ctx.orgId, filters, { limit: CSV_PAGE_ROWS, cursor }, now));
+      return toolCsvStream((cursor) => findToolCsvPage(db.sql, ctx.orgId, filters, { limit: CSV_PAGE_ROWS, cursor }, now));
     },
 
     async create(ctx: RequestContext, input: CreateToolInput) {

@@ -7,7 +7,7 @@ import type { ServiceDeps } from '../../service-deps.ts';
 import { assertStatusMove, lockOwnedWorkOrder, recordCompletion, repairTotals } from './work-orders.lifecycle.ts';
 import { listWorkOrders, queueKey } from './work-orders.queue.ts';
 import { paginate } from '../../core/pagination.ts';
-import { insertWorkOrder } from './work-orders.repository.ts';
+import { insertWorkOrder, insertWorkOrderAlone } from './work-orders.repository.ts';
 import {
   toWorkOrderRow, WORK_ORDER_PRIORITIES, WORK_ORDER_STATUSES, type CreateWorkOrderInput, type ListWorkOrdersFilter,
   type UpdateWorkOrderInput,
@@ -49,19 +49,24 @@ export function createWorkOrderService({ db }: Pick<ServiceDeps, 'db'>) {
     },
 
     async create(ctx: RequestContext, input: CreateWorkOrderInput) {
-      const wo = await transaction(db, async (tx) => {
-        await assertReferences(tx, ctx.orgId, [
-          { field: 'flagId', kind: 'flag', id: input.flagId },
-          { field: 'assetId', kind: 'asset', id: input.assetId },
-          { field: 'projectId', kind: 'project', id: input.projectId },
-          { field: 'assignedToId', kind: 'user', id: input.assignedToId },
-        ]);
-        const assetId = await assetForFlag(tx, ctx, input.flagId, input.assetId);
-        const created = await insertWorkOrder(tx, ctx, { ...input, assetId });
-        // Created as DONE (spec: created with the given status): completed at once, with its event.
-        if (created.status === 'DONE') await recordCompletion(tx, ctx, created);
-        return created;
-      });
+      // Everything but the numbering statement happens before it, outside the lock: the reference checks
+      // and the flag's asset are reads (the foreign keys still guard the insert).
+      await assertReferences(db.prisma, ctx.orgId, [
+        { field: 'flagId', kind: 'flag', id: input.flagId },
+        { field: 'assetId', kind: 'asset', id: input.assetId },
+        { field: 'projectId', kind: 'project', id: input.projectId },
+        { field: 'assignedToId', kind: 'user', id: input.assignedToId },
+      ]);
+      const assetId = await assetForFlag(db.prisma, ctx, input.flagId, input.assetId);
+      // Created as DONE (spec: created with the given status): completed at once, with its event, in one
+      // transaction. Otherwise the one statement is its own transaction and holds the number lock alone.
+      const wo = input.status === 'DONE'
+        ? await transaction(db, async (tx) => {
+            const created = await insertWorkOrder(tx, ctx, { ...input, assetId });
+            await recordCompletion(tx, ctx, created);
+            return created;
+          })
+        : await insertWorkOrderAlone(db.sql, ctx, { ...input, assetId });
       return { ok: true as const, workOrderId: wo.id, number: wo.number };
     },
 

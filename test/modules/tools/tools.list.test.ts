@@ -2,6 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
+import { csvCell, TOOL_CSV_COLUMNS } from '../../../src/modules/tools/tools.csv.ts';
 import { toolHelpers } from './tools-helpers.ts';
 
 let t: TestApp;
@@ -140,6 +141,26 @@ describe('GET /tools?format=csv', () => {
     expect(row[5]).toBe('GOOD');
     const plain = data.filter((r) => r[0] !== tricky).map((r) => r[1]);
     expect(plain).toEqual([...plain].sort());
+  });
+
+  it('writes every cell as csvCell would from the row (the database formats the lines)', async () => {
+    const fresh = await t.tenant('CsvParity');
+    const ids = [
+      await h.createTool({ name: ' leading space', category: 'trailing nbsp\u00a0', makeModel: '\ttab formula', serial: 'a"b', supplier: 'em space\u2003', purchaseCost: 1e12, purchaseDate: '2026-01-02T03:04:05.006Z' }, fresh.key),
+      await h.createTool({ name: 'plain', category: 'x\r\ny', makeModel: '@at', serial: '-1', supplier: 'ünïcødé, comma', purchaseCost: 0.1, isConsumable: true, stockLevel: 3 }, fresh.key),
+      await h.createTool({ name: 'tiny', purchaseCost: 1.5e-7, pmIntervalDays: 30 }, fresh.key),
+    ];
+    // The API trims text on input; older or imported rows may still start or end with white space.
+    await t.db.sql.query(`UPDATE tools SET name = $2, category = $3, supplier = $4 WHERE id = $1`, [ids[0], ' leading space', 'trailing nbsp\u00a0', 'em space\u2003']);
+    const body = (await list('format=csv', fresh.key)).body;
+    const rows = await t.db.sql.query<Record<string, string | number | boolean | Date | null>>(`SELECT * FROM tools WHERE id = ANY ($1)`, [ids]);
+    for (const row of rows) {
+      const cells = TOOL_CSV_COLUMNS.map(([name]) => {
+        const v = row[name];
+        return csvCell(v instanceof Date ? v.toISOString() : (v ?? null));
+      });
+      expect(body).toContain(`\r\n${cells.join(',')}\r\n`);
+    }
   });
 
   it('applies the same filters as JSON', async () => {

@@ -55,6 +55,9 @@ describe('POST /work-orders', () => {
     const res = await create({});
     expect(res.statusCode).toBe(201);
     expect(await detail(res.json().workOrderId)).toMatchObject({ title: `Work order #${res.json().number}`, status: 'OPEN' });
+    // The number and this title are made inside the numbering statement: the event carries them too.
+    const [created] = await eventsFor('workorder.created', res.json().workOrderId);
+    expect(created.data).toMatchObject({ number: res.json().number, title: `Work order #${res.json().number}` });
   });
 
   it('creates with any given status; created DONE it is completed at once (workorder.completed)', async () => {
