@@ -6,6 +6,7 @@ import { createDelivery } from '../../src/delivery/delivery.ts';
 import { EVENT_EXAMPLES } from '../../src/delivery/event-examples.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { makeAsset, makeWebhook } from '../helpers/factories.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
 import { loadPublishedVerifier, silentLogger, startReceiver, type Receiver } from './helpers.ts';
 
@@ -28,14 +29,14 @@ afterAll(async () => {
 
 const dispatchOnce = () => t.deps.delivery.dispatcher.dispatchOnce();
 const subscribe = async (path: string, events: string[], tenant = acme) =>
-  (await t.api.post('/api/v1/webhooks', tenant.key, { url: `${receiver.origin}${path}`, events })).json() as { subscriptionId: string; secret: string };
+  makeWebhook(t, tenant.key, { url: `${receiver.origin}${path}`, events });
 const at = (path: string) => receiver.requests.filter((r) => r.path === path);
 const deliveriesOf = (subscriptionId: string) => t.db.prisma.webhookDelivery.findMany({ where: { subscriptionId }, orderBy: { createdAt: 'asc' } });
 
 describe('delivery over HTTPS', () => {
   it('POSTs the signed envelope with the legacy aliases; the published verifier accepts it', async () => {
     const { subscriptionId, secret } = await subscribe('/basic', ['asset.created']);
-    const { assetId } = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Signed', assetClass: 'off-road' })).json();
+    const assetId = await makeAsset(t, acme.key, { nickname: 'Signed', assetClass: 'off-road' });
     const summary = await dispatchOnce();
     expect(summary.delivered).toBeGreaterThanOrEqual(1);
     const [req] = at('/basic');
@@ -65,7 +66,7 @@ describe('delivery over HTTPS', () => {
     const { subscriptionId, secret } = await subscribe('/flaky', ['asset.created']);
     let calls = 0;
     receiver.respond = (req) => (req.path === '/flaky' && ++calls <= 2 ? { status: 500, body: 'boom' } : {});
-    await t.api.post('/api/v1/assets', acme.key, { nickname: 'Flaky', assetClass: 'trailer' });
+    await makeAsset(t, acme.key, { nickname: 'Flaky', assetClass: 'trailer' });
     await dispatchOnce();
     const [failed] = await deliveriesOf(subscriptionId);
     expect(failed).toMatchObject({ status: 'FAILED', attempts: 1, responseStatus: 500, responseBody: 'boom', error: 'receiver answered 500' });
@@ -84,7 +85,7 @@ describe('delivery over HTTPS', () => {
   it('retries on the schedule (1 + 6 attempts) and then ABANDONS', async () => {
     const { subscriptionId } = await subscribe('/down', ['asset.updated']);
     receiver.respond = (req) => (req.path === '/down' ? { status: 503, body: 'z'.repeat(700) } : {});
-    const { assetId } = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Down', assetClass: 'trailer' })).json();
+    const assetId = await makeAsset(t, acme.key, { nickname: 'Down', assetClass: 'trailer' });
     await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, { nickname: 'Down 2' });
     for (let i = 1; i <= 7; i++) {
       await dispatchOnce();
@@ -103,7 +104,7 @@ describe('delivery over HTTPS', () => {
   it('treats a 3xx as a failure and never follows it', async () => {
     const { subscriptionId } = await subscribe('/moved', ['asset.created']);
     receiver.respond = (req) => (req.path === '/moved' ? { status: 301, headers: { location: `${receiver.origin}/elsewhere` } } : {});
-    await t.api.post('/api/v1/assets', acme.key, { nickname: 'Moved', assetClass: 'trailer' });
+    await makeAsset(t, acme.key, { nickname: 'Moved', assetClass: 'trailer' });
     await dispatchOnce();
     receiver.respond = () => ({});
     const [row] = await deliveriesOf(subscriptionId);
@@ -118,9 +119,9 @@ describe('retry schedule from configuration', () => {
     const slowRetry = await createTestApp({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_SCHEDULE: '30,120' });
     try {
       const tenant = await slowRetry.tenant();
-      await slowRetry.api.post('/api/v1/webhooks', tenant.key, { url: `${receiver.origin}/later`, events: ['asset.created'] });
+      await makeWebhook(slowRetry, tenant.key, { url: `${receiver.origin}/later`, events: ['asset.created'] });
       receiver.respond = (req) => (req.path === '/later' ? { status: 500 } : {});
-      await slowRetry.api.post('/api/v1/assets', tenant.key, { nickname: 'Later', assetClass: 'trailer' });
+      await makeAsset(slowRetry, tenant.key, { nickname: 'Later', assetClass: 'trailer' });
       const dispatcher = slowRetry.deps.delivery.dispatcher;
       expect((await dispatcher.dispatchOnce()).failed).toBe(1);
       expect((await dispatcher.dispatchOnce()).claimed).toBe(0);
@@ -155,7 +156,7 @@ describe('fan-out and the outbox', () => {
     const fresh = await t.tenant('Everything');
     const { secret } = await subscribe('/every', EVENT_TYPES, fresh);
     // asset.* through the API; the rest straight into the outbox (their resources are tested in their own areas).
-    const { assetId } = (await t.api.post('/api/v1/assets', fresh.key, { nickname: 'All', assetClass: 'off-road' })).json();
+    const assetId = await makeAsset(t, fresh.key, { nickname: 'All', assetClass: 'off-road' });
     await t.api.patch(`/api/v1/assets/${assetId}`, fresh.key, { nickname: 'All events' });
     await transaction(t.db, async (tx) => {
       for (const type of EVENT_TYPES) if (type !== 'asset.created' && type !== 'asset.updated') await emit(tx, fresh.orgId, type, EVENT_EXAMPLES[type] as never);
@@ -173,7 +174,7 @@ describe('fan-out and the outbox', () => {
 
   it('holds queued deliveries of a paused subscription until it is reactivated', async () => {
     const { subscriptionId } = await subscribe('/paused', ['asset.created']);
-    await t.api.post('/api/v1/assets', acme.key, { nickname: 'Held', assetClass: 'trailer' });
+    await makeAsset(t, acme.key, { nickname: 'Held', assetClass: 'trailer' });
     await t.api.patch(`/api/v1/webhooks/${subscriptionId}`, acme.key, { active: false });
     await dispatchOnce();
     expect(at('/paused')).toHaveLength(0);
@@ -187,7 +188,7 @@ describe('fan-out and the outbox', () => {
 describe('leases', () => {
   it('re-delivers rows of a claimer that died once its lease has expired, and not before', async () => {
     const { subscriptionId } = await subscribe('/crashed', ['asset.created']);
-    await t.api.post('/api/v1/assets', acme.key, { nickname: 'Crash', assetClass: 'trailer' });
+    await makeAsset(t, acme.key, { nickname: 'Crash', assetClass: 'trailer' });
     // A claimer that crashed right after claiming: the lease is set, no outcome was ever recorded.
     await t.db.prisma.webhookDelivery.updateMany({ where: { subscriptionId }, data: { leaseUntil: new Date(Date.now() + 60_000) } });
     await dispatchOnce();
@@ -201,7 +202,7 @@ describe('leases', () => {
   it('does not let a dispatcher that lost its lease overwrite the new owner\'s row', async () => {
     const { subscriptionId } = await subscribe('/late', ['asset.created']);
     receiver.respond = (req) => (req.path === '/late' ? { delayMs: 400 } : {});
-    await t.api.post('/api/v1/assets', acme.key, { nickname: 'Late', assetClass: 'trailer' });
+    await makeAsset(t, acme.key, { nickname: 'Late', assetClass: 'trailer' });
     const tick = dispatchOnce();
     await new Promise((r) => setTimeout(r, 200));
     // Meanwhile the lease ran out and another instance claimed the row.
@@ -222,7 +223,7 @@ describe('concurrency', () => {
     try {
       const fresh = await t.tenant('Slow and fast');
       await subscribe('/slow', ['tool.created'], fresh);
-      await t.api.post('/api/v1/webhooks', fresh.key, { url: `${fast.origin}/fast`, events: ['tool.created'] });
+      await makeWebhook(t, fresh.key, { url: `${fast.origin}/fast`, events: ['tool.created'] });
       const slowDone: number[] = [];
       receiver.respond = (req) => {
         if (req.path !== '/slow') return {};

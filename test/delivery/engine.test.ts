@@ -5,6 +5,7 @@ import { createDelivery } from '../../src/delivery/delivery.ts';
 import { loadConfig } from '../../src/config.ts';
 import { emit } from '../../src/events/outbox.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { makeAsset, makeWebhook } from '../helpers/factories.ts';
 import { onPostgres } from '../helpers/db.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
 import { eventually, silentLogger, startReceiver, type Receiver } from './helpers.ts';
@@ -27,7 +28,7 @@ async function running(env: Record<string, string> = {}) {
   return t;
 }
 const subscribe = async (t: TestApp, tenant: TestTenant, url: string, events = ['tool.created']) =>
-  (await t.api.post('/api/v1/webhooks', tenant.key, { url, events })).json() as { subscriptionId: string };
+  await makeWebhook(t, tenant.key, { url, events });
 const emitTools = (t: TestApp, orgId: string, n: number, prefix = 'tool') =>
   transaction(t.db, async (tx) => {
     for (let i = 0; i < n; i++) await emit(tx, orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `${prefix}-${i}` });
@@ -41,7 +42,7 @@ describe('wake-up on commit', () => {
     const acme = await t.tenant('Wake');
     await subscribe(t, acme, `${receiver.origin}/wake`, ['asset.created']);
     const started = Date.now();
-    await t.api.post('/api/v1/assets', acme.key, { nickname: 'Prompt', assetClass: 'trailer' });
+    await makeAsset(t, acme.key, { nickname: 'Prompt', assetClass: 'trailer' });
     await eventually(() => hits('/wake').length === 1, 3_000);
     expect(Date.now() - started).toBeLessThan(2_000);
 

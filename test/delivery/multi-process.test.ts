@@ -11,6 +11,7 @@ import { createDelivery } from '../../src/delivery/delivery.ts';
 import type { Dispatcher } from '../../src/delivery/dispatcher.ts';
 import { EVENT_EXAMPLES } from '../../src/delivery/event-examples.ts';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
+import { makeAsset, makeWebhook } from '../helpers/factories.ts';
 import { createTenant } from '../helpers/fixtures.ts';
 import { appOn, loadPublishedVerifier, silentLogger, startReceiver, type Receiver } from './helpers.ts';
 
@@ -35,9 +36,8 @@ describe('a process that stops between commit and dispatch', () => {
       const dbA = await open();
       const first = await appOn(dbA, env);
       const tenant = await createTenant(dbA);
-      const { secret } = (await first.api.post('/api/v1/webhooks', tenant.key, { url: `${receiver.origin}/restart`, events: ['asset.created'] })).json();
-      const created = await first.api.post('/api/v1/assets', tenant.key, { nickname: 'Survivor', assetClass: 'trailer' });
-      expect(created.statusCode).toBe(201);
+      const { secret } = await makeWebhook(first, tenant.key, { url: `${receiver.origin}/restart`, events: ['asset.created'] });
+      const assetId = await makeAsset(first, tenant.key, { nickname: 'Survivor', assetClass: 'trailer' });
       await first.close();
       await dbA.close();
       expect(receiver.requests.filter((r) => r.path === '/restart')).toHaveLength(0);
@@ -47,7 +47,7 @@ describe('a process that stops between commit and dispatch', () => {
       try {
         expect(await second.deps.delivery.dispatcher.dispatchOnce()).toMatchObject({ claimed: 1, delivered: 1 });
         const [req] = receiver.requests.filter((r) => r.path === '/restart');
-        expect(req.json).toMatchObject({ event: 'asset.created', data: { assetId: created.json().assetId, nickname: 'Survivor' } });
+        expect(req.json).toMatchObject({ event: 'asset.created', data: { assetId, nickname: 'Survivor' } });
         const { verifyWebhook } = await loadPublishedVerifier();
         expect(verifyWebhook(req.rawBody, req.headers, secret)).toBe(true);
       } finally {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkWebhookUrl, guardedLookup, isPrivateAddress, type LookupAll } from '../../src/delivery/url-guard.ts';
 import { createWebhookSender } from '../../src/delivery/sender.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { makeAsset } from '../helpers/factories.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
 import { startReceiver, type Receiver } from './helpers.ts';
 
@@ -135,7 +136,7 @@ describe('SSRF guard through the API and the dispatcher', () => {
     for (const url of [`${receiver.origin}/by-name`, `https://127.0.0.1:${receiver.port}/by-ip`]) {
       await t.db.prisma.webhookSubscription.create({ data: { orgId: acme.orgId, url, events: ['asset.created'], secret: 'whsec_x' } });
     }
-    await t.api.post('/api/v1/assets', acme.key, { nickname: 'Rebound', assetClass: 'trailer' });
+    await makeAsset(t, acme.key, { nickname: 'Rebound', assetClass: 'trailer' });
     await t.deps.delivery.dispatcher.dispatchOnce();
     expect(receiver.requests).toHaveLength(0);
     const rows = await t.db.prisma.webhookDelivery.findMany({ where: { orgId: acme.orgId }, include: { subscription: true } });

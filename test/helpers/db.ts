@@ -2,7 +2,7 @@ import { openAsBlob } from 'node:fs';
 import { inject } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrator.ts';
-import { createScratchDatabase } from '../../scripts/scratch-database.ts';
+import { createScratchDatabase } from './scratch-database.ts';
 
 import { TEST_DATABASE_URL } from './test-env.ts';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { makeAsset, makeTool } from '../helpers/factories.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
 import { createOrgAdmin } from '../../src/modules/orgs/orgs.service.ts';
 import { generateApiKey } from '../../src/core/api-keys.ts';
@@ -11,7 +12,7 @@ let assetId: string;
 beforeAll(async () => {
   t = await createTestApp();
   acme = await t.tenant();
-  assetId = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Hardy', assetClass: 'off-road' })).json().assetId;
+  assetId = await makeAsset(t, acme.key, { nickname: 'Hardy', assetClass: 'off-road' });
 });
 afterAll(() => t.close());
 
@@ -95,7 +96,7 @@ describe('keys and users', () => {
 
 describe('concurrent updates emit one event per real change', () => {
   it('five identical PATCHes of an asset record one asset.updated', async () => {
-    const id = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Contended', assetClass: 'trailer' })).json().assetId;
+    const id = await makeAsset(t, acme.key, { nickname: 'Contended', assetClass: 'trailer' });
     const results = await Promise.all(Array.from({ length: 5 }, () => t.api.patch(`/api/v1/assets/${id}`, acme.key, { licensePlate: 'RACE 1' })));
     expect(results.every((r) => r.statusCode === 200)).toBe(true);
     const updates = (await t.db.prisma.event.findMany({ where: { orgId: acme.orgId, type: 'asset.updated' } })).filter(
@@ -105,7 +106,7 @@ describe('concurrent updates emit one event per real change', () => {
   });
 
   it('five identical tool reassignments record one tool.assignment_changed', async () => {
-    const id = (await t.api.post('/api/v1/tools', acme.key, { name: 'Contended drill' })).json().toolId;
+    const id = await makeTool(t, acme.key, { name: 'Contended drill' });
     await Promise.all(Array.from({ length: 5 }, () => t.api.patch(`/api/v1/tools/${id}`, acme.key, { assignedUserId: acme.userId })));
     const changes = (await t.db.prisma.event.findMany({ where: { orgId: acme.orgId, type: 'tool.assignment_changed' } })).filter(
       (e) => (e.data as { toolId: string }).toolId === id,

@@ -3,6 +3,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { makeAsset, makeTool } from '../helpers/factories.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
 import { generateApiKey } from '../../src/core/api-keys.ts';
 import { MAX_NESTING_DEPTH } from '../../src/core/input-guard.ts';
@@ -16,8 +17,8 @@ let toolId: string;
 beforeAll(async () => {
   t = await createTestApp();
   acme = await t.tenant();
-  assetId = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Hardy', assetClass: 'off-road' })).json().assetId;
-  toolId = (await t.api.post('/api/v1/tools', acme.key, { name: 'Drill', pmIntervalDays: 30 })).json().toolId;
+  assetId = await makeAsset(t, acme.key, { nickname: 'Hardy', assetClass: 'off-road' });
+  toolId = await makeTool(t, acme.key, { name: 'Drill', pmIntervalDays: 30 });
 });
 afterAll(() => t.close());
 

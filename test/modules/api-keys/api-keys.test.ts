@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { makeUser } from '../../helpers/factories.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
 import { securitySuite } from '../../helpers/security.ts';
 import { hashApiKey } from '../../../src/core/api-keys.ts';
@@ -95,7 +96,7 @@ describe('POST /api-keys', () => {
   it('is refused with 403 key_creator_deleted once the caller\'s issuer is removed', async () => {
     const tenant = await t.tenant('Gone Co');
     // The tenant's own key moves to a second person, so it may remove the first, who issued `key`.
-    const second = (await t.api.post('/api/v1/users', tenant.key, { email: 'second@gone.example' })).json().userId;
+    const second = await makeUser(t, tenant.key, { email: 'second@gone.example' });
     await t.db.prisma.apiKey.update({ where: { id: tenant.keyId }, data: { createdById: second } });
     t.deps.auth.clearCache();
     const { key } = await tenant.newKey({ scopes: 'users:write,keys:write,assets:read' });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrgAdmin } from '../../../src/modules/orgs/orgs.service.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { makeAsset, makeProject } from '../../helpers/factories.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
 import { securitySuite } from '../../helpers/security.ts';
 
@@ -16,13 +17,11 @@ beforeAll(async () => {
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
   secondUserId = (await createOrgAdmin(t.db).createUser(acme.slug, `second@${acme.slug}.example.com`, 'Sam Second')).id;
-  projectId = (await t.api.post('/api/v1/projects', acme.key, { name: 'Depot rebuild' })).json().projectId;
-  foreignAssetId = (await t.api.post('/api/v1/assets', other.key, { nickname: 'Theirs', assetClass: 'trailer' })).json().assetId;
+  projectId = await makeProject(t, acme.key, { name: 'Depot rebuild' });
+  foreignAssetId = await makeAsset(t, other.key, { nickname: 'Theirs', assetClass: 'trailer' });
 });
 afterAll(() => t.close());
 
-const newAsset = async (nickname = 'Skid steer') =>
-  (await t.api.post('/api/v1/assets', acme.key, { nickname, assetClass: 'off-road' })).json().assetId as string;
 const checkout = (assetId: string, body: unknown) => t.api.post(`/api/v1/assets/${assetId}/checkout`, acme.key, body);
 const checkin = (assetId: string, body: unknown = {}) => t.api.post(`/api/v1/assets/${assetId}/checkin`, acme.key, body);
 const assetDetail = async (id: string) => (await t.api.get(`/api/v1/assets/${id}`, acme.key)).json().asset;
@@ -33,7 +32,7 @@ const eventsFor = async (type: string, assetId: string) =>
 
 describe('POST /assets/:id/checkout', () => {
   it('checks out to a user and a project, shows it on the asset detail and emits asset.checked_out', async () => {
-    const assetId = await newAsset();
+    const assetId = await makeAsset(t, acme.key, { nickname: 'Skid steer' });
     const res = await checkout(assetId, { toUserId: acme.userId, toProjectId: projectId, expectedReturnAt: '2026-12-01T17:00:00+01:00', note: ' For the slab pour ' });
     expect(res.statusCode).toBe(200);
     const body = res.json();
@@ -49,7 +48,7 @@ describe('POST /assets/:id/checkout', () => {
   });
 
   it('is idempotent for the same target: succeeds silently without a second event', async () => {
-    const assetId = await newAsset();
+    const assetId = await makeAsset(t, acme.key, { nickname: 'Skid steer' });
     const first = (await checkout(assetId, { toUserId: acme.userId })).json();
     const again = await checkout(assetId, { toUserId: acme.userId, toProjectId: null, note: 'again' });
     expect(again.statusCode).toBe(200);
@@ -58,7 +57,7 @@ describe('POST /assets/:id/checkout', () => {
   });
 
   it('answers 409 for another user without force, and rebinds with force', async () => {
-    const assetId = await newAsset();
+    const assetId = await makeAsset(t, acme.key, { nickname: 'Skid steer' });
     await checkout(assetId, { toUserId: acme.userId, toProjectId: projectId });
     for (const body of [{ toUserId: secondUserId }, { toUserId: secondUserId, force: false }, { toProjectId: projectId }]) {
       const res = await checkout(assetId, body);
@@ -76,14 +75,14 @@ describe('POST /assets/:id/checkout', () => {
   });
 
   it('lets the same user move the asset to another project, and a project-only checkout move without force', async () => {
-    const assetId = await newAsset();
-    const nextProject = (await t.api.post('/api/v1/projects', acme.key, { name: 'Yard paving' })).json().projectId;
+    const assetId = await makeAsset(t, acme.key, { nickname: 'Skid steer' });
+    const nextProject = await makeProject(t, acme.key, { name: 'Yard paving' });
     await checkout(assetId, { toUserId: acme.userId, toProjectId: projectId });
     const moved = await checkout(assetId, { toUserId: acme.userId, toProjectId: nextProject });
     expect(moved.statusCode).toBe(200);
     expect(moved.json()).toMatchObject({ changed: true, checkout: { toUserId: acme.userId, toProjectId: nextProject } });
 
-    const projectOnly = await newAsset('Light tower');
+    const projectOnly = await makeAsset(t, acme.key, { nickname: 'Light tower' });
     await checkout(projectOnly, { toProjectId: projectId });
     const res = await checkout(projectOnly, { toProjectId: nextProject });
     expect(res.statusCode).toBe(200);
@@ -91,7 +90,7 @@ describe('POST /assets/:id/checkout', () => {
   });
 
   it('clamps the note to 500 characters instead of rejecting it', async () => {
-    const assetId = await newAsset();
+    const assetId = await makeAsset(t, acme.key, { nickname: 'Skid steer' });
     const res = await checkout(assetId, { toUserId: acme.userId, note: 'x'.repeat(750) });
     expect(res.statusCode).toBe(200);
     expect(res.json().checkout.note).toHaveLength(500);
@@ -100,8 +99,8 @@ describe('POST /assets/:id/checkout', () => {
   });
 
   it('answers 422 without a target, for a bad date, and for users or projects outside the organisation', async () => {
-    const assetId = await newAsset();
-    const foreignProject = (await t.api.post('/api/v1/projects', other.key, { name: 'Theirs' })).json().projectId;
+    const assetId = await makeAsset(t, acme.key, { nickname: 'Skid steer' });
+    const foreignProject = await makeProject(t, other.key, { name: 'Theirs' });
     const removed = await createOrgAdmin(t.db).createUser(acme.slug, `gone@${acme.slug}.example.com`);
     await createOrgAdmin(t.db).removeUser(acme.slug, removed.email);
     const cases: [unknown, string[]][] = [
@@ -123,7 +122,7 @@ describe('POST /assets/:id/checkout', () => {
   });
 
   it('answers 409 asset_unavailable for a sold or archived asset', async () => {
-    const assetId = await newAsset();
+    const assetId = await makeAsset(t, acme.key, { nickname: 'Skid steer' });
     await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, { lifecycleStatus: 'SOLD' });
     const res = await checkout(assetId, { toUserId: acme.userId });
     expect(res.statusCode).toBe(409);
@@ -131,7 +130,7 @@ describe('POST /assets/:id/checkout', () => {
   });
 
   it('gives one of two users racing for a free asset the checkout and the other a 409', async () => {
-    const assetId = await newAsset();
+    const assetId = await makeAsset(t, acme.key, { nickname: 'Skid steer' });
     const results = await Promise.all([acme.userId, secondUserId].map((toUserId) => checkout(assetId, { toUserId })));
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 409]);
     expect(await eventsFor('asset.checked_out', assetId)).toHaveLength(1);
@@ -140,7 +139,7 @@ describe('POST /assets/:id/checkout', () => {
 
 describe('POST /assets/:id/checkin', () => {
   it('resets the checkout and emits asset.checked_in with the note only in the event', async () => {
-    const assetId = await newAsset();
+    const assetId = await makeAsset(t, acme.key, { nickname: 'Skid steer' });
     await checkout(assetId, { toUserId: secondUserId, toProjectId: projectId, expectedReturnAt: '2026-12-24', note: 'Out for a week' });
     const res = await checkin(assetId, { note: 'Returned with a cracked mirror' });
     expect(res.statusCode).toBe(200);
@@ -155,7 +154,7 @@ describe('POST /assets/:id/checkin', () => {
   });
 
   it('succeeds without an event when the asset is not checked out, with or without a body', async () => {
-    const assetId = await newAsset();
+    const assetId = await makeAsset(t, acme.key, { nickname: 'Skid steer' });
     const res = await checkin(assetId, { note: 'nothing to do' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ ok: true, assetId, changed: false, checkout: null });
@@ -165,7 +164,7 @@ describe('POST /assets/:id/checkin', () => {
   });
 
   it('clamps the check-in note to 500 characters in the event', async () => {
-    const assetId = await newAsset();
+    const assetId = await makeAsset(t, acme.key, { nickname: 'Skid steer' });
     await checkout(assetId, { toProjectId: projectId });
     await checkin(assetId, { note: 'y'.repeat(900) });
     const [event] = await eventsFor('asset.checked_in', assetId);
@@ -173,7 +172,7 @@ describe('POST /assets/:id/checkin', () => {
   });
 
   it('makes the asset free for another user again', async () => {
-    const assetId = await newAsset();
+    const assetId = await makeAsset(t, acme.key, { nickname: 'Skid steer' });
     await checkout(assetId, { toUserId: acme.userId });
     await checkin(assetId);
     const res = await checkout(assetId, { toUserId: secondUserId });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { makeAsset } from '../../helpers/factories.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
 import { securitySuite } from '../../helpers/security.ts';
 
@@ -12,7 +13,7 @@ beforeAll(async () => {
   t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
-  foreignAssetId = (await t.api.post('/api/v1/assets', other.key, { nickname: 'Theirs', assetClass: 'trailer' })).json().assetId;
+  foreignAssetId = await makeAsset(t, other.key, { nickname: 'Theirs', assetClass: 'trailer' });
 });
 afterAll(() => t.close());
 
@@ -145,7 +146,7 @@ describe('GET /assets', () => {
 describe('PATCH /assets/:id', () => {
   let assetId: string;
   beforeAll(async () => {
-    assetId = (await create({ nickname: 'Patchable', assetClass: 'on-road' })).json().assetId;
+    assetId = await makeAsset(t, acme.key, { nickname: 'Patchable', assetClass: 'on-road' });
   });
 
   it('updates fields, clears with null and reports changedFields in asset.updated', async () => {

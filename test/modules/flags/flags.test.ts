@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { makeAsset, makeFlag } from '../../helpers/factories.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
 import { securitySuite } from '../../helpers/security.ts';
 
@@ -14,9 +15,9 @@ beforeAll(async () => {
   t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
-  assetId = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Dozer 7', assetClass: 'off-road' })).json().assetId;
-  foreignAssetId = (await t.api.post('/api/v1/assets', other.key, { nickname: 'Theirs', assetClass: 'off-road' })).json().assetId;
-  foreignFlagId = (await t.api.post('/api/v1/flags', other.key, { assetId: foreignAssetId, severity: 'RED' })).json().flagId;
+  assetId = await makeAsset(t, acme.key, { nickname: 'Dozer 7', assetClass: 'off-road' });
+  foreignAssetId = await makeAsset(t, other.key, { nickname: 'Theirs', assetClass: 'off-road' });
+  foreignFlagId = await makeFlag(t, other.key, foreignAssetId);
 });
 afterAll(() => t.close());
 
@@ -118,14 +119,14 @@ describe('GET /flags', () => {
   const ids: Record<string, string> = {};
   beforeAll(async () => {
     fresh = await t.tenant('Lister');
-    const a1 = (await t.api.post('/api/v1/assets', fresh.key, { nickname: 'A1', assetClass: 'off-road' })).json().assetId;
-    asset2 = (await t.api.post('/api/v1/assets', fresh.key, { nickname: 'A2', assetClass: 'off-road' })).json().assetId;
-    ids.red = (await raise({ assetId: a1, severity: 'RED' }, fresh.key)).json().flagId;
-    ids.yellow = (await raise({ assetId: a1, severity: 'YELLOW' }, fresh.key)).json().flagId;
-    ids.other = (await raise({ assetId: asset2, severity: 'YELLOW' }, fresh.key)).json().flagId;
-    ids.resolved = (await raise({ assetId: asset2, severity: 'YELLOW' }, fresh.key)).json().flagId;
+    const a1 = await makeAsset(t, fresh.key, { nickname: 'A1', assetClass: 'off-road' });
+    asset2 = await makeAsset(t, fresh.key, { nickname: 'A2', assetClass: 'off-road' });
+    ids.red = await makeFlag(t, fresh.key, a1, { severity: 'RED' });
+    ids.yellow = await makeFlag(t, fresh.key, a1, { severity: 'YELLOW' });
+    ids.other = await makeFlag(t, fresh.key, asset2, { severity: 'YELLOW' });
+    ids.resolved = await makeFlag(t, fresh.key, asset2, { severity: 'YELLOW' });
     expect((await resolve(ids.resolved, { status: 'RESOLVED' }, fresh.key)).statusCode).toBe(200);
-    ids.progress = (await raise({ assetId: asset2, severity: 'RED' }, fresh.key)).json().flagId;
+    ids.progress = await makeFlag(t, fresh.key, asset2, { severity: 'RED' });
     await t.db.prisma.flag.update({ where: { id: ids.progress }, data: { status: 'IN_PROGRESS' } });
   });
   const list = async (qs: string) => {

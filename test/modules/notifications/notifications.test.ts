@@ -5,6 +5,7 @@ import { queueRenewalHeadsUps } from '../../../src/modules/notifications/notific
 import { createNotificationSender, NOTIFICATION_MAX_ATTEMPTS } from '../../../src/modules/notifications/notifications.sender.ts';
 import type { NotificationMessage, NotificationTransport } from '../../../src/modules/notifications/notifications.transport.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { makeAsset, makeFlag, makeHoursLog } from '../../helpers/factories.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
 
 let t: TestApp;
@@ -15,7 +16,7 @@ const DAY = 24 * 3600 * 1000;
 beforeAll(async () => {
   t = await createTestApp();
   acme = await t.tenant('Acme');
-  assetId = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Truck 12', assetClass: 'on-road' })).json().assetId;
+  assetId = await makeAsset(t, acme.key, { nickname: 'Truck 12', assetClass: 'on-road' });
 });
 afterAll(() => t.close());
 beforeEach(async () => {
@@ -33,7 +34,7 @@ function recorder(fail: (m: NotificationMessage) => boolean = () => false): Noti
   };
 }
 const senderWith = (transport: NotificationTransport) => createNotificationSender({ db: t.db, log: t.deps.logger, transport });
-const raiseFlag = async () => (await t.api.post('/api/v1/flags', acme.key, { assetId, severity: 'RED', note: 'Smoke from exhaust' })).json().flagId as string;
+const raiseFlag = () => makeFlag(t, acme.key, assetId, { note: 'Smoke from exhaust' });
 
 describe('notification sender', () => {
   it('delivers a new flag\'s PUSH and EMAIL through the transport and marks them SENT', async () => {
@@ -145,7 +146,7 @@ describe('renewal heads-ups', () => {
 
   it('a meter reading queues the heads-up for its asset in the background', async () => {
     await setDates({ registrationExpiresAt: new Date(Date.now() + 10 * DAY), insuranceExpiresAt: null, lifecycleStatus: 'IN_SERVICE' });
-    expect((await t.api.post('/api/v1/hours', acme.key, { assetId, hoursReading: 1000 })).statusCode).toBe(201);
+    await makeHoursLog(t, acme.key, assetId, 1000);
     await t.deps.background.idle();
     expect(await renewalRows()).toHaveLength(1);
   });
@@ -159,9 +160,9 @@ describe('renewal heads-ups', () => {
       run(name, context, work);
     };
     try {
-      expect((await t.api.post('/api/v1/hours', acme.key, { assetId, hoursReading: 2000 })).statusCode).toBe(201);
+      await makeHoursLog(t, acme.key, assetId, 2000);
       await setDates({ registrationExpiresAt: new Date(Date.now() + 5 * DAY) });
-      expect((await t.api.post('/api/v1/hours', acme.key, { assetId, hoursReading: 2100 })).statusCode).toBe(201);
+      await makeHoursLog(t, acme.key, assetId, 2100);
     } finally {
       t.deps.background.run = run;
     }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { makeAsset, makeProject } from '../../helpers/factories.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
 
 let t: TestApp;
@@ -14,10 +15,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const newAsset = async (nickname: string, tenant = acme) =>
-  (await t.api.post('/api/v1/assets', tenant.key, { nickname, assetClass: 'off-road' })).json().assetId as string;
-const newProject = async (body: Record<string, unknown>, tenant = acme) =>
-  (await t.api.post('/api/v1/projects', tenant.key, body)).json().projectId as string;
 const usage = async (projectId: string, query = '') => {
   const res = await t.api.get(`/api/v1/projects/${projectId}/equipment-usage${query}`, acme.key);
   expect(res.statusCode).toBe(200);
@@ -51,11 +48,11 @@ describe('GET /projects/:id/equipment-usage', () => {
   const toolOutAt = new Date('2026-06-03T07:30:00.000Z');
 
   beforeAll(async () => {
-    project = await newProject({ name: 'Bridge deck', code: 'BD-1', hourlyRate: 125.5 });
-    otherProject = await newProject({ name: 'Car park', code: 'CP-1', hourlyRate: 90 });
-    excavator = await newAsset('Excavator 320');
-    loader = await newAsset('Loader 950');
-    roller = await newAsset('Roller CB4');
+    project = await makeProject(t, acme.key, { name: 'Bridge deck', code: 'BD-1', hourlyRate: 125.5 });
+    otherProject = await makeProject(t, acme.key, { name: 'Car park', code: 'CP-1', hourlyRate: 90 });
+    excavator = await makeAsset(t, acme.key, { nickname: 'Excavator 320' });
+    loader = await makeAsset(t, acme.key, { nickname: 'Loader 950' });
+    roller = await makeAsset(t, acme.key, { nickname: 'Roller CB4' });
 
     await logReadings(acme, excavator, [
       { reading: 1000, at: '2026-06-01T07:00:00Z' },
@@ -141,7 +138,7 @@ describe('GET /projects/:id/equipment-usage', () => {
   });
 
   it('ignores rows of other organisations that point at the project', async () => {
-    const theirs = await newAsset('Their dozer', other);
+    const theirs = await makeAsset(t, other.key, { nickname: 'Their dozer' });
     await logReadings(other, theirs, [{ reading: 1, at: '2026-06-01T00:00:00Z' }, { reading: 500, projectId: project, at: '2026-06-02T00:00:00Z' }]);
     await t.db.prisma.repair.create({ data: { orgId: other.orgId, projectId: project, cost: 5000 } });
     const u = await usage(project);
@@ -151,7 +148,7 @@ describe('GET /projects/:id/equipment-usage', () => {
   });
 
   it('is an empty rollup for a project without equipment, and 404 for an unknown one', async () => {
-    const empty = await newProject({ name: 'Tender only' });
+    const empty = await makeProject(t, acme.key, { name: 'Tender only' });
     expect(await usage(empty)).toEqual({
       projectId: empty, projectName: 'Tender only', hourlyRateUsd: null, totalHoursLogged: 0, totalRepairCostUsd: 0, assets: [], tools: [],
       assetCount: 0, assetsNextCursor: null, toolCount: 0, toolsNextCursor: null,
@@ -193,8 +190,8 @@ describe('GET /projects/:id/equipment-usage', () => {
   });
 
   it('keeps the per-asset sums exact when a log is edited or deleted by hand (the rollup is recomputed)', async () => {
-    const site = await newProject({ name: 'Rollup check' });
-    const dozer = await newAsset('Dozer D6');
+    const site = await makeProject(t, acme.key, { name: 'Rollup check' });
+    const dozer = await makeAsset(t, acme.key, { nickname: 'Dozer D6' });
     await logReadings(acme, dozer, [
       { reading: 10, at: '2026-07-01T07:00:00Z' },
       { reading: 14, projectId: site, at: '2026-07-01T16:00:00Z' },

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { makeProject } from '../../helpers/factories.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
 import { securitySuite } from '../../helpers/security.ts';
 import { holdWrite } from '../../helpers/hold.ts';
@@ -13,7 +14,7 @@ beforeAll(async () => {
   t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
-  foreignProjectId = (await t.api.post('/api/v1/projects', other.key, { name: 'Theirs', code: 'SHARED-1' })).json().projectId;
+  foreignProjectId = await makeProject(t, other.key, { name: 'Theirs', code: 'SHARED-1' });
 });
 afterAll(() => t.close());
 
@@ -176,8 +177,8 @@ describe('GET /projects', () => {
 describe('PATCH /projects/:id', () => {
   let projectId: string;
   beforeAll(async () => {
-    projectId = (await create({ name: 'Patchable', code: 'P-1', hourlyRate: 80 })).json().projectId;
-    await create({ name: 'Code holder', code: 'P-TAKEN' });
+    projectId = await makeProject(t, acme.key, { name: 'Patchable', code: 'P-1', hourlyRate: 80 });
+    await makeProject(t, acme.key, { name: 'Code holder', code: 'P-TAKEN' });
   });
 
   it('updates fields and clears with null', async () => {
@@ -203,8 +204,8 @@ describe('PATCH /projects/:id', () => {
   });
 
   it('lets only one of two concurrent PATCHes take the same code', async () => {
-    const a = (await create({ name: 'Left' })).json().projectId;
-    const b = (await create({ name: 'Right' })).json().projectId;
+    const a = await makeProject(t, acme.key, { name: 'Left' });
+    const b = await makeProject(t, acme.key, { name: 'Right' });
     const results = await Promise.all([a, b].map((id) => t.api.patch(`/api/v1/projects/${id}`, acme.key, { code: 'P-RACE' })));
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 400]);
     expect(results.find((r) => r.statusCode === 400)?.json().error).toBe('duplicate_code');
@@ -212,7 +213,7 @@ describe('PATCH /projects/:id', () => {
   });
 
   it('answers 400 when an uncommitted write holds the code (unique violation mapped, not a 500)', async () => {
-    const holder = (await create({ name: 'Slow holder' })).json().projectId;
+    const holder = await makeProject(t, acme.key, { name: 'Slow holder' });
     const held = await holdWrite(t, (tx) => tx.project.update({ where: { id: holder }, data: { code: 'P-HELD' } }));
     const pending = t.api.patch(`/api/v1/projects/${projectId}`, acme.key, { code: 'P-HELD' });
     await held.release();

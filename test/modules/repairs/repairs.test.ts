@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { makeAsset, makeRepair, makeWorkOrder } from '../../helpers/factories.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
 import { securitySuite } from '../../helpers/security.ts';
 
@@ -10,24 +11,19 @@ let assetId: string;
 let foreignAssetId: string;
 let foreignRepairId: string;
 
-const newAsset = async (nickname = 'Excavator', key?: string) =>
-  (await t.api.post('/api/v1/assets', key ?? acme.key, { nickname, assetClass: 'off-road' })).json().assetId as string;
-
 beforeAll(async () => {
   t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
-  assetId = await newAsset();
-  foreignAssetId = await newAsset('Theirs', other.key);
-  foreignRepairId = (await t.api.post('/api/v1/repairs', other.key, { assetId: foreignAssetId, cost: 10 })).json().repairId;
+  assetId = await makeAsset(t, acme.key, { nickname: 'Excavator' });
+  foreignAssetId = await makeAsset(t, other.key, { nickname: 'Theirs' });
+  foreignRepairId = await makeRepair(t, other.key, { assetId: foreignAssetId, cost: 10 });
   await t.deps.background.idle();
 });
 afterAll(() => t.close());
 
 const create = (body: unknown, key = acme.key) => t.api.post('/api/v1/repairs', key, body);
 const repairDetail = async (id: string) => (await t.api.get(`/api/v1/repairs/${id}`, acme.key)).json().repair;
-const newOrder = async (body: Record<string, unknown> = {}) =>
-  (await t.api.post('/api/v1/work-orders', acme.key, { title: 'Fix it', ...body })).json().workOrderId as string;
 const workOrder = async (id: string) => (await t.api.get(`/api/v1/work-orders/${id}`, acme.key)).json().workOrder;
 const completions = async (workOrderId: string) =>
   (await t.db.prisma.event.findMany({ where: { orgId: acme.orgId, type: 'workorder.completed' } })).filter(
@@ -56,7 +52,7 @@ describe('POST /repairs', () => {
     const foreignAsset = await create({ assetId: foreignAssetId });
     expect(foreignAsset.statusCode).toBe(422);
     expect(foreignAsset.json().fieldErrors).toHaveProperty('assetId');
-    const theirOrder = (await t.api.post('/api/v1/work-orders', other.key, { title: 'Theirs' })).json().workOrderId;
+    const theirOrder = await makeWorkOrder(t, other.key, { title: 'Theirs' });
     const foreignOrder = await create({ workOrderId: theirOrder });
     expect(foreignOrder.statusCode).toBe(422);
     expect(foreignOrder.json().fieldErrors).toHaveProperty('workOrderId');
@@ -65,7 +61,7 @@ describe('POST /repairs', () => {
 
   it('takes asset and project from the work order, marks it DONE and emits workorder.completed once with totals', async () => {
     const project = await t.db.prisma.project.create({ data: { orgId: acme.orgId, name: 'Quarry' } });
-    const id = await newOrder({ assetId, projectId: project.id, status: 'IN_PROGRESS' });
+    const id = await makeWorkOrder(t, acme.key, { assetId, projectId: project.id, status: 'IN_PROGRESS' });
     const first = await create({ workOrderId: id, laborHours: 3, cost: 250 });
     expect(first.statusCode).toBe(201);
     expect(await repairDetail(first.json().repairId)).toMatchObject({ assetId, projectId: project.id, workOrderId: id });
@@ -80,15 +76,15 @@ describe('POST /repairs', () => {
   });
 
   it('refuses an asset that contradicts the work order\'s asset', async () => {
-    const id = await newOrder({ assetId });
-    const res = await create({ workOrderId: id, assetId: await newAsset('Other machine') });
+    const id = await makeWorkOrder(t, acme.key, { assetId });
+    const res = await create({ workOrderId: id, assetId: await makeAsset(t, acme.key, { nickname: 'Other machine' }) });
     expect(res.statusCode).toBe(422);
     expect(res.json().fieldErrors).toHaveProperty('assetId');
     expect((await workOrder(id)).status).toBe('OPEN');
   });
 
   it('a repair marks even a CANCELED work order DONE (spec: POST /repairs with workOrderId marks it DONE)', async () => {
-    const id = await newOrder();
+    const id = await makeWorkOrder(t, acme.key);
     await t.api.patch(`/api/v1/work-orders/${id}`, acme.key, { status: 'CANCELED' });
     const res = await create({ workOrderId: id, cost: 10 });
     expect(res.statusCode).toBe(201);
@@ -98,7 +94,7 @@ describe('POST /repairs', () => {
 
   it('closing a flagged work order with a repair resolves the flag (flag.resolved) in the same transaction', async () => {
     const flag = await t.db.prisma.flag.create({ data: { orgId: acme.orgId, assetId, severity: 'RED', raisedById: acme.userId } });
-    const id = await newOrder({ flagId: flag.id });
+    const id = await makeWorkOrder(t, acme.key, { flagId: flag.id });
     expect((await create({ workOrderId: id, cost: 90 })).statusCode).toBe(201);
     const resolved = await t.db.prisma.flag.findUniqueOrThrow({ where: { id: flag.id } });
     expect(resolved).toMatchObject({ status: 'RESOLVED', resolvedById: acme.userId });
@@ -112,7 +108,7 @@ describe('POST /repairs', () => {
 
   it('a repair logged on an order closed earlier by PATCH resolves its still-open flag', async () => {
     const flag = await t.db.prisma.flag.create({ data: { orgId: acme.orgId, assetId, severity: 'YELLOW', raisedById: acme.userId } });
-    const id = await newOrder({ flagId: flag.id });
+    const id = await makeWorkOrder(t, acme.key, { flagId: flag.id });
     await t.api.patch(`/api/v1/work-orders/${id}`, acme.key, { status: 'DONE' });
     expect((await t.db.prisma.flag.findUniqueOrThrow({ where: { id: flag.id } })).status).toBe('OPEN');
     await create({ workOrderId: id, cost: 5 });
@@ -121,7 +117,7 @@ describe('POST /repairs', () => {
   });
 
   it('completes once when several repairs for the same open order race', async () => {
-    const id = await newOrder({ assetId });
+    const id = await makeWorkOrder(t, acme.key, { assetId });
     const results = await Promise.all(Array.from({ length: 5 }, () => create({ workOrderId: id, cost: 1, laborHours: 1 })));
     expect(results.map((r) => r.statusCode)).toEqual(Array(5).fill(201));
     expect(await completions(id)).toHaveLength(1);
@@ -130,7 +126,7 @@ describe('POST /repairs', () => {
 
 describe('cost anomaly check', () => {
   it('runs in the background after the response, never inline', async () => {
-    const machine = await newAsset('Deferred');
+    const machine = await makeAsset(t, acme.key, { nickname: 'Deferred' });
     const spy = vi.spyOn(t.deps.background, 'run').mockImplementation(() => {});
     try {
       const res = await create({ assetId: machine, cost: 100 });
@@ -143,7 +139,7 @@ describe('cost anomaly check', () => {
   });
 
   it('records NORMAL, ANOMALOUS (> 3x median of prior costs) and INSUFFICIENT_HISTORY verdicts in meta', async () => {
-    const machine = await newAsset('Grader');
+    const machine = await makeAsset(t, acme.key, { nickname: 'Grader' });
     const ids: string[] = [];
     for (const cost of [100, 120, 110]) {
       ids.push((await create({ assetId: machine, cost })).json().repairId);
@@ -168,7 +164,7 @@ describe('cost anomaly check', () => {
     try {
       await create({ assetId, cost: 0 });
       await create({ assetId });
-      await create({ workOrderId: await newOrder(), cost: 500 });
+      await create({ workOrderId: await makeWorkOrder(t, acme.key), cost: 500 });
       expect(spy.mock.calls.filter((c) => c[0] === 'repair-cost-anomaly')).toHaveLength(0);
     } finally {
       spy.mockRestore();
@@ -176,8 +172,8 @@ describe('cost anomaly check', () => {
   });
 
   it('ignores other assets\' history', async () => {
-    const a = await newAsset('A');
-    const b = await newAsset('B');
+    const a = await makeAsset(t, acme.key, { nickname: 'A' });
+    const b = await makeAsset(t, acme.key, { nickname: 'B' });
     for (const cost of [10, 10, 10]) await create({ assetId: a, cost });
     const id = (await create({ assetId: b, cost: 1000 })).json().repairId;
     await t.deps.background.idle();
@@ -188,12 +184,12 @@ describe('cost anomaly check', () => {
 describe('GET /repairs', () => {
   it('lists newest first without meta, filters by asset, project, work order and since, and pages with the cursor', async () => {
     const tenant = await t.tenant('Lists');
-    const machine = await newAsset('Lister', tenant.key);
+    const machine = await makeAsset(t, tenant.key, { nickname: 'Lister' });
     const project = await t.db.prisma.project.create({ data: { orgId: tenant.orgId, name: 'Road' } });
-    const wo = (await t.api.post('/api/v1/work-orders', tenant.key, { title: 'x', projectId: project.id })).json().workOrderId;
+    const wo = await makeWorkOrder(t, tenant.key, { title: 'x', projectId: project.id });
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await t.api.post('/api/v1/repairs', tenant.key, { assetId: machine, cost: i + 1 })).json().repairId);
-    const viaOrder = (await t.api.post('/api/v1/repairs', tenant.key, { workOrderId: wo, cost: 9 })).json().repairId;
+    for (let i = 0; i < 5; i++) ids.push(await makeRepair(t, tenant.key, { assetId: machine, cost: i + 1 }));
+    const viaOrder = await makeRepair(t, tenant.key, { workOrderId: wo, cost: 9 });
     await t.deps.background.idle();
     // Distinct, known creation times so the order and the since boundary do not depend on clock resolution.
     const base = Date.parse('2026-10-01T00:00:00.000Z');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { makeAsset, makeUser } from '../../helpers/factories.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
 import { securitySuite } from '../../helpers/security.ts';
 import { USER_SCAN_CAP } from '../../../src/modules/users/users.repository.ts';
@@ -91,7 +92,7 @@ describe('GET /users/:id and PATCH /users/:id', () => {
   });
 
   it('renames a person; null clears the name; an empty patch is 422', async () => {
-    const id = (await addUser({ email: 'rename@acme.example', name: 'Old' })).json().userId;
+    const id = await makeUser(t, acme.key, { email: 'rename@acme.example', name: 'Old' });
     const res = await t.api.patch(`/api/v1/users/${id}`, acme.key, { name: 'New Name', email: 'ignored@acme.example' });
     expect(res.json()).toMatchObject({ ok: true, userId: id, user: { name: 'New Name', email: 'rename@acme.example' } });
     expect((await t.api.patch(`/api/v1/users/${id}`, acme.key, { name: null })).json().user.name).toBeNull();
@@ -105,7 +106,7 @@ describe('DELETE /users/:id', () => {
   it('removes a person: their keys read but cannot write, at once; history keeps the name', async () => {
     const { user, key } = await keyOfNewPerson(acme, 'leaver@acme.example');
     expect((await t.api.get('/api/v1/assets', key)).statusCode).toBe(200); // cached as valid now
-    const assetId = (await t.api.post('/api/v1/assets', key, { nickname: 'Van 1', assetClass: 'on-road' })).json().assetId;
+    const assetId = await makeAsset(t, key, { nickname: 'Van 1', assetClass: 'on-road' });
     const res = await t.api.delete(`/api/v1/users/${user.id}`, acme.key);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ ok: true, userId: user.id, removedAt: expect.any(String) });
@@ -124,7 +125,7 @@ describe('DELETE /users/:id', () => {
   });
 
   it('is idempotent: removing a removed person answers the original time and records no second event', async () => {
-    const id = (await addUser({ email: 'twice@acme.example' })).json().userId;
+    const id = await makeUser(t, acme.key, { email: 'twice@acme.example' });
     const first = (await t.api.delete(`/api/v1/users/${id}`, acme.key)).json();
     const second = await t.api.delete(`/api/v1/users/${id}`, acme.key);
     expect(second.statusCode).toBe(200);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../../src/events/catalog.ts';
 import { emit } from '../../../src/events/outbox.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { makeAsset, makeWebhook } from '../../helpers/factories.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
 import { securitySuite } from '../../helpers/security.ts';
 import { loadPublishedVerifier, startReceiver, type Receiver } from '../../delivery/helpers.ts';
@@ -17,7 +18,7 @@ beforeAll(async () => {
   t = await createTestApp({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_SCHEDULE: '0,0' });
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
-  foreignId = (await t.api.post('/api/v1/webhooks', other.key, { url: `${receiver.origin}/theirs`, events: ['asset.created'] })).json().subscriptionId;
+  foreignId = (await makeWebhook(t, other.key, { url: `${receiver.origin}/theirs`, events: ['asset.created'] })).subscriptionId;
 });
 afterAll(async () => {
   await t.close();
@@ -26,7 +27,7 @@ afterAll(async () => {
 
 const create = (body: unknown, key = acme.key) => t.api.post('/api/v1/webhooks', key, body);
 const subscribe = async (events: string[] = ['asset.created'], path = '/hook') =>
-  (await create({ url: `${receiver.origin}${path}`, events })).json() as { subscriptionId: string; secret: string };
+  makeWebhook(t, acme.key, { url: `${receiver.origin}${path}`, events });
 
 describe('POST /webhooks', () => {
   it('creates a subscription, returns the secret once with a warning, and drops unknown event names', async () => {
@@ -75,7 +76,7 @@ describe('GET /webhooks and /webhooks/{id}', () => {
   it('lists newest first with a cursor and never shows a secret', async () => {
     const fresh = await t.tenant('Lister');
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await create({ url: `${receiver.origin}/l${i}`, events: ['asset.created'] }, fresh.key)).json().subscriptionId);
+    for (let i = 0; i < 5; i++) ids.push((await makeWebhook(t, fresh.key, { url: `${receiver.origin}/l${i}`, events: ['asset.created'] })).subscriptionId);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -90,7 +91,7 @@ describe('GET /webhooks and /webhooks/{id}', () => {
 
   it('shows the detail with delivery counts and without the secret', async () => {
     const { subscriptionId } = await subscribe(['asset.created']);
-    await t.api.post('/api/v1/assets', acme.key, { nickname: 'Counted', assetClass: 'trailer' });
+    await makeAsset(t, acme.key, { nickname: 'Counted', assetClass: 'trailer' });
     const res = await t.api.get(`/api/v1/webhooks/${subscriptionId}`, acme.key);
     expect(res.statusCode).toBe(200);
     expect(res.body).not.toContain('whsec_');
@@ -126,7 +127,7 @@ describe('PATCH /webhooks/{id}', () => {
   it('pauses fan-out while inactive', async () => {
     const { subscriptionId } = await subscribe(['asset.created']);
     await t.api.patch(`/api/v1/webhooks/${subscriptionId}`, acme.key, { active: false });
-    await t.api.post('/api/v1/assets', acme.key, { nickname: 'Unheard', assetClass: 'trailer' });
+    await makeAsset(t, acme.key, { nickname: 'Unheard', assetClass: 'trailer' });
     expect(await t.db.prisma.webhookDelivery.count({ where: { subscriptionId } })).toBe(0);
   });
 });
@@ -134,7 +135,7 @@ describe('PATCH /webhooks/{id}', () => {
 describe('DELETE /webhooks/{id}', () => {
   it('removes the subscription and its queued deliveries, so they are never sent', async () => {
     const { subscriptionId } = await subscribe(['asset.created'], '/deleted');
-    await t.api.post('/api/v1/assets', acme.key, { nickname: 'Orphan', assetClass: 'trailer' });
+    await makeAsset(t, acme.key, { nickname: 'Orphan', assetClass: 'trailer' });
     expect(await t.db.prisma.webhookDelivery.count({ where: { subscriptionId } })).toBe(1);
     const res = await t.api.delete(`/api/v1/webhooks/${subscriptionId}`, acme.key);
     expect(res.statusCode).toBe(200);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { makeAsset, makeYard } from '../../helpers/factories.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
 import { securitySuite } from '../../helpers/security.ts';
 import { holdWrite } from '../../helpers/hold.ts';
@@ -14,7 +15,7 @@ beforeAll(async () => {
   t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
-  foreignYardId = (await t.api.post('/api/v1/yards', other.key, { name: 'North depot', lat: 51.5, lng: -0.12 })).json().yardId;
+  foreignYardId = await makeYard(t, other.key, { name: 'North depot', lat: 51.5, lng: -0.12 });
 });
 afterAll(() => t.close());
 
@@ -135,10 +136,10 @@ describe('GET /yards', () => {
 
 describe('GET /yards/:id', () => {
   it('counts the assets and tools at the yard', async () => {
-    const yardId = (await create({ name: 'Counted' })).json().yardId;
-    const elsewhere = (await create({ name: 'Elsewhere' })).json().yardId;
-    for (const nickname of ['Truck 1', 'Truck 2']) await t.api.post('/api/v1/assets', acme.key, { nickname, assetClass: 'on-road', yardId });
-    await t.api.post('/api/v1/assets', acme.key, { nickname: 'Truck 3', assetClass: 'on-road', yardId: elsewhere });
+    const yardId = await makeYard(t, acme.key, { name: 'Counted' });
+    const elsewhere = await makeYard(t, acme.key, { name: 'Elsewhere' });
+    for (const nickname of ['Truck 1', 'Truck 2']) await makeAsset(t, acme.key, { nickname, assetClass: 'on-road', yardId });
+    await makeAsset(t, acme.key, { nickname: 'Truck 3', assetClass: 'on-road', yardId: elsewhere });
     await newTool(yardId);
     await newTool(elsewhere);
     expect(await detail(yardId)).toMatchObject({ name: 'Counted', assetCount: 2, toolCount: 1 });
@@ -152,7 +153,7 @@ describe('GET /yards/:id', () => {
 describe('PATCH /yards/:id', () => {
   let yardId: string;
   beforeAll(async () => {
-    yardId = (await create({ name: 'Patch me', lat: 10, lng: 10 })).json().yardId;
+    yardId = await makeYard(t, acme.key, { name: 'Patch me', lat: 10, lng: 10 });
     await create({ name: 'Taken name' });
   });
 
@@ -190,10 +191,10 @@ describe('PATCH /yards/:id', () => {
 
 describe('DELETE /yards/:id', () => {
   it('unassigns the assets and tools of the yard (no cascade) and leaves others alone', async () => {
-    const yardId = (await create({ name: 'Closing' })).json().yardId;
-    const keep = (await create({ name: 'Staying' })).json().yardId;
-    const assetAt = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'At closing', assetClass: 'trailer', yardId })).json().assetId;
-    const assetKept = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'At staying', assetClass: 'trailer', yardId: keep })).json().assetId;
+    const yardId = await makeYard(t, acme.key, { name: 'Closing' });
+    const keep = await makeYard(t, acme.key, { name: 'Staying' });
+    const assetAt = await makeAsset(t, acme.key, { nickname: 'At closing', assetClass: 'trailer', yardId });
+    const assetKept = await makeAsset(t, acme.key, { nickname: 'At staying', assetClass: 'trailer', yardId: keep });
     const toolAt = await newTool(yardId);
     const toolKept = await newTool(keep);
 
@@ -212,7 +213,7 @@ describe('DELETE /yards/:id', () => {
   });
 
   it('answers one 200 and one 404 to two concurrent deletes', async () => {
-    const yardId = (await create({ name: 'Double delete' })).json().yardId;
+    const yardId = await makeYard(t, acme.key, { name: 'Double delete' });
     const results = await Promise.all([1, 2].map(() => t.api.delete(`/api/v1/yards/${yardId}`, acme.key)));
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 404]);
   });

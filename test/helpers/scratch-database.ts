@@ -18,7 +18,11 @@ async function onServer(adminUrl: string, sql: string) {
 }
 
 /** `template` copies an existing database (it must have no open connections), e.g. one migrated once per test run. */
-export async function createScratchDatabase(adminUrl: string, prefix: string, template?: string): Promise<ScratchDatabase> {
+export async function createScratchDatabase(
+  adminUrl: string,
+  prefix: string,
+  template?: string,
+): Promise<ScratchDatabase> {
   const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   await onServer(adminUrl, `CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
   const url = new URL(adminUrl);
