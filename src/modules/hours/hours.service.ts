@@ -7,8 +7,8 @@ import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { queueRenewalHeadsUps } from '../notifications/notifications.repository.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import { listMeterLogs, lockMeteredAsset, openPmFlagIfDue, recordReading, type RecordedReading } from './hours.repository.ts';
-import { recordReadingOptimistic, recordReadingSql } from './hours.raw.ts';
+import { listMeterLogs, lockMeteredAsset } from './hours.repository.ts';
+import { openPmFlagIfDue, recordReading, recordReadingOptimistic, recordReadingSql, type RecordedReading } from './hours.operations.ts';
 import { CreateHoursBody, IDEMPOTENCY_KEY_MAX, toHoursLog, type CreateHoursInput, type ListHoursInput, type HoursBatchResponse } from './hours.schemas.ts';
 
 export const HOURS_BATCH_CAP = 100;

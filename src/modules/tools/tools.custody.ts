@@ -4,7 +4,7 @@ import { transaction, type Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { conflict, ValidationError } from '../../core/errors.ts';
-import { insertWorkOrder } from '../work-orders/work-orders.repository.ts';
+import { insertWorkOrder } from '../work-orders/work-orders.operations.ts';
 import { assertReferences } from '../shared/references.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { lockOwnedTool, recordToolEvent } from './tools.repository.ts';

@@ -7,7 +7,7 @@ import type { ServiceDeps } from '../../service-deps.ts';
 import { assertStatusMove, lockOwnedWorkOrder, recordCompletion, repairTotals } from './work-orders.lifecycle.ts';
 import { listWorkOrders, queueKey } from './work-orders.queue.ts';
 import { paginate } from '../../core/pagination.ts';
-import { insertWorkOrder, insertWorkOrderAlone } from './work-orders.repository.ts';
+import { insertWorkOrder, insertWorkOrderAlone } from './work-orders.operations.ts';
 import {
   toWorkOrderRow, WORK_ORDER_PRIORITIES, WORK_ORDER_STATUSES, type CreateWorkOrderInput, type ListWorkOrdersFilter,
   type UpdateWorkOrderInput,

@@ -1,0 +1,240 @@
+// Recording a meter reading: the rules (delta, review, AUTO_PM, renewals) and the statements that write the log,
+// move the asset's meter and record hours.logged together. The hours service calls these; queries alone live in
+// hours.repository.ts.
+import { randomUUID } from 'node:crypto';
+import type { MeterLog } from '../../generated/prisma/client.ts';
+import type { SqlRunner } from '../../db/database.ts';
+import { afterCommit, type SqlTx, type Tx } from '../../db/transaction.ts';
+import { OUTBOX_NOTIFIED, outboxCtes, outboxEvent, signalQueued } from '../../events/outbox.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { ValidationError } from '../../core/errors.ts';
+import { insertFlag } from '../flags/flags.operations.ts';
+import { RENEWAL_WINDOW_DAYS } from '../notifications/notifications.repository.ts';
+import { assertReferences } from '../shared/references.ts';
+import type { CreateHoursInput } from './hours.schemas.ts';
+import { reviewReasonFor, roundMeter, servicePointReached } from './hours.rules.ts';
+import { LOCKED_ASSET_COLUMNS, lockMeteredAsset, type LockedAsset } from './hours.repository.ts';
+
+/** A reading may be stamped this far ahead of the server clock (device clock skew). */
+const FUTURE_SKEW_MS = 5 * 60 * 1000;
+
+/**
+ * Opens an AUTO_PM flag when the reading reached the asset's next service point and no AUTO_PM flag is
+ * OPEN or IN_PROGRESS on it (at most one; the asset lock makes the check race-free). Returns its id.
+ */
+export async function openPmFlagIfDue(tx: Tx, ctx: RequestContext, asset: LockedAsset, reading: number): Promise<string | null> {
+  const point = servicePointReached(reading, asset.pmInterval, asset.pmBaselineReading);
+  if (point === null) return null;
+  const open = await tx.flag.findFirst({
+    where: { orgId: ctx.orgId, assetId: asset.id, severity: 'AUTO_PM', status: { in: ['OPEN', 'IN_PROGRESS'] } },
+    select: { id: true },
+  });
+  if (open) return null;
+  const flag = await insertFlag(tx, ctx, {
+    asset, severity: 'AUTO_PM', bySystem: true, pmDueReading: point,
+    note: `Preventive maintenance due at ${point} ${asset.meterUnit} (reading ${reading} ${asset.meterUnit})`,
+  });
+  return flag.id;
+}
+
+export interface RecordedReading {
+  log: MeterLog;
+  replayed: boolean;
+  /** A registration or insurance renewal of the asset falls in the heads-up window: worth the renewal sweep. */
+  renewalDue?: boolean;
+}
+
+/** The asset's own renewal dates decide whether the post-commit heads-up query has anything to find. */
+export function renewalDue(asset: LockedAsset, now: Date): boolean {
+  if (asset.lifecycleStatus !== 'IN_SERVICE' && asset.lifecycleStatus !== 'OUT_OF_SERVICE') return false;
+  const until = now.getTime() + RENEWAL_WINDOW_DAYS * 86_400_000;
+  return [asset.registrationExpiresAt, asset.insuranceExpiresAt].some((d) => d !== null && d.getTime() >= now.getTime() && d.getTime() <= until);
+}
+
+/**
+ * Records one reading (or state-only entry) inside the caller's transaction: idempotency, validation
+ * against the asset's meter, delta, review routing, AUTO_PM, the asset's last reading, hours.logged.
+ * Validation failures throw ValidationError (422) and leave nothing behind.
+ */
+export async function recordReading(tx: Tx, ctx: RequestContext, input: CreateHoursInput, idempotencyKey: string | null): Promise<RecordedReading> {
+  const asset = await lockMeteredAsset(tx, ctx.orgId, input.assetId);
+  if (!asset) throw noSuchAsset();
+  // Re-checked under the lock: identical requests for one asset queue here and find the first one's row.
+  if (idempotencyKey) {
+    const existing = await tx.meterLog.findFirst({ where: { orgId: ctx.orgId, clientMutationId: idempotencyKey } });
+    if (existing) return { log: existing, replayed: true };
+  }
+  await assertReferences(tx, ctx.orgId, [{ field: 'projectId', kind: 'project', id: input.projectId }]);
+  const now = new Date();
+  const plan = planReading(asset, input, idempotencyKey, now);
+  // Held readings skip PM: a typo must not open a service flag (approval applies it, see reviewReading).
+  const autoFlagId = plan.pmCheck ? await openPmFlagIfDue(tx, ctx, asset, plan.values.hoursReading) : null;
+  const { sql, params } = recordLogStatement(ctx, asset, plan, autoFlagId);
+  const [row] = await tx.$queryRawUnsafe<(MeterLog & { outboxNotified?: string | null })[]>(sql, ...params);
+  return { ...logAndSignal(row, () => afterCommit(tx, signalQueued)), replayed: false, renewalDue: renewalDue(asset, now) };
+}
+
+export const noSuchAsset = () => new ValidationError({ assetId: 'no asset with this id in your organisation' });
+
+type NewLog = Pick<MeterLog, 'projectId' | 'loggedByDeviceId' | 'hoursReading' | 'delta' | 'state' | 'fuelVolume' | 'fuelUnit' | 'fuelCostTotal'
+  | 'note' | 'lat' | 'lng' | 'clientMutationId' | 'reviewStatus' | 'reviewReason' | 'loggedAt'>;
+
+export interface ReadingPlan {
+  metered: boolean;
+  values: NewLog;
+  /** The reading is not held for review and reached a service point: the one-open-AUTO_PM check applies. */
+  pmCheck: boolean;
+}
+
+/**
+ * The rules of one reading against its locked asset: validation against the meter (ValidationError, 422,
+ * nothing written), delta, review routing. Shared by the Prisma and the raw-SQL write paths.
+ */
+export function planReading(asset: LockedAsset, input: CreateHoursInput, idempotencyKey: string | null, now: Date): ReadingPlan {
+  const loggedAt = input.loggedAt ?? now;
+  const errors: Record<string, string> = {};
+  if (loggedAt.getTime() > now.getTime() + FUTURE_SKEW_MS) errors.loggedAt = 'cannot be in the future';
+  if ((input.lat == null) !== (input.lng == null)) errors[input.lat == null ? 'lat' : 'lng'] = 'lat and lng go together';
+  const metered = asset.meterType !== 'NONE';
+  if (metered && input.hoursReading === undefined) errors.hoursReading = `is required (this asset's meter is ${asset.meterType})`;
+  if (!metered && input.hoursReading !== undefined) errors.hoursReading = 'must be omitted: this asset has no meter (meterType NONE); send a state-only entry';
+  if (!metered && !input.state) errors.state = 'is required for assets without a meter (meterType NONE)';
+
+  const reading = metered ? (input.hoursReading ?? 0) : 0;
+  const previous = metered && asset.lastMeterReading !== null && asset.lastMeterAt !== null
+    ? { reading: asset.lastMeterReading, at: asset.lastMeterAt }
+    : null;
+  const delta = previous ? roundMeter(reading - previous.reading) : 0;
+  if (metered && delta < 0 && !input.note) {
+    errors.note = `is required to explain a reading lower than the previous one (${previous!.reading} ${asset.meterUnit})`;
+  }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+
+  const reviewReason = metered ? reviewReasonFor(asset.meterType as 'HOURS' | 'ODOMETER', reading, previous, loggedAt, asset.meterUnit) : null;
+  return {
+    metered,
+    pmCheck: metered && !reviewReason && servicePointReached(reading, asset.pmInterval, asset.pmBaselineReading) !== null,
+    values: {
+      projectId: input.projectId ?? null, loggedByDeviceId: input.loggedByDeviceId ?? null, hoursReading: reading, delta,
+      state: input.state ?? null, fuelVolume: input.fuelVolume ?? null, fuelUnit: input.fuelUnit ?? (input.fuelVolume != null ? 'GALLON' : null),
+      fuelCostTotal: input.fuelCostTotal ?? null, note: input.note ?? null, lat: input.lat ?? null, lng: input.lng ?? null,
+      clientMutationId: idempotencyKey, reviewStatus: reviewReason ? 'PENDING' : 'NONE', reviewReason, loggedAt,
+    },
+  };
+}
+
+/** Strips the outbox flag from a recordLogStatement row; `signal` runs when deliveries were queued. */
+export function logAndSignal(row: MeterLog & { outboxNotified?: string | null }, signal: () => void): { log: MeterLog } {
+  const { outboxNotified, ...log } = row;
+  if (outboxNotified != null) signal();
+  return { log: log as MeterLog };
+}
+
+/**
+ * The log, the asset's last reading (metered assets) and hours.logged with its deliveries, in one statement:
+ * the only write of the transaction that holds the asset lock, so the lock is held for one round trip.
+ * `guarded` is for a statement run without the lock (recordReadingOptimistic): the asset is updated only if
+ * every field the plan was computed from is still what was read, and nothing is written otherwise.
+ */
+export function recordLogStatement(ctx: RequestContext, asset: LockedAsset, plan: ReadingPlan, autoFlagId: string | null, guarded = false) {
+  const v = plan.values;
+  const id = randomUUID();
+  const { eventId, payload } = outboxEvent('hours.logged', {
+    logId: id, assetId: asset.id, hoursReading: v.hoursReading, delta: v.delta, state: v.state, projectId: v.projectId,
+    reviewStatus: v.reviewStatus, reviewReason: v.reviewReason, loggedById: ctx.actorId, loggedAt: v.loggedAt.toISOString(), autoFlagId,
+  });
+  const params: unknown[] = [
+    id, ctx.orgId, asset.id, v.projectId, ctx.actorId, v.loggedByDeviceId, v.hoursReading, v.delta, v.state, v.fuelVolume, v.fuelUnit,
+    v.fuelCostTotal, v.note, v.lat, v.lng, v.clientMutationId, v.reviewStatus, v.reviewReason, autoFlagId, v.loggedAt, plan.metered,
+    eventId, 'hours.logged', JSON.stringify(payload),
+  ];
+  if (!guarded) return { sql: RECORD_LOG_SQL, params };
+  params.push(asset.meterType, asset.meterUnit, asset.lastMeterReading, asset.lastMeterAt, asset.pmInterval, asset.pmBaselineReading);
+  return { sql: GUARDED_RECORD_LOG_SQL, params };
+}
+
+const recordLogSql = (guard: string, from: string) => `
+  WITH moved AS (
+    UPDATE assets SET "lastMeterReading" = $7::float8, "lastMeterAt" = $20::timestamptz, "updatedAt" = now()
+    WHERE id = $3 AND $21::boolean${guard}
+    RETURNING id
+  ),
+  log AS (
+    INSERT INTO meter_logs (id, "orgId", "assetId", "projectId", "loggedById", "loggedByDeviceId", "hoursReading", delta, state,
+      "fuelVolume", "fuelUnit", "fuelCostTotal", note, lat, lng, "clientMutationId", "reviewStatus", "reviewReason", "autoFlagId", "loggedAt")
+    SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::float8, $8::float8, $9::text, $10::float8, $11::text,
+      $12::float8, $13::text, $14::float8, $15::float8, $16::text, $17::"ReviewStatus", $18::text, $19::text, $20::timestamptz${from}
+    RETURNING *
+  ),
+  ${outboxCtes({ eventId: '$22', orgId: '$2', type: '$23', data: '$24::jsonb', from: 'log' })}
+  SELECT log.*, ${OUTBOX_NOTIFIED} FROM log`;
+
+const RECORD_LOG_SQL = recordLogSql('', '');
+// Without the lock an UPDATE that waited for a concurrent reading re-checks these on the row it then sees
+// (READ COMMITTED), so a plan made from a stale read writes nothing.
+const GUARDED_RECORD_LOG_SQL = recordLogSql(`
+      AND "meterType"::text = $25 AND "meterUnit" = $26 AND "lastMeterReading" IS NOT DISTINCT FROM $27::float8
+      AND "lastMeterAt" IS NOT DISTINCT FROM $28::timestamptz AND "pmInterval" IS NOT DISTINCT FROM $29::float8
+      AND "pmBaselineReading" IS NOT DISTINCT FROM $30::float8`, ' FROM moved');
+
+/**
+ * recordReading() in raw SQL on the driver (db.sqlTransaction): the same rules and the same rows in four
+ * round trips (BEGIN, lock, write, COMMIT) instead of Prisma's interactive transaction, which cost POST /hours
+ * most of its throughput (issue 11). Returns null when the reading must open an AUTO_PM flag: that rare
+ * case (once per service interval) rolls back and takes the full path, recordReading(), which creates the
+ * flag, its event and its notifications through the flags module.
+ */
+/**
+ * The common reading in two round trips and no explicit transaction: read the asset, then one statement
+ * that moves its meter, inserts the log and queues hours.logged only if the asset still holds what was read
+ * (see recordLogStatement's guard); that statement is its own transaction. Returns null, having written
+ * nothing, whenever the full rules need the asset lock: a meterless asset, a reading at a service point
+ * (the one-open-AUTO_PM check), or a concurrent change of the asset between the read and the write.
+ * Idempotency keys are settled by the unique index: a lost race is a unique violation the caller replays.
+ */
+export async function recordReadingOptimistic(sql: SqlRunner, ctx: RequestContext, input: CreateHoursInput, idempotencyKey: string | null): Promise<RecordedReading | null> {
+  const [asset] = await sql.query<LockedAsset & { projectFound: boolean }>(`${ASSET_WITH_PROJECT} FROM assets WHERE id = $1 AND "orgId" = $2`, [
+    input.assetId, ctx.orgId, input.projectId ?? null,
+  ], 'hours-asset-read');
+  if (!asset) throw noSuchAsset();
+  if (asset.meterType === 'NONE') return null;
+  if (!asset.projectFound) throw new ValidationError({ projectId: 'no project with this id in your organisation' });
+  const now = new Date();
+  const plan = planReading(asset, input, idempotencyKey, now);
+  if (plan.pmCheck) return null;
+  const { sql: text, params } = recordLogStatement(ctx, asset, plan, null, true);
+  const [row] = await sql.query<MeterLog & { outboxNotified?: string | null }>(text, params, 'hours-record-guarded');
+  if (!row) return null;
+  return { ...logAndSignal(row, signalQueued), replayed: false, renewalDue: renewalDue(asset, now) };
+}
+
+// The project check rides on the asset read (a project's existence does not depend on the asset lock).
+const ASSET_WITH_PROJECT = `SELECT ${LOCKED_ASSET_COLUMNS},
+  ($3::text IS NULL OR EXISTS (SELECT 1 FROM projects p WHERE p.id = $3::text AND p."orgId" = $2)) AS "projectFound"`;
+
+export async function recordReadingSql(tx: SqlTx, ctx: RequestContext, input: CreateHoursInput, idempotencyKey: string | null): Promise<RecordedReading | null> {
+  const [asset] = await tx.query<LockedAsset & { projectFound: boolean }>(`${ASSET_WITH_PROJECT} FROM assets WHERE id = $1 AND "orgId" = $2 FOR UPDATE`, [
+    input.assetId, ctx.orgId, input.projectId ?? null,
+  ], 'hours-asset-lock');
+  if (!asset) throw noSuchAsset();
+  // Re-checked under the lock, in a statement of its own (a snapshot taken after the lock was granted):
+  // identical requests for one asset queue on the lock and find the first one's row.
+  if (idempotencyKey) {
+    const [existing] = await tx.query<MeterLog>(`SELECT * FROM meter_logs WHERE "orgId" = $1 AND "clientMutationId" = $2`, [ctx.orgId, idempotencyKey]);
+    if (existing) return { log: existing, replayed: true };
+  }
+  if (!asset.projectFound) throw new ValidationError({ projectId: 'no project with this id in your organisation' });
+  const now = new Date();
+  const plan = planReading(asset, input, idempotencyKey, now);
+  if (plan.pmCheck) {
+    // Past a service point with its AUTO_PM flag already open (an overdue asset keeps logging): nothing to open.
+    const open = await tx.query(
+      `SELECT 1 FROM flags WHERE "orgId" = $1 AND "assetId" = $2 AND severity = 'AUTO_PM' AND status IN ('OPEN', 'IN_PROGRESS') LIMIT 1`,
+      [ctx.orgId, asset.id],
+    );
+    if (open.length === 0) return null;
+  }
+  const { sql, params } = recordLogStatement(ctx, asset, plan, null);
+  const [row] = await tx.query<MeterLog & { outboxNotified?: string | null }>(sql, params, 'hours-record');
+  return { ...logAndSignal(row, () => tx.afterCommit(signalQueued)), replayed: false, renewalDue: renewalDue(asset, now) };
+}
