@@ -17,7 +17,10 @@ export default tseslint.config(
         { code: 120, ignoreUrls: true, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true },
       ],
       '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   {
@@ -48,7 +51,11 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/generated/prisma/*', '**/db/*', '**/*.repository.ts'], message: 'Routes call a service.' }] },
+        {
+          patterns: [
+            { group: ['**/generated/prisma/*', '**/db/*', '**/*.repository.ts'], message: 'Routes call a service.' },
+          ],
+        },
       ],
     },
   },

@@ -14,11 +14,15 @@ app.get('/assets', async () => {
     [orgId],
   );
   const page = rows.slice(0, 50).map((r) => ({
-    ...r, assetClass: CLASS[r.assetClass], createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString(),
+    ...r,
+    assetClass: CLASS[r.assetClass],
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
   }));
   const last = page[page.length - 1];
   return {
-    ok: true, assets: page,
+    ok: true,
+    assets: page,
     nextCursor: rows.length > 50 ? Buffer.from(JSON.stringify([last.createdAt, last.id])).toString('base64url') : null,
   };
 });

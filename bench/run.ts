@@ -27,12 +27,22 @@ async function seed(url: string) {
   const admin = createOrgAdmin(db);
   const org = await admin.createOrg('Bench Fleet', 'bench');
   await admin.createUser('bench', 'bench@example.com', 'Bench');
-  const key = await admin.createKey({ orgSlug: 'bench', userEmail: 'bench@example.com', label: 'bench', rateLimit: '100000000' });
+  const key = await admin.createKey({
+    orgSlug: 'bench',
+    userEmail: 'bench@example.com',
+    label: 'bench',
+    rateLimit: '100000000',
+  });
   const classes = ['ON_ROAD', 'OFF_ROAD', 'TRAILER'] as const;
   await db.prisma.asset.createMany({
     data: Array.from({ length: 1000 }, (_, i) => ({
-      orgId: org.id, nickname: `Unit ${i}`, assetClass: classes[i % 3], meterType: (['ODOMETER', 'HOURS', 'NONE'] as const)[i % 3],
-      meterUnit: ['mi', 'hrs', 'none'][i % 3], vin: i % 2 ? `VIN${i}` : null, createdAt: new Date(Date.now() - i * 1000),
+      orgId: org.id,
+      nickname: `Unit ${i}`,
+      assetClass: classes[i % 3],
+      meterType: (['ODOMETER', 'HOURS', 'NONE'] as const)[i % 3],
+      meterUnit: ['mi', 'hrs', 'none'][i % 3],
+      vin: i % 2 ? `VIN${i}` : null,
+      createdAt: new Date(Date.now() - i * 1000),
     })),
   });
   await db.close();
@@ -108,7 +118,10 @@ try {
   children.push(await start(here('baseline-bare.ts'), ['4311']));
   children.push(await start(here('baseline-pg.ts'), ['4312', url, orgId]));
 
-  const [list, listBase] = await pair(['http://127.0.0.1:4310/api/v1/assets?limit=50', auth], ['http://127.0.0.1:4312/assets', {}]);
+  const [list, listBase] = await pair(
+    ['http://127.0.0.1:4310/api/v1/assets?limit=50', auth],
+    ['http://127.0.0.1:4312/assets', {}],
+  );
   const [me, meBase] = await pair(['http://127.0.0.1:4310/api/v1/me', auth], ['http://127.0.0.1:4311/ok', {}]);
   const results = {
     'API   GET /api/v1/assets?limit=50': list,
@@ -116,7 +129,9 @@ try {
     'API   GET /api/v1/me': me,
     'base  bare Fastify {ok:true}': meBase,
   };
-  console.log(`\nmedian of ${ROUNDS} alternating ${DURATION}s runs, 50 connections, PostgreSQL, 1,000 assets, CPU pinning ${PIN ? 'on' : 'off'}\n`);
+  console.log(
+    `\nmedian of ${ROUNDS} alternating ${DURATION}s runs, 50 connections, PostgreSQL, 1,000 assets, CPU pinning ${PIN ? 'on' : 'off'}\n`,
+  );
   for (const [name, r] of Object.entries(results)) {
     console.log(`${name.padEnd(38)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50} ms   p99 ${r.p99} ms`);
   }

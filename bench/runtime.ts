@@ -45,7 +45,10 @@ const variants: [string, string[]][] = (process.env.BENCH_VARIANTS ?? 'tsx,js')
     return [name, BUILT_IN[name]];
   });
 for (const spec of (process.env.BENCH_EXTRA ?? '').split(';').filter(Boolean)) {
-  const [label, args] = spec.split('=', 2).length === 2 ? [spec.slice(0, spec.indexOf('=')), spec.slice(spec.indexOf('=') + 1)] : [spec, spec];
+  const [label, args] =
+    spec.split('=', 2).length === 2
+      ? [spec.slice(0, spec.indexOf('=')), spec.slice(spec.indexOf('=') + 1)]
+      : [spec, spec];
   variants.push([label, args.trim().split(/\s+/)]);
 }
 if (variants.some(([, args]) => args.includes('dist/main.js')) && !existsSync(path.join(ROOT, 'dist/main.js'))) {
@@ -62,7 +65,9 @@ interface Sample {
 }
 
 const kb = (pid: number, field: 'VmRSS' | 'VmHWM') => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(field));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(field));
   return Number(line?.split(/\s+/)[1] ?? NaN);
 };
 const mb = (k: number) => k / 1024;
@@ -80,12 +85,21 @@ async function seed(env: { databaseUrl?: string; dataDir: string }) {
   const admin = createOrgAdmin(db);
   const org = await admin.createOrg('Bench Fleet', 'bench');
   await admin.createUser('bench', 'bench@example.com', 'Bench');
-  const key = await admin.createKey({ orgSlug: 'bench', userEmail: 'bench@example.com', label: 'bench', rateLimit: '100000000' });
+  const key = await admin.createKey({
+    orgSlug: 'bench',
+    userEmail: 'bench@example.com',
+    label: 'bench',
+    rateLimit: '100000000',
+  });
   const classes = ['ON_ROAD', 'OFF_ROAD', 'TRAILER'] as const;
   await db.prisma.asset.createMany({
     data: Array.from({ length: 1000 }, (_, i) => ({
-      orgId: org.id, nickname: `Unit ${i}`, assetClass: classes[i % 3], meterType: (['ODOMETER', 'HOURS', 'NONE'] as const)[i % 3],
-      meterUnit: ['mi', 'hrs', 'none'][i % 3], createdAt: new Date(Date.now() - i * 1000),
+      orgId: org.id,
+      nickname: `Unit ${i}`,
+      assetClass: classes[i % 3],
+      meterType: (['ODOMETER', 'HOURS', 'NONE'] as const)[i % 3],
+      meterUnit: ['mi', 'hrs', 'none'][i % 3],
+      createdAt: new Date(Date.now() - i * 1000),
     })),
   });
   await db.close();
@@ -109,7 +123,13 @@ async function run(args: string[], env: Record<string, string>, key: string): Pr
   const t0 = performance.now();
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env, PORT: String(PORT), LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...env,
+      PORT: String(PORT),
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '100000000',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -165,7 +185,9 @@ for (const database of DATABASES) {
       for (const [name, args] of variants) {
         const s = await run(args, env, key);
         samples.get(name)!.push(s);
-        console.error(`${database} ${name} round ${round + 1}: start ${s.startMs.toFixed(0)} ms (CPU ${s.startCpuMs} ms), idle ${s.idleMb.toFixed(0)} MB, load ${s.loadMb.toFixed(0)} MB, peak ${s.peakMb.toFixed(0)} MB, ${s.rps.toFixed(0)} req/s`);
+        console.error(
+          `${database} ${name} round ${round + 1}: start ${s.startMs.toFixed(0)} ms (CPU ${s.startCpuMs} ms), idle ${s.idleMb.toFixed(0)} MB, load ${s.loadMb.toFixed(0)} MB, peak ${s.peakMb.toFixed(0)} MB, ${s.rps.toFixed(0)} req/s`,
+        );
       }
     }
     for (const [name, list] of samples) {
@@ -180,8 +202,12 @@ for (const database of DATABASES) {
   }
 }
 // Start-up and throughput are CPU-bound: on a shared machine, read them next to the load average.
-console.log(`\nmedians of ${ROUNDS} alternating rounds; ${DURATION}s of mixed load (assets list + /me), 50 connections, 1,000 assets;`);
+console.log(
+  `\nmedians of ${ROUNDS} alternating rounds; ${DURATION}s of mixed load (assets list + /me), 50 connections, 1,000 assets;`,
+);
 console.log(`load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end\n`);
-console.log('| Database | Run | Start-up to healthy | CPU until healthy | Idle RSS | RSS under load | Peak RSS | req/s |');
+console.log(
+  '| Database | Run | Start-up to healthy | CPU until healthy | Idle RSS | RSS under load | Peak RSS | req/s |',
+);
 console.log('|---|---|---|---|---|---|---|---|');
 for (const row of rows) console.log(row);

@@ -34,9 +34,16 @@ export async function dropScaleDatabase(adminUrl: string, name: string) {
   await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
 }
 
-export async function ensureScaleDatabase(adminUrl: string, name: string, log: (m: string) => void): Promise<ScaleDatabase> {
+export async function ensureScaleDatabase(
+  adminUrl: string,
+  name: string,
+  log: (m: string) => void,
+): Promise<ScaleDatabase> {
   const url = dbUrl(adminUrl, name);
-  const exists = await withClient(adminUrl, async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1);
+  const exists = await withClient(
+    adminUrl,
+    async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1,
+  );
   if (exists) {
     const meta = await withClient(url, async (c) => {
       const t = await c.query(`SELECT to_regclass('bench_scale_meta') AS t`);
@@ -60,10 +67,18 @@ export async function ensureScaleDatabase(adminUrl: string, name: string, log: (
   await migrate(db.sql);
   const admin = createOrgAdmin(db);
   const orgs: { orgId: string; tag: string; userId: string; key: string; scale: number }[] = [];
-  for (const [slug, scale] of [['scale-a', 1], ['scale-b', 0.25]] as const) {
+  for (const [slug, scale] of [
+    ['scale-a', 1],
+    ['scale-b', 0.25],
+  ] as const) {
     const org = await admin.createOrg(`Scale ${slug}`, slug);
     const user = await admin.createUser(slug, `${slug}@example.com`, 'Bench');
-    const key = await admin.createKey({ orgSlug: slug, userEmail: `${slug}@example.com`, label: 'bench', rateLimit: '100000000' });
+    const key = await admin.createKey({
+      orgSlug: slug,
+      userEmail: `${slug}@example.com`,
+      label: 'bench',
+      rateLimit: '100000000',
+    });
     orgs.push({ orgId: org.id, tag: slug, userId: user.id, key: key.key, scale });
   }
   await db.close();
@@ -78,7 +93,13 @@ export async function ensureScaleDatabase(adminUrl: string, name: string, log: (
     await c.query('VACUUM ANALYZE');
     await c.query(`CREATE TABLE bench_scale_meta (version text, key text, "orgId" text, tag text, "userId" text)`);
     const a = orgs[0];
-    await c.query(`INSERT INTO bench_scale_meta VALUES ($1, $2, $3, $4, $5)`, [SEED_VERSION, a.key, a.orgId, a.tag, a.userId]);
+    await c.query(`INSERT INTO bench_scale_meta VALUES ($1, $2, $3, $4, $5)`, [
+      SEED_VERSION,
+      a.key,
+      a.orgId,
+      a.tag,
+      a.userId,
+    ]);
   });
   log(`seeded in ${((performance.now() - started) / 60_000).toFixed(1)} min`);
   return { url, key: orgs[0].key, orgId: orgs[0].orgId, tag: orgs[0].tag, userId: orgs[0].userId };

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- one benchmark run end to end (seed, every endpoint, the table) */
 // Scale benchmark (issue 11): every read endpoint at production volume on PostgreSQL, page 1 against a deep
 // page, sequential and 10 concurrent, each next to its raw baseline (the same query on the pg driver from
 // this process), plus the CSV export rate and the two hot writes against their raw equivalents.
@@ -50,11 +51,15 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 async function call(path: string, init: RequestInit = {}) {
   const res = await fetch(`${base}${path}`, { headers: auth, ...init });
   const body = await res.arrayBuffer();
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${path}: ${res.status} ${Buffer.from(body).toString().slice(0, 300)}`);
+  if (!res.ok)
+    throw new Error(`${init.method ?? 'GET'} ${path}: ${res.status} ${Buffer.from(body).toString().slice(0, 300)}`);
   return body;
 }
 
-interface Stats { p50: number; p99: number }
+interface Stats {
+  p50: number;
+  p99: number;
+}
 async function sequential(fn: () => Promise<unknown>, n = SAMPLES): Promise<Stats> {
   const xs: number[] = [];
   for (let i = 0; i < n; i++) xs.push(await timed(fn));
@@ -63,9 +68,11 @@ async function sequential(fn: () => Promise<unknown>, n = SAMPLES): Promise<Stat
 async function concurrent(fn: () => Promise<unknown>, n = SAMPLES * 2, workers = 10): Promise<Stats> {
   const xs: number[] = [];
   let left = n;
-  await Promise.all(Array.from({ length: workers }, async () => {
-    while (left-- > 0) xs.push(await timed(fn));
-  }));
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (left-- > 0) xs.push(await timed(fn));
+    }),
+  );
   return { p50: median(xs), p99: pct(xs, 99) };
 }
 
@@ -81,7 +88,13 @@ async function measure(api: () => Promise<unknown>, raw: (() => Promise<unknown>
     if (raw) rawRuns.push((await sequential(raw)).p50);
   }
   const m = (xs: Stats[], k: keyof Stats) => median(xs.map((x) => x[k]));
-  return { seqP50: m(seq, 'p50'), seqP99: m(seq, 'p99'), concP50: m(conc, 'p50'), concP99: m(conc, 'p99'), raw: raw ? median(rawRuns) : null };
+  return {
+    seqP50: m(seq, 'p50'),
+    seqP99: m(seq, 'p99'),
+    concP50: m(conc, 'p50'),
+    concP99: m(conc, 'p99'),
+    raw: raw ? median(rawRuns) : null,
+  };
 }
 
 type Row = Awaited<ReturnType<typeof measure>> & { name: string };
@@ -103,11 +116,18 @@ async function keyAt(sql: string, params: unknown[], offset: number): Promise<Re
   return r[0];
 }
 const iso = (d: unknown) => (d as Date).toISOString();
-const deepPage = async (sql: string, params: unknown[], page: number, limit = 50) => keyAt(sql, params, (page - 1) * limit - 1);
+const deepPage = async (sql: string, params: unknown[], page: number, limit = 50) =>
+  keyAt(sql, params, (page - 1) * limit - 1);
 
 const api = fork(fileURLToPath(new URL('../src/main.ts', import.meta.url)), [], {
   execArgv: ['--import', 'tsx'],
-  env: { ...process.env, DATABASE_URL: scale.url, PORT: String(PORT), LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000' },
+  env: {
+    ...process.env,
+    DATABASE_URL: scale.url,
+    PORT: String(PORT),
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+  },
   stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
 });
 const children: ChildProcess[] = [api];
@@ -115,7 +135,9 @@ try {
   for (let i = 0; ; i++) {
     try {
       if ((await fetch(`${base}/health`)).ok) break;
-    } catch { /* starting */ }
+    } catch {
+      /* starting */
+    }
     if (i > 150) throw new Error('API did not become healthy');
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -125,18 +147,114 @@ try {
   const busyTool = await id('t', 1);
 
   // Lists: page 1 and a deep page (500, or the last one where the list is shorter), raw = the same SQL.
-  const lists: { name: string; path: string; order: string; from: string; key: (r: Record<string, unknown>) => unknown[]; page: number; cols: string }[] = [
-    { name: 'assets', path: '/assets?limit=50', from: `assets WHERE "orgId" = $1`, order: `"createdAt" DESC, id DESC`, cols: `"createdAt", id`, key: (r) => [iso(r.createdAt), r.id], page: 500 },
-    { name: 'hours (org-wide)', path: '/hours?limit=50', from: `meter_logs WHERE "orgId" = $1`, order: `"loggedAt" DESC, id DESC`, cols: `"loggedAt", id`, key: (r) => [iso(r.loggedAt), r.id], page: 500 },
-    { name: 'hours (busy asset)', path: `/hours?limit=50&assetId=${busyAsset}`, from: `meter_logs WHERE "orgId" = $1 AND "assetId" = '${busyAsset}'`, order: `"loggedAt" DESC, id DESC`, cols: `"loggedAt", id`, key: (r) => [iso(r.loggedAt), r.id], page: 40 },
-    { name: 'hours review queue', path: '/hours?limit=50&reviewStatus=PENDING', from: `meter_logs WHERE "orgId" = $1 AND "reviewStatus" = 'PENDING'`, order: `"loggedAt" DESC, id DESC`, cols: `"loggedAt", id`, key: (r) => [iso(r.loggedAt), r.id], page: 340 },
-    { name: 'flags (all statuses)', path: '/flags?limit=50&status=OPEN,IN_PROGRESS,RESOLVED', from: `flags WHERE "orgId" = $1`, order: `"createdAt" DESC, id DESC`, cols: `"createdAt", id`, key: (r) => [iso(r.createdAt), r.id], page: 400 },
-    { name: 'flags (default OPEN)', path: '/flags?limit=50', from: `flags WHERE "orgId" = $1 AND status = 'OPEN'`, order: `"createdAt" DESC, id DESC`, cols: `"createdAt", id`, key: (r) => [iso(r.createdAt), r.id], page: 80 },
-    { name: 'repairs', path: '/repairs?limit=50', from: `repairs WHERE "orgId" = $1`, order: `"createdAt" DESC, id DESC`, cols: `"createdAt", id`, key: (r) => [iso(r.createdAt), r.id], page: 500 },
-    { name: 'work orders (active queue)', path: '/work-orders?limit=50', from: `work_orders WHERE "orgId" = $1 AND status IN ('OPEN','ASSIGNED','IN_PROGRESS','ON_HOLD')`, order: `priority DESC, "dueAt" ASC NULLS LAST, "createdAt" DESC, id DESC`, cols: `priority, "dueAt", "createdAt", id`, key: (r) => [r.priority, r.dueAt ? iso(r.dueAt) : null, iso(r.createdAt), r.id], page: 360 },
-    { name: 'work orders (status=DONE)', path: '/work-orders?limit=50&status=DONE', from: `work_orders WHERE "orgId" = $1 AND status = 'DONE'`, order: `priority DESC, "dueAt" ASC NULLS LAST, "createdAt" DESC, id DESC`, cols: `priority, "dueAt", "createdAt", id`, key: (r) => [r.priority, r.dueAt ? iso(r.dueAt) : null, iso(r.createdAt), r.id], page: 500 },
-    { name: 'tools', path: '/tools?limit=50', from: `tools WHERE "orgId" = $1 AND status <> 'RETIRED'`, order: `name, id`, cols: 'name, id', key: (r) => [r.name, r.id], page: 500 },
-    { name: 'projects', path: '/projects?limit=50', from: `projects WHERE "orgId" = $1 AND status = 'ACTIVE'`, order: `"createdAt" DESC, id DESC`, cols: `"createdAt", id`, key: (r) => [iso(r.createdAt), r.id], page: 8 },
+  const lists: {
+    name: string;
+    path: string;
+    order: string;
+    from: string;
+    key: (r: Record<string, unknown>) => unknown[];
+    page: number;
+    cols: string;
+  }[] = [
+    {
+      name: 'assets',
+      path: '/assets?limit=50',
+      from: `assets WHERE "orgId" = $1`,
+      order: `"createdAt" DESC, id DESC`,
+      cols: `"createdAt", id`,
+      key: (r) => [iso(r.createdAt), r.id],
+      page: 500,
+    },
+    {
+      name: 'hours (org-wide)',
+      path: '/hours?limit=50',
+      from: `meter_logs WHERE "orgId" = $1`,
+      order: `"loggedAt" DESC, id DESC`,
+      cols: `"loggedAt", id`,
+      key: (r) => [iso(r.loggedAt), r.id],
+      page: 500,
+    },
+    {
+      name: 'hours (busy asset)',
+      path: `/hours?limit=50&assetId=${busyAsset}`,
+      from: `meter_logs WHERE "orgId" = $1 AND "assetId" = '${busyAsset}'`,
+      order: `"loggedAt" DESC, id DESC`,
+      cols: `"loggedAt", id`,
+      key: (r) => [iso(r.loggedAt), r.id],
+      page: 40,
+    },
+    {
+      name: 'hours review queue',
+      path: '/hours?limit=50&reviewStatus=PENDING',
+      from: `meter_logs WHERE "orgId" = $1 AND "reviewStatus" = 'PENDING'`,
+      order: `"loggedAt" DESC, id DESC`,
+      cols: `"loggedAt", id`,
+      key: (r) => [iso(r.loggedAt), r.id],
+      page: 340,
+    },
+    {
+      name: 'flags (all statuses)',
+      path: '/flags?limit=50&status=OPEN,IN_PROGRESS,RESOLVED',
+      from: `flags WHERE "orgId" = $1`,
+      order: `"createdAt" DESC, id DESC`,
+      cols: `"createdAt", id`,
+      key: (r) => [iso(r.createdAt), r.id],
+      page: 400,
+    },
+    {
+      name: 'flags (default OPEN)',
+      path: '/flags?limit=50',
+      from: `flags WHERE "orgId" = $1 AND status = 'OPEN'`,
+      order: `"createdAt" DESC, id DESC`,
+      cols: `"createdAt", id`,
+      key: (r) => [iso(r.createdAt), r.id],
+      page: 80,
+    },
+    {
+      name: 'repairs',
+      path: '/repairs?limit=50',
+      from: `repairs WHERE "orgId" = $1`,
+      order: `"createdAt" DESC, id DESC`,
+      cols: `"createdAt", id`,
+      key: (r) => [iso(r.createdAt), r.id],
+      page: 500,
+    },
+    {
+      name: 'work orders (active queue)',
+      path: '/work-orders?limit=50',
+      from: `work_orders WHERE "orgId" = $1 AND status IN ('OPEN','ASSIGNED','IN_PROGRESS','ON_HOLD')`,
+      order: `priority DESC, "dueAt" ASC NULLS LAST, "createdAt" DESC, id DESC`,
+      cols: `priority, "dueAt", "createdAt", id`,
+      key: (r) => [r.priority, r.dueAt ? iso(r.dueAt) : null, iso(r.createdAt), r.id],
+      page: 360,
+    },
+    {
+      name: 'work orders (status=DONE)',
+      path: '/work-orders?limit=50&status=DONE',
+      from: `work_orders WHERE "orgId" = $1 AND status = 'DONE'`,
+      order: `priority DESC, "dueAt" ASC NULLS LAST, "createdAt" DESC, id DESC`,
+      cols: `priority, "dueAt", "createdAt", id`,
+      key: (r) => [r.priority, r.dueAt ? iso(r.dueAt) : null, iso(r.createdAt), r.id],
+      page: 500,
+    },
+    {
+      name: 'tools',
+      path: '/tools?limit=50',
+      from: `tools WHERE "orgId" = $1 AND status <> 'RETIRED'`,
+      order: `name, id`,
+      cols: 'name, id',
+      key: (r) => [r.name, r.id],
+      page: 500,
+    },
+    {
+      name: 'projects',
+      path: '/projects?limit=50',
+      from: `projects WHERE "orgId" = $1 AND status = 'ACTIVE'`,
+      order: `"createdAt" DESC, id DESC`,
+      cols: `"createdAt", id`,
+      key: (r) => [iso(r.createdAt), r.id],
+      page: 8,
+    },
   ];
   for (const l of lists) {
     const rawSql = (extra: string) => `SELECT * FROM ${l.from}${extra} ORDER BY ${l.order} LIMIT 51`;
@@ -146,28 +264,54 @@ try {
   }
   // Tool events of the busy tool (2,500): page 1 and page 50; the cursor is an event id.
   const evFrom = `tool_events WHERE "toolId" = '${busyTool}' AND "orgId" = $1`;
-  await endpoint('tool events (busy tool), page 1', `/tools/${busyTool}/events?limit=50`, [`SELECT * FROM ${evFrom} ORDER BY "createdAt" DESC, id DESC LIMIT 51`, [org]]);
+  await endpoint('tool events (busy tool), page 1', `/tools/${busyTool}/events?limit=50`, [
+    `SELECT * FROM ${evFrom} ORDER BY "createdAt" DESC, id DESC LIMIT 51`,
+    [org],
+  ]);
   const ev = await deepPage(`SELECT id FROM ${evFrom} ORDER BY "createdAt" DESC, id DESC`, [org], 50);
   await endpoint('tool events (busy tool), page 50', `/tools/${busyTool}/events?limit=50&cursor=${ev.id}`, null);
-  await endpoint('yards', '/yards?limit=50', [`SELECT * FROM yards WHERE "orgId" = $1 ORDER BY name, id LIMIT 51`, [org]]);
-  await endpoint('tools lowStock', '/tools?limit=50&lowStock=true', [`SELECT * FROM tools WHERE "orgId" = $1 AND "isConsumable" AND "stockLevel" <= COALESCE("minStockLevel", 5) ORDER BY name, id LIMIT 51`, [org]]);
-  await endpoint('tools pmOverdue', '/tools?limit=50&pmOverdue=true', [`SELECT * FROM tools WHERE "orgId" = $1 AND "pmIntervalDays" > 0 AND COALESCE("lastServicedAt", "createdAt") + "pmIntervalDays" * INTERVAL '1 day' <= now() ORDER BY name, id LIMIT 51`, [org]]);
-  await endpoint('tools warrantyExpiringDays=30', '/tools?limit=50&warrantyExpiringDays=30', [`SELECT * FROM tools WHERE "orgId" = $1 AND "warrantyEndDate" BETWEEN now() AND now() + interval '30 days' ORDER BY name, id LIMIT 51`, [org]]);
-  await endpoint('tool utilization (busy tool, 365 d)', `/tools/${busyTool}/utilization?days=365`, [`SELECT kind, "holderUserId", "createdAt" FROM tool_events WHERE "toolId" = '${busyTool}' AND "orgId" = $1 AND kind IN ('CHECK_OUT','CHECK_IN') AND "createdAt" >= now() - interval '365 days' ORDER BY "createdAt", id`, [org]]);
-  await endpoint('equipment-usage (80,000 logs)', `/projects/${usageProject}/equipment-usage`, [`SELECT u.*, a.nickname FROM project_asset_usage u JOIN assets a ON a.id = u."assetId" WHERE u."projectId" = '${usageProject}' AND u."orgId" = $1 ORDER BY u.hours DESC LIMIT 101`, [org]]);
+  await endpoint('yards', '/yards?limit=50', [
+    `SELECT * FROM yards WHERE "orgId" = $1 ORDER BY name, id LIMIT 51`,
+    [org],
+  ]);
+  await endpoint('tools lowStock', '/tools?limit=50&lowStock=true', [
+    `SELECT * FROM tools WHERE "orgId" = $1 AND "isConsumable" AND "stockLevel" <= COALESCE("minStockLevel", 5) ORDER BY name, id LIMIT 51`,
+    [org],
+  ]);
+  await endpoint('tools pmOverdue', '/tools?limit=50&pmOverdue=true', [
+    `SELECT * FROM tools WHERE "orgId" = $1 AND "pmIntervalDays" > 0 AND COALESCE("lastServicedAt", "createdAt") + "pmIntervalDays" * INTERVAL '1 day' <= now() ORDER BY name, id LIMIT 51`,
+    [org],
+  ]);
+  await endpoint('tools warrantyExpiringDays=30', '/tools?limit=50&warrantyExpiringDays=30', [
+    `SELECT * FROM tools WHERE "orgId" = $1 AND "warrantyEndDate" BETWEEN now() AND now() + interval '30 days' ORDER BY name, id LIMIT 51`,
+    [org],
+  ]);
+  await endpoint('tool utilization (busy tool, 365 d)', `/tools/${busyTool}/utilization?days=365`, [
+    `SELECT kind, "holderUserId", "createdAt" FROM tool_events WHERE "toolId" = '${busyTool}' AND "orgId" = $1 AND kind IN ('CHECK_OUT','CHECK_IN') AND "createdAt" >= now() - interval '365 days' ORDER BY "createdAt", id`,
+    [org],
+  ]);
+  await endpoint('equipment-usage (80,000 logs)', `/projects/${usageProject}/equipment-usage`, [
+    `SELECT u.*, a.nickname FROM project_asset_usage u JOIN assets a ON a.id = u."assetId" WHERE u."projectId" = '${usageProject}' AND u."orgId" = $1 ORDER BY u.hours DESC LIMIT 101`,
+    [org],
+  ]);
   const usageBytes = (await call(`/projects/${usageProject}/equipment-usage`)).byteLength;
 
-  console.log(`\nPostgreSQL ${(await pool.query('SHOW server_version')).rows[0].server_version}; medians of ${ROUNDS} alternating rounds; ${SAMPLES} sequential / ${SAMPLES * 2} requests at 10 concurrent per round\n`);
+  console.log(
+    `\nPostgreSQL ${(await pool.query('SHOW server_version')).rows[0].server_version}; medians of ${ROUNDS} alternating rounds; ${SAMPLES} sequential / ${SAMPLES * 2} requests at 10 concurrent per round\n`,
+  );
   console.log('| Endpoint | p50 seq | p99 seq | p50 10-conc | p99 10-conc | raw SQL p50 | API / raw |');
   console.log('|---|---:|---:|---:|---:|---:|---:|');
   const f = (x: number) => `${x.toFixed(1)} ms`;
   for (const r of rows) {
-    console.log(`| ${r.name} | ${f(r.seqP50)} | ${f(r.seqP99)} | ${f(r.concP50)} | ${f(r.concP99)} | ${r.raw === null ? '' : f(r.raw)} | ${r.raw === null ? '' : `${(r.seqP50 / r.raw).toFixed(1)}x`} |`);
+    console.log(
+      `| ${r.name} | ${f(r.seqP50)} | ${f(r.seqP99)} | ${f(r.concP50)} | ${f(r.concP99)} | ${r.raw === null ? '' : f(r.raw)} | ${r.raw === null ? '' : `${(r.seqP50 / r.raw).toFixed(1)}x`} |`,
+    );
   }
   console.log('\nDeep page / page 1 (sequential p50):');
   for (let i = 0; i < rows.length - 1; i++) {
     const [a, b] = [rows[i], rows[i + 1]];
-    if (a.name.endsWith('page 1') && b.name.startsWith(a.name.slice(0, -1))) console.log(`  ${a.name.slice(0, -8).padEnd(28)} ${(b.seqP50 / a.seqP50).toFixed(2)}x`);
+    if (a.name.endsWith('page 1') && b.name.startsWith(a.name.slice(0, -1)))
+      console.log(`  ${a.name.slice(0, -8).padEnd(28)} ${(b.seqP50 / a.seqP50).toFixed(2)}x`);
   }
   console.log(`\nequipment-usage response: ${(usageBytes / 1024).toFixed(1)} KiB`);
 
@@ -175,61 +319,86 @@ try {
   const rss = () => Number(require_rss(api.pid!));
   if (wanted('csv')) {
     const rssBefore = rss();
-  const csvRuns: number[] = [];
-  const copyRuns: number[] = [];
-  let csvRows = 0;
-  for (let r = 0; r < ROUNDS; r++) {
-    const t = performance.now();
-    const body = Buffer.from(await call('/tools?format=csv'));
-    csvRuns.push(performance.now() - t);
-    csvRows = body.toString('utf8').split('\r\n').length - 2;
-    copyRuns.push(await timed(() => pool.query(`SELECT * FROM tools WHERE "orgId" = $1 ORDER BY name, id`, [org])));
-  }
-  const rssAfter = rss();
-  const csvMs = median(csvRuns);
-  console.log(`CSV export: ${csvRows} rows, ${Math.round(csvRows / (csvMs / 1000))} rows/s (raw SELECT of every row on pg ${Math.round(csvRows / (median(copyRuns) / 1000))} rows/s); server RSS ${(rssBefore / 1024).toFixed(0)} -> ${(rssAfter / 1024).toFixed(0)} MiB over ${ROUNDS} exports`);
+    const csvRuns: number[] = [];
+    const copyRuns: number[] = [];
+    let csvRows = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      const t = performance.now();
+      const body = Buffer.from(await call('/tools?format=csv'));
+      csvRuns.push(performance.now() - t);
+      csvRows = body.toString('utf8').split('\r\n').length - 2;
+      copyRuns.push(await timed(() => pool.query(`SELECT * FROM tools WHERE "orgId" = $1 ORDER BY name, id`, [org])));
+    }
+    const rssAfter = rss();
+    const csvMs = median(csvRuns);
+    console.log(
+      `CSV export: ${csvRows} rows, ${Math.round(csvRows / (csvMs / 1000))} rows/s (raw SELECT of every row on pg ${Math.round(csvRows / (median(copyRuns) / 1000))} rows/s); server RSS ${(rssBefore / 1024).toFixed(0)} -> ${(rssAfter / 1024).toFixed(0)} MiB over ${ROUNDS} exports`,
+    );
   }
   if (wanted('writes')) {
-
-  // Writes: POST /hours against the same transaction hand-written on pg; POST /work-orders at 10 concurrent.
-  const hourAssets = await Promise.all(Array.from({ length: 20 }, (_, i) => id('a', 50_000 + i)));
-  let reading = 100_000;
-  const postHours = () => call('/hours', { method: 'POST', body: JSON.stringify({ assetId: hourAssets[reading % 20], hoursReading: ++reading, note: 'bench (concurrent readings may arrive out of order)' }) });
-  const rawHours = async () => {
-    const c = await pool.connect();
-    try {
-      const assetId = hourAssets[reading % 20];
-      await c.query('BEGIN');
-      await c.query(`SELECT * FROM assets WHERE id = $1 AND "orgId" = $2 FOR UPDATE`, [assetId, org]);
-      const logId = randomUUID();
-      await c.query(`INSERT INTO meter_logs (id, "orgId", "assetId", "hoursReading", delta, "loggedAt") VALUES ($1, $2, $3, $4, 1, now())`, [logId, org, assetId, ++reading]);
-      await c.query(`UPDATE assets SET "lastMeterReading" = $2, "lastMeterAt" = now() WHERE id = $1`, [assetId, reading]);
-      await c.query(`INSERT INTO events (id, "orgId", type, data) VALUES ($1, $2, 'hours.logged', '{}')`, [randomUUID(), org]);
-      await c.query('COMMIT');
-    } finally {
-      c.release();
+    // Writes: POST /hours against the same transaction hand-written on pg; POST /work-orders at 10 concurrent.
+    const hourAssets = await Promise.all(Array.from({ length: 20 }, (_, i) => id('a', 50_000 + i)));
+    let reading = 100_000;
+    const postHours = () =>
+      call('/hours', {
+        method: 'POST',
+        body: JSON.stringify({
+          assetId: hourAssets[reading % 20],
+          hoursReading: ++reading,
+          note: 'bench (concurrent readings may arrive out of order)',
+        }),
+      });
+    const rawHours = async () => {
+      const c = await pool.connect();
+      try {
+        const assetId = hourAssets[reading % 20];
+        await c.query('BEGIN');
+        await c.query(`SELECT * FROM assets WHERE id = $1 AND "orgId" = $2 FOR UPDATE`, [assetId, org]);
+        const logId = randomUUID();
+        await c.query(
+          `INSERT INTO meter_logs (id, "orgId", "assetId", "hoursReading", delta, "loggedAt") VALUES ($1, $2, $3, $4, 1, now())`,
+          [logId, org, assetId, ++reading],
+        );
+        await c.query(`UPDATE assets SET "lastMeterReading" = $2, "lastMeterAt" = now() WHERE id = $1`, [
+          assetId,
+          reading,
+        ]);
+        await c.query(`INSERT INTO events (id, "orgId", type, data) VALUES ($1, $2, 'hours.logged', '{}')`, [
+          randomUUID(),
+          org,
+        ]);
+        await c.query('COMMIT');
+      } finally {
+        c.release();
+      }
+    };
+    // Warm-up as every read endpoint gets (JIT, pool connections), so round 1 does not measure start-up.
+    await concurrent(postHours, 50);
+    await concurrent(rawHours, 50);
+    const postWorkOrder = () => call('/work-orders', { method: 'POST', body: JSON.stringify({ title: 'bench' }) });
+    await concurrent(postWorkOrder, 50);
+    const writeRuns = { api: [] as number[], raw: [] as number[] };
+    for (let r = 0; r < ROUNDS; r++) {
+      const n = SAMPLES * 2;
+      writeRuns.api.push(n / ((await timed(() => concurrent(postHours, n))) / 1000));
+      writeRuns.raw.push(n / ((await timed(() => concurrent(rawHours, n))) / 1000));
     }
-  };
-  // Warm-up as every read endpoint gets (JIT, pool connections), so round 1 does not measure start-up.
-  await concurrent(postHours, 50);
-  await concurrent(rawHours, 50);
-  const postWorkOrder = () => call('/work-orders', { method: 'POST', body: JSON.stringify({ title: 'bench' }) });
-  await concurrent(postWorkOrder, 50);
-  const writeRuns = { api: [] as number[], raw: [] as number[] };
-  for (let r = 0; r < ROUNDS; r++) {
-    const n = SAMPLES * 2;
-    writeRuns.api.push(n / ((await timed(() => concurrent(postHours, n))) / 1000));
-    writeRuns.raw.push(n / ((await timed(() => concurrent(rawHours, n))) / 1000));
-  }
-  const woRuns: Stats[] = [];
-  for (let r = 0; r < ROUNDS; r++) woRuns.push(await concurrent(postWorkOrder));
-  const { rows: gaps } = await pool.query(`SELECT count(*)::int AS n, max(number) - min(number) + 1 AS span FROM work_orders WHERE "orgId" = $1`, [org]);
+    const woRuns: Stats[] = [];
+    for (let r = 0; r < ROUNDS; r++) woRuns.push(await concurrent(postWorkOrder));
+    const { rows: gaps } = await pool.query(
+      `SELECT count(*)::int AS n, max(number) - min(number) + 1 AS span FROM work_orders WHERE "orgId" = $1`,
+      [org],
+    );
 
-  const apiW = median(writeRuns.api);
-  const rawW = median(writeRuns.raw);
-  console.log(`POST /hours at 10 concurrent: ${apiW.toFixed(0)}/s; the same transaction on raw pg ${rawW.toFixed(0)}/s: ${(apiW / rawW).toFixed(2)}x`);
-  const wo = { p50: median(woRuns.map((x) => x.p50)), p99: median(woRuns.map((x) => x.p99)) };
-  console.log(`POST /work-orders at 10 concurrent: p50 ${f(wo.p50)}, p99 ${f(wo.p99)} (p99/p50 ${(wo.p99 / wo.p50).toFixed(2)}); numbers ${gaps[0].n} over a span of ${gaps[0].span} (gap-free: ${gaps[0].n === Number(gaps[0].span)})`);
+    const apiW = median(writeRuns.api);
+    const rawW = median(writeRuns.raw);
+    console.log(
+      `POST /hours at 10 concurrent: ${apiW.toFixed(0)}/s; the same transaction on raw pg ${rawW.toFixed(0)}/s: ${(apiW / rawW).toFixed(2)}x`,
+    );
+    const wo = { p50: median(woRuns.map((x) => x.p50)), p99: median(woRuns.map((x) => x.p99)) };
+    console.log(
+      `POST /work-orders at 10 concurrent: p50 ${f(wo.p50)}, p99 ${f(wo.p99)} (p99/p50 ${(wo.p99 / wo.p50).toFixed(2)}); numbers ${gaps[0].n} over a span of ${gaps[0].span} (gap-free: ${gaps[0].n === Number(gaps[0].span)})`,
+    );
   }
 } finally {
   for (const c of children) c.kill('SIGTERM');

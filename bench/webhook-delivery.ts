@@ -5,7 +5,8 @@
 //  1. throughput: deliveries/s of the engine (default configuration, 20 subscriptions) vs a raw undici loop posting
 //     the same signed envelopes with the same concurrency to the same receiver;
 //  2. latency: p50/p99 from commit to receipt at a steady 100 events/s over 20 subscriptions of 10 organisations;
-//  3. isolation: one healthy subscription's p50/p99 alone vs beside a receiver that never answers and one answering 500.
+//  3. isolation: one healthy subscription's p50/p99 alone vs beside a receiver that never answers and one
+//     answering 500.
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -35,7 +36,8 @@ const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 2000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 
 /** The receiver: 200 at once; /hang never answers; /fail answers 500; /lat records arrival per toolId. */
 function receiverProcess() {
@@ -58,30 +60,48 @@ function receiverProcess() {
 }
 
 async function main() {
-  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, algorithm: 'sha256' });
+  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+    keySize: 2048,
+    algorithm: 'sha256',
+  });
   const caFile = path.join(os.tmpdir(), `fleet-bench-ca-${randomBytes(6).toString('hex')}.pem`);
   writeFileSync(caFile, pems.cert);
   const receiver: ChildProcess = fork(fileURLToPath(import.meta.url), ['receiver'], {
-    execArgv: ['--import', 'tsx'], env: { ...process.env, BENCH_CERT: pems.cert, BENCH_KEY: pems.private }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, BENCH_CERT: pems.cert, BENCH_KEY: pems.private },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const { port } = await new Promise<{ port: number }>((resolve) => receiver.once('message', (m) => resolve(m as { port: number })));
+  const { port } = await new Promise<{ port: number }>((resolve) =>
+    receiver.once('message', (m) => resolve(m as { port: number })),
+  );
   const origin = `https://localhost:${port}`;
-  const arrivals = () => new Promise<Map<string, number>>((resolve) => {
-    receiver.once('message', (m) => resolve(new Map((m as { arrivals: [string, number][] }).arrivals)));
-    receiver.send('report');
-  });
+  const arrivals = () =>
+    new Promise<Map<string, number>>((resolve) => {
+      receiver.once('message', (m) => resolve(new Map((m as { arrivals: [string, number][] }).arrivals)));
+      receiver.send('report');
+    });
   const scratch = await createScratchDatabase(ADMIN_URL, 'fleet_bench_wh');
   const db: Database = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused', poolSize: 10 });
   await migrate(db.sql);
   const log = pino({ level: 'warn' }) as unknown as FastifyBaseLogger;
-  const config = loadConfig({ DATABASE_URL: scratch.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: caFile, INSTANCE_ID: 'bench', LOG_LEVEL: 'warn' });
+  const config = loadConfig({
+    DATABASE_URL: scratch.url,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_CA_FILE: caFile,
+    INSTANCE_ID: 'bench',
+    LOG_LEVEL: 'warn',
+  });
   const admin = createOrgAdmin(db);
-  const newOrg = async (name: string) => (await admin.createOrg(name, `${name.toLowerCase().replace(/\W+/g, '-')}-${randomBytes(3).toString('hex')}`)).id;
+  const newOrg = async (name: string) =>
+    (await admin.createOrg(name, `${name.toLowerCase().replace(/\W+/g, '-')}-${randomBytes(3).toString('hex')}`)).id;
   const subscribe = (orgId: string, p: string, event: 'tool.created' | 'tool.serviced') =>
-    db.prisma.webhookSubscription.create({ data: { orgId, url: `${origin}${p}`, events: [event], secret: 'whsec_bench' } });
+    db.prisma.webhookSubscription.create({
+      data: { orgId, url: `${origin}${p}`, events: [event], secret: 'whsec_bench' },
+    });
   const emitMany = (orgId: string, n: number, prefix: string) =>
     transaction(db, async (tx) => {
-      for (let i = 0; i < n; i++) await emit(tx, orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `${prefix}${i}` });
+      for (let i = 0; i < n; i++)
+        await emit(tx, orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `${prefix}${i}` });
     });
 
   // Throughput: 10 orgs × 2 subscriptions of tool.created; each run queues DELIVERIES rows, then starts the engine.
@@ -105,15 +125,27 @@ async function main() {
     const agent = new Agent({ connect: { ca: [pems.cert] }, keepAliveTimeout: 10_000 });
     let next = 0;
     const started = performance.now();
-    await Promise.all(Array.from({ length: config.webhooks.concurrency }, async () => {
-      while (next < DELIVERIES) {
-        const i = next++;
-        const signed = signEnvelope('whsec_bench', { id: `raw-${i}`, event: 'tool.created', organizationId: 'org', data: { ...EVENT_EXAMPLES['tool.created'], toolId: `r${i}` } });
-        const res = await request(`${origin}/tput`, { method: 'POST', body: signed.body, headers: signed.headers, dispatcher: agent });
-        await res.body.dump();
-        if (res.statusCode !== 200) throw new Error(`raw loop got ${res.statusCode}`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: config.webhooks.concurrency }, async () => {
+        while (next < DELIVERIES) {
+          const i = next++;
+          const signed = signEnvelope('whsec_bench', {
+            id: `raw-${i}`,
+            event: 'tool.created',
+            organizationId: 'org',
+            data: { ...EVENT_EXAMPLES['tool.created'], toolId: `r${i}` },
+          });
+          const res = await request(`${origin}/tput`, {
+            method: 'POST',
+            body: signed.body,
+            headers: signed.headers,
+            dispatcher: agent,
+          });
+          await res.body.dump();
+          if (res.statusCode !== 200) throw new Error(`raw loop got ${res.statusCode}`);
+        }
+      }),
+    );
     const seconds = (performance.now() - started) / 1000;
     await agent.close();
     return DELIVERIES / seconds;
@@ -135,9 +167,14 @@ async function main() {
       const due = started + (i * 1000) / perSecond;
       if (due > performance.now()) await sleep(due - performance.now());
       const toolId = `${tag}-${i}`;
-      inFlight.push(transaction(db, (tx) => emit(tx, orgs[i % orgs.length], 'tool.serviced', {
-        ...EVENT_EXAMPLES['tool.serviced'], toolId,
-      } as never)).then(() => void committed.set(toolId, Date.now())));
+      inFlight.push(
+        transaction(db, (tx) =>
+          emit(tx, orgs[i % orgs.length], 'tool.serviced', {
+            ...EVENT_EXAMPLES['tool.serviced'],
+            toolId,
+          } as never),
+        ).then(() => void committed.set(toolId, Date.now())),
+      );
     }
     await Promise.all(inFlight);
     if (!measure) return [];
@@ -156,7 +193,16 @@ async function main() {
   const failing = await newOrg('Failing');
   await subscribe(failing, '/fail', 'tool.serviced');
 
-  const results = { engine: [] as number[], raw: [] as number[], p50: [] as number[], p99: [] as number[], aloneP50: [] as number[], aloneP99: [] as number[], besideP50: [] as number[], besideP99: [] as number[] };
+  const results = {
+    engine: [] as number[],
+    raw: [] as number[],
+    p50: [] as number[],
+    p99: [] as number[],
+    aloneP50: [] as number[],
+    aloneP99: [] as number[],
+    besideP50: [] as number[],
+    besideP99: [] as number[],
+  };
   await engineRun(); // warm-up
   await rawRun();
   for (let r = 0; r < ROUNDS; r++) {
@@ -192,18 +238,32 @@ async function main() {
     }
     await delivery.close();
     // The hanging and failing backlogs must not follow into the next throughput run.
-    await db.sql.exec(`UPDATE webhook_deliveries SET status = 'ABANDONED', "nextAttemptAt" = NULL WHERE status IN ('PENDING', 'FAILED')`);
-    console.error(`round ${r + 1}: engine ${Math.round(results.engine[r])}/s raw ${Math.round(results.raw[r])}/s; p50 ${results.p50[r]} p99 ${results.p99[r]} ms; healthy alone ${results.aloneP50[r]}/${results.aloneP99[r]} beside ${results.besideP50[r]}/${results.besideP99[r]} ms`);
+    await db.sql.exec(
+      `UPDATE webhook_deliveries SET status = 'ABANDONED', "nextAttemptAt" = NULL WHERE status IN ('PENDING', 'FAILED')`,
+    );
+    console.error(
+      `round ${r + 1}: engine ${Math.round(results.engine[r])}/s raw ${Math.round(results.raw[r])}/s; p50 ${results.p50[r]} p99 ${results.p99[r]} ms; healthy alone ${results.aloneP50[r]}/${results.aloneP99[r]} beside ${results.besideP50[r]}/${results.besideP99[r]} ms`,
+    );
   }
-  const m = Object.fromEntries(Object.entries(results).map(([k, v]) => [k, median(v)])) as Record<keyof typeof results, number>;
+  const m = Object.fromEntries(Object.entries(results).map(([k, v]) => [k, median(v)])) as Record<
+    keyof typeof results,
+    number
+  >;
   // Ratios pair the two sides of the same round (measured back to back), then take the median over rounds.
   const ratio = (a: number[], b: number[]) => Number(median(a.map((x, i) => x / b[i])).toFixed(2));
   const summary = {
-    benchmark: 'webhook-delivery', rounds: ROUNDS, deliveriesPerRun: DELIVERIES, secondsPerLatencyRun: SECONDS,
-    engineDeliveriesPerSecond: Math.round(m.engine), rawUndiciPerSecond: Math.round(m.raw), throughputRatio: ratio(results.engine, results.raw),
+    benchmark: 'webhook-delivery',
+    rounds: ROUNDS,
+    deliveriesPerRun: DELIVERIES,
+    secondsPerLatencyRun: SECONDS,
+    engineDeliveriesPerSecond: Math.round(m.engine),
+    rawUndiciPerSecond: Math.round(m.raw),
+    throughputRatio: ratio(results.engine, results.raw),
     latencyAt100PerSecond: { p50Ms: m.p50, p99Ms: m.p99 },
-    healthyAlone: { p50Ms: m.aloneP50, p99Ms: m.aloneP99 }, healthyBesideHanging: { p50Ms: m.besideP50, p99Ms: m.besideP99 },
-    isolationRatioP50: ratio(results.besideP50, results.aloneP50), isolationRatioP99: ratio(results.besideP99, results.aloneP99),
+    healthyAlone: { p50Ms: m.aloneP50, p99Ms: m.aloneP99 },
+    healthyBesideHanging: { p50Ms: m.besideP50, p99Ms: m.besideP99 },
+    isolationRatioP50: ratio(results.besideP50, results.aloneP50),
+    isolationRatioP99: ratio(results.besideP99, results.aloneP99),
   };
   console.log(JSON.stringify(summary));
   receiver.kill();
@@ -213,7 +273,11 @@ async function main() {
 }
 
 if (process.argv[2] === 'receiver') receiverProcess();
-else main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+else
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );

@@ -20,7 +20,9 @@ export async function renderContracts(): Promise<Map<string, string>> {
   const app = await buildApp(deps);
   await app.ready();
   try {
-    return new Map(await Promise.all(CONTRACT_DOCUMENTS.map(async (doc) => [doc.file, await doc.render(app)] as const)));
+    return new Map(
+      await Promise.all(CONTRACT_DOCUMENTS.map(async (doc) => [doc.file, await doc.render(app)] as const)),
+    );
   } finally {
     await app.close();
     await deps.close();
@@ -53,8 +55,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error('usage: tsx scripts/contracts.ts write|check');
     process.exit(2);
   }
-  main(mode).then(() => process.exit(0), (err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  main(mode).then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

@@ -18,7 +18,8 @@ const fingerprint = createHash('sha256')
   .update(require('prisma/package.json').version)
   .digest('hex');
 
-if (existsSync(stamp) && readFileSync(stamp, 'utf8') === fingerprint && !process.argv.includes('--force')) process.exit(0);
+if (existsSync(stamp) && readFileSync(stamp, 'utf8') === fingerprint && !process.argv.includes('--force'))
+  process.exit(0);
 
 const env = { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1' };
 env.PRISMA_SCHEMA_ENGINE_BINARY ||= fileURLToPath(import.meta.url);

@@ -16,7 +16,8 @@ export function runtimeFiles() {
     .map((line) => line.replace(/#.*/, '').trim())
     .filter(Boolean);
   for (const entry of list) {
-    if (path.isAbsolute(entry) || entry.split(/[\\/]/).includes('..')) throw new Error(`runtime-files.txt: ${entry} must be a path inside the repository`);
+    if (path.isAbsolute(entry) || entry.split(/[\\/]/).includes('..'))
+      throw new Error(`runtime-files.txt: ${entry} must be a path inside the repository`);
   }
   return list;
 }

@@ -112,17 +112,30 @@ try {
   };
 
   step(`starting node dist/main.js as ${who.uid === undefined ? 'the current user' : `${RUN_AS} (uid ${who.uid})`}`);
-  server = spawn(process.execPath, ['dist/main.js'], { cwd: app, env, ...who, stdio: ['ignore', 'inherit', 'inherit'] });
+  server = spawn(process.execPath, ['dist/main.js'], {
+    cwd: app,
+    env,
+    ...who,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   const exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
   const first = await waitHealthy(server, 60_000);
   step(`healthy after ${first.ms} ms (first start: migrations applied): ${JSON.stringify(first.body)}`);
   if (who.uid !== undefined) {
-    const uidLine = readFileSync(`/proc/${server.pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('Uid:'));
+    const uidLine = readFileSync(`/proc/${server.pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Uid:'));
     if (Number(uidLine?.split(/\s+/)[1]) !== who.uid) fail(`server runs as ${uidLine}, not ${RUN_AS}`);
   }
 
   step('admin CLI quickstart from the same layout');
-  const quick = spawnSync(process.execPath, ['dist/cli/admin.js', 'quickstart', '--json'], { cwd: app, env, ...who, encoding: 'utf8', timeout: 60_000 });
+  const quick = spawnSync(process.execPath, ['dist/cli/admin.js', 'quickstart', '--json'], {
+    cwd: app,
+    env,
+    ...who,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   if (quick.status !== 0) fail(`quickstart exited with ${quick.status}: ${quick.stderr}`);
   const { key, organization } = JSON.parse(quick.stdout);
   if (!key?.key || !organization?.slug) fail(`quickstart printed ${quick.stdout}`);
@@ -130,15 +143,18 @@ try {
   step('authenticated call: GET /api/v1/me');
   const me = await fetch(`http://127.0.0.1:${PORT}/api/v1/me`, { headers: { authorization: `Bearer ${key.key}` } });
   const meBody = await me.json();
-  if (me.status !== 200 || JSON.stringify(meBody).indexOf(organization.id) === -1) fail(`/api/v1/me answered ${me.status} ${JSON.stringify(meBody)}`);
+  if (me.status !== 200 || JSON.stringify(meBody).indexOf(organization.id) === -1)
+    fail(`/api/v1/me answered ${me.status} ${JSON.stringify(meBody)}`);
   const unauthenticated = await fetch(`http://127.0.0.1:${PORT}/api/v1/me`);
   if (unauthenticated.status !== 401) fail(`/api/v1/me without a key answered ${unauthenticated.status}`);
 
   step('files read at run time: changelog, contracts, build info');
   const changelog = await (await fetch(`http://127.0.0.1:${PORT}/api/v1/changelog`)).json();
-  if (!Array.isArray(changelog.entries) || changelog.entries.length === 0) fail(`changelog: ${JSON.stringify(changelog)}`);
+  if (!Array.isArray(changelog.entries) || changelog.entries.length === 0)
+    fail(`changelog: ${JSON.stringify(changelog)}`);
   const openapi = await fetch(`http://127.0.0.1:${PORT}/openapi.yaml`);
-  if (openapi.status !== 200 || !(await openapi.text()).startsWith('openapi: 3.1')) fail(`/openapi.yaml answered ${openapi.status}`);
+  if (openapi.status !== 200 || !(await openapi.text()).startsWith('openapi: 3.1'))
+    fail(`/openapi.yaml answered ${openapi.status}`);
   const version = await (await fetch(`http://127.0.0.1:${PORT}/api/v1/version`)).json();
   if (version.branch !== 'ci') fail(`version: ${JSON.stringify(version)}`);
 
@@ -148,7 +164,12 @@ try {
   if (end.code !== 0) fail(`server ended with ${JSON.stringify(end)} after SIGTERM, expected exit code 0`);
 
   step('second start (migrations already applied)');
-  server = spawn(process.execPath, ['dist/main.js'], { cwd: app, env, ...who, stdio: ['ignore', 'inherit', 'inherit'] });
+  server = spawn(process.execPath, ['dist/main.js'], {
+    cwd: app,
+    env,
+    ...who,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   const exited2 = new Promise((resolve) => server.once('exit', (code) => resolve({ code })));
   const second = await waitHealthy(server, 30_000);
   step(`healthy after ${second.ms} ms`);
@@ -162,7 +183,9 @@ try {
   process.exitCode = 1;
 } finally {
   if (server && server.exitCode === null) server.kill('SIGKILL');
-  await onServer(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch((err) => console.error(`drop ${dbName}: ${err.message}`));
+  await onServer(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch((err) =>
+    console.error(`drop ${dbName}: ${err.message}`),
+  );
   if (process.env.VERIFY_KEEP === '1') console.log(`kept ${work}`);
   else rmSync(work, { recursive: true, force: true });
 }

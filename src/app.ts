@@ -11,7 +11,12 @@ import {
 } from 'fastify-type-provider-zod';
 import type { AppDeps } from './composition.ts';
 import { registerApiChain } from './http/api-chain.ts';
-import { clientErrorHandler, registerErrorHandling, registerJsonParser, registerShutdownRefusal } from './http/error-handler.ts';
+import {
+  clientErrorHandler,
+  registerErrorHandling,
+  registerJsonParser,
+  registerShutdownRefusal,
+} from './http/error-handler.ts';
 import { registerRequestDeadline } from './http/request-deadline.ts';
 import { createPreAuthLimiter } from './http/pre-auth-limit.ts';
 import { registerRouteDocs } from './http/route-docs.ts';
@@ -22,9 +27,16 @@ export const CORS_OPTIONS = {
   origin: '*',
   methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
   allowedHeaders: [
-    'Authorization', 'Content-Type', 'Idempotency-Key',
-    'X-Service-Signature', 'X-Service-Timestamp', 'X-Service-Event', 'X-Service-Test',
-    'X-Legacy-Signature', 'X-Legacy-Timestamp', 'X-Legacy-Event',
+    'Authorization',
+    'Content-Type',
+    'Idempotency-Key',
+    'X-Service-Signature',
+    'X-Service-Timestamp',
+    'X-Service-Event',
+    'X-Service-Test',
+    'X-Legacy-Signature',
+    'X-Legacy-Timestamp',
+    'X-Legacy-Event',
   ],
   exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-Request-Id'],
   maxAge: 86_400,
@@ -54,7 +66,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Errors raised before routing (a malformed percent-encoding in the URL) get the API's error body too.
     frameworkErrors: (error, _request, reply: FastifyReply) => {
       const badUrl = error.code === 'FST_ERR_BAD_URL';
-      void reply.code(400).send({ ok: false, error: badUrl ? 'bad_url' : 'bad_request', message: badUrl ? 'The URL is not valid' : 'The request is not valid' });
+      void reply.code(400).send({
+        ok: false,
+        error: badUrl ? 'bad_url' : 'bad_request',
+        message: badUrl ? 'The URL is not valid' : 'The request is not valid',
+      });
     },
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -85,7 +101,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           'and signed webhooks. All routes live under /api/v1 and take `Authorization: Bearer <API key>`.',
       },
       servers: [{ url: deps.config.publicBaseUrl }],
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (flt_…)' } } },
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (flt_…)' } },
+      },
     },
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
@@ -94,7 +112,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
-      registerApiChain(api, deps.auth, deps.rateLimiter, deps.metrics, createPreAuthLimiter(deps.config.preAuthRateLimitPerMinute));
+      registerApiChain(
+        api,
+        deps.auth,
+        deps.rateLimiter,
+        deps.metrics,
+        createPreAuthLimiter(deps.config.preAuthRateLimitPerMinute),
+      );
       for (const routes of API_MODULES) await api.register(routes(deps));
     },
     { prefix: '/api/v1' },

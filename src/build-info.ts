@@ -32,5 +32,9 @@ function fromGitDir(): { commit?: string; branch?: string } {
 export function readBuildInfo(env: { commit?: string; branch?: string }): BuildInfo {
   const git = env.commit && env.branch ? {} : fromGitDir();
   const commit = env.commit ?? git.commit ?? 'unknown';
-  return { commit: commit === 'unknown' ? commit : commit.slice(0, 12), branch: env.branch ?? git.branch ?? 'unknown', startedAt: new Date() };
+  return {
+    commit: commit === 'unknown' ? commit : commit.slice(0, 12),
+    branch: env.branch ?? git.branch ?? 'unknown',
+    startedAt: new Date(),
+  };
 }

@@ -42,7 +42,9 @@ export function createDeps(config: Config, db: Database, logger?: FastifyBaseLog
   const auth = createAuthenticator(db, { ttlMs: config.authCacheTtlMs });
   const store = config.redisUrl
     ? withCircuitBreaker(createRedisStore(config.redisUrl, config.redis.commandTimeoutMs), {
-        intervalMs: config.redis.breakerIntervalMs, timeoutMs: config.redis.commandTimeoutMs, log,
+        intervalMs: config.redis.breakerIntervalMs,
+        timeoutMs: config.redis.commandTimeoutMs,
+        log,
       })
     : createMemoryStore();
   const rateLimiter = createRateLimiter(store, config.rateLimitPerMinute, log);
@@ -50,12 +52,32 @@ export function createDeps(config: Config, db: Database, logger?: FastifyBaseLog
   const metrics = createMetrics(db);
   const billing = createBillingSync(db, config.billing, background, log);
   const delivery = createDelivery({
-    config, db, log,
+    config,
+    db,
+    log,
     onOutcome: (outcome) => metrics.delivery(outcome.toLowerCase() as 'delivered' | 'failed' | 'abandoned'),
   });
-  const services = createServices({ config, db, log, background, billing, auth, rateLimiter, metrics, webhookSender: delivery.sender });
+  const services = createServices({
+    config,
+    db,
+    log,
+    background,
+    billing,
+    auth,
+    rateLimiter,
+    metrics,
+    webhookSender: delivery.sender,
+  });
   return {
-    config, db, logger: log, auth, rateLimiter, background, metrics, services, delivery,
+    config,
+    db,
+    logger: log,
+    auth,
+    rateLimiter,
+    background,
+    metrics,
+    services,
+    delivery,
     build: readBuildInfo(config.build),
     changelog: loadChangelog(),
     async close() {

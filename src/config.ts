@@ -66,9 +66,20 @@ const schema = z
         const s = v.trim().toLowerCase();
         if (s === '' || s === 'false' || s === '0' || s === 'no') return false;
         if (s === 'true' || s === 'yes') return true;
-        const list = v.split(',').map((p) => p.trim()).filter(Boolean);
-        if (list.every((p) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(p) || ['loopback', 'linklocal', 'uniquelocal'].includes(p))) return list;
-        ctx.addIssue({ code: 'custom', message: 'must be false, true, or a comma-separated list of proxy addresses/CIDRs' });
+        const list = v
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean);
+        if (
+          list.every(
+            (p) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(p) || ['loopback', 'linklocal', 'uniquelocal'].includes(p),
+          )
+        )
+          return list;
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be false, true, or a comma-separated list of proxy addresses/CIDRs',
+        });
         return z.NEVER;
       }),
     GIT_COMMIT: z.preprocess(emptyAsUndefined, z.string().optional()),

@@ -13,12 +13,18 @@ async function start() {
   const config = loadConfig();
   const startupLog = pino(loggerOptions(config.logLevel) as pino.LoggerOptions) as unknown as FastifyBaseLogger;
   const db = await openDatabase({
-    databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, timeouts: config.dbTimeouts,
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.dbPoolSize,
+    timeouts: config.dbTimeouts,
   });
   await waitForDatabase(db, {
     timeoutMs: config.dbStartupTimeoutMs,
     onRetry: ({ attempt, reason, retryInMs }) =>
-      startupLog.warn({ attempt, retryInMs }, `database not reachable (${reason}); retrying in ${Math.ceil(retryInMs / 1000)} s`),
+      startupLog.warn(
+        { attempt, retryInMs },
+        `database not reachable (${reason}); retrying in ${Math.ceil(retryInMs / 1000)} s`,
+      ),
   }).catch(async (err) => {
     await db.close().catch(() => {});
     throw err;

@@ -11,25 +11,44 @@ export function createMetrics(db: Database) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
-    name: 'http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry],
+    name: 'http_requests_total',
+    help: 'HTTP requests by route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
   });
   const latency = new Histogram({
-    name: 'http_request_duration_seconds', help: 'HTTP request latency by route and status', labelNames: ['method', 'route', 'status'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry],
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
   });
-  const rateLimited = new Counter({ name: 'rate_limit_rejections_total', help: 'Requests refused with 429', registers: [registry] });
+  const rateLimited = new Counter({
+    name: 'rate_limit_rejections_total',
+    help: 'Requests refused with 429',
+    registers: [registry],
+  });
   const deliveries = new Counter({
-    name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'], registers: [registry],
+    name: 'webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome',
+    labelNames: ['outcome'],
+    registers: [registry],
   });
   new Gauge({
-    name: 'webhook_queue_depth', help: 'Deliveries waiting to be sent (PENDING or FAILED awaiting retry)', registers: [registry],
+    name: 'webhook_queue_depth',
+    help: 'Deliveries waiting to be sent (PENDING or FAILED awaiting retry)',
+    registers: [registry],
     async collect() {
-      const [row] = await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status IN ('PENDING', 'FAILED')`);
+      const [row] = await db.sql.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status IN ('PENDING', 'FAILED')`,
+      );
       this.set(row.n);
     },
   });
   new Gauge({
-    name: 'webhook_oldest_due_age_seconds', help: 'Age of the oldest delivery that is due now (0 when none)', registers: [registry],
+    name: 'webhook_oldest_due_age_seconds',
+    help: 'Age of the oldest delivery that is due now (0 when none)',
+    registers: [registry],
     async collect() {
       const [row] = await db.sql.query<{ age: number | null }>(
         `SELECT EXTRACT(EPOCH FROM (now() - min("nextAttemptAt")))::float8 AS age FROM webhook_deliveries
@@ -39,7 +58,10 @@ export function createMetrics(db: Database) {
     },
   });
   new Gauge({
-    name: 'db_pool_connections', help: 'Database pool connections by state (PostgreSQL only)', labelNames: ['state'], registers: [registry],
+    name: 'db_pool_connections',
+    help: 'Database pool connections by state (PostgreSQL only)',
+    labelNames: ['state'],
+    registers: [registry],
     collect() {
       const stats = db.poolStats();
       if (!stats) return;
@@ -58,7 +80,11 @@ export function createMetrics(db: Database) {
     /** Records every response; the route is the pattern (`/api/v1/assets/:id`), never the raw URL. */
     register(app: FastifyInstance) {
       app.addHook('onResponse', (request, reply, done) => {
-        const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+        const labels = {
+          method: request.method,
+          route: request.routeOptions.url ?? 'unmatched',
+          status: String(reply.statusCode),
+        };
         requests.inc(labels);
         latency.observe(labels, reply.elapsedTime / 1000);
         done();
@@ -78,7 +104,9 @@ export const metricsRoutes =
     app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
       const given = Buffer.from(request.headers.authorization ?? '');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        return reply.code(401).send({ ok: false, error: 'unauthorized', message: 'Send Authorization: Bearer <METRICS_TOKEN>' });
+        return reply
+          .code(401)
+          .send({ ok: false, error: 'unauthorized', message: 'Send Authorization: Bearer <METRICS_TOKEN>' });
       }
       reply.type(metrics.registry.contentType);
       return metrics.registry.metrics();

@@ -33,7 +33,7 @@ export default async function setup(project: TestProject) {
   const pglite = new PGlite();
   const sql: SqlRunner = {
     exec: async (text) => void (await pglite.exec(text)),
-    query: async <T,>(text: string, params: unknown[] = []) => (await pglite.query<T>(text, params)).rows,
+    query: async <T>(text: string, params: unknown[] = []) => (await pglite.query<T>(text, params)).rows,
     withExclusiveLock: async (_lockId, fn) => fn(sql),
   };
   await migrate(sql);

@@ -33,7 +33,12 @@ async function quickstart(admin: OrgAdmin, config: Config) {
     try {
       const org = await admin.createOrg('Demo Fleet', slug);
       const user = await admin.createUser(org.slug, `admin@${org.slug}.example.com`, 'Demo Admin');
-      const key = await admin.createKey({ orgSlug: org.slug, userEmail: user.email, label: 'quickstart', scopes: 'all' });
+      const key = await admin.createKey({
+        orgSlug: org.slug,
+        userEmail: user.email,
+        label: 'quickstart',
+        scopes: 'all',
+      });
       const curl = `curl -s -H "Authorization: Bearer ${key.key}" ${config.publicBaseUrl}/api/v1/me`;
       return { organization: org, user, key, curl };
     } catch (err) {
@@ -43,33 +48,61 @@ async function quickstart(admin: OrgAdmin, config: Config) {
   }
 }
 
-async function dispatch(admin: OrgAdmin, config: Config, words: string[], flags: Flags): Promise<Record<string, unknown>> {
+async function dispatch(
+  admin: OrgAdmin,
+  config: Config,
+  words: string[],
+  flags: Flags,
+): Promise<Record<string, unknown>> {
   const command = words.join(' ');
   switch (command) {
-    case 'org create': return admin.createOrg(need(flags, 'name'), opt(flags, 'slug'));
-    case 'user create': return admin.createUser(need(flags, 'org'), need(flags, 'email'), opt(flags, 'name'));
-    case 'user remove': return admin.removeUser(need(flags, 'org'), need(flags, 'email'));
+    case 'org create':
+      return admin.createOrg(need(flags, 'name'), opt(flags, 'slug'));
+    case 'user create':
+      return admin.createUser(need(flags, 'org'), need(flags, 'email'), opt(flags, 'name'));
+    case 'user remove':
+      return admin.removeUser(need(flags, 'org'), need(flags, 'email'));
     case 'key create':
       return admin.createKey({
-        orgSlug: need(flags, 'org'), userEmail: need(flags, 'user'), label: need(flags, 'label'),
-        scopes: opt(flags, 'scopes'), expires: opt(flags, 'expires'), rateLimit: opt(flags, 'rate-limit'),
+        orgSlug: need(flags, 'org'),
+        userEmail: need(flags, 'user'),
+        label: need(flags, 'label'),
+        scopes: opt(flags, 'scopes'),
+        expires: opt(flags, 'expires'),
+        rateLimit: opt(flags, 'rate-limit'),
       });
-    case 'key revoke': return admin.revokeKey(need(flags, 'id'));
-    case 'key list': return admin.listKeys(need(flags, 'org'));
-    case 'quickstart': return quickstart(admin, config);
-    default: throw new AdminError(command ? `unknown command "${command}"\n${USAGE}` : USAGE);
+    case 'key revoke':
+      return admin.revokeKey(need(flags, 'id'));
+    case 'key list':
+      return admin.listKeys(need(flags, 'org'));
+    case 'quickstart':
+      return quickstart(admin, config);
+    default:
+      throw new AdminError(command ? `unknown command "${command}"\n${USAGE}` : USAGE);
   }
 }
 
 function human(words: string[], result: Record<string, unknown>): string {
   if (words[0] === 'quickstart') {
-    const r = result as { organization: { slug: string }; user: { email: string }; key: { id: string; key: string }; curl: string };
+    const r = result as {
+      organization: { slug: string };
+      user: { email: string };
+      key: { id: string; key: string };
+      curl: string;
+    };
     return [
-      `Organisation: ${r.organization.slug}`, `Admin user:   ${r.user.email}`, `API key id:   ${r.key.id}`,
-      `API key:      ${r.key.key}   (shown once: store it now)`, '', 'Try it:', `  ${r.curl}`,
+      `Organisation: ${r.organization.slug}`,
+      `Admin user:   ${r.user.email}`,
+      `API key id:   ${r.key.id}`,
+      `API key:      ${r.key.key}   (shown once: store it now)`,
+      '',
+      'Try it:',
+      `  ${r.curl}`,
     ].join('\n');
   }
-  return Object.entries(result).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join('\n');
+  return Object.entries(result)
+    .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+    .join('\n');
 }
 
 /** Runs one admin command against an open database; returns the process exit code. */
@@ -77,11 +110,21 @@ export async function runAdminCommand(db: Database, config: Config, argv: string
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv, allowPositionals: true, strict: true,
+      args: argv,
+      allowPositionals: true,
+      strict: true,
       options: {
-        json: { type: 'boolean' }, name: { type: 'string' }, slug: { type: 'string' }, org: { type: 'string' },
-        email: { type: 'string' }, user: { type: 'string' }, label: { type: 'string' }, scopes: { type: 'string' },
-        expires: { type: 'string' }, 'rate-limit': { type: 'string' }, id: { type: 'string' },
+        json: { type: 'boolean' },
+        name: { type: 'string' },
+        slug: { type: 'string' },
+        org: { type: 'string' },
+        email: { type: 'string' },
+        user: { type: 'string' },
+        label: { type: 'string' },
+        scopes: { type: 'string' },
+        expires: { type: 'string' },
+        'rate-limit': { type: 'string' },
+        id: { type: 'string' },
       },
     });
   } catch (err) {
@@ -110,7 +153,8 @@ async function main(): Promise<number> {
     await migrate(db.sql);
     return await runAdminCommand(db, config, process.argv.slice(2), io);
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof DataDirLockedError) io.err(`error: ${err.message.replace(/\n\s*/g, ' ')}`);
+    if (err instanceof ConfigError || err instanceof DataDirLockedError)
+      io.err(`error: ${err.message.replace(/\n\s*/g, ' ')}`);
     else io.err(`error: ${(err as Error).message?.split('\n')[0] ?? String(err)}`);
     return 1;
   } finally {

@@ -40,7 +40,11 @@ function toSchema(schema: z.ZodType): Json {
   return tidy(z.toJSONSchema(schema, { target: 'draft-7', io: 'input' })) as Json;
 }
 
-const pascal = (event: string) => event.split(/[._]/).map((p) => p[0].toUpperCase() + p.slice(1)).join('');
+const pascal = (event: string) =>
+  event
+    .split(/[._]/)
+    .map((p) => p[0].toUpperCase() + p.slice(1))
+    .join('');
 
 function exampleFor(event: EventType) {
   const signed = signEnvelope(
@@ -56,13 +60,24 @@ function exampleFor(event: EventType) {
   };
 }
 
-const HEADER_NAMES = ['X-Service-Signature', 'X-Service-Timestamp', 'X-Service-Event', 'X-Legacy-Signature', 'X-Legacy-Timestamp', 'X-Legacy-Event'];
+const HEADER_NAMES = [
+  'X-Service-Signature',
+  'X-Service-Timestamp',
+  'X-Service-Event',
+  'X-Legacy-Signature',
+  'X-Legacy-Timestamp',
+  'X-Legacy-Event',
+];
 
 const headersSchema = {
   type: 'object',
   required: ['X-Service-Signature', 'X-Service-Timestamp', 'X-Service-Event'],
   properties: {
-    'X-Service-Signature': { type: 'string', pattern: '^v1=[0-9a-f]{64}$', description: 'v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>" keyed with the subscription secret>' },
+    'X-Service-Signature': {
+      type: 'string',
+      pattern: '^v1=[0-9a-f]{64}$',
+      description: 'v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>" keyed with the subscription secret>',
+    },
     'X-Service-Timestamp': { type: 'string', pattern: '^[0-9]+$', description: 'Unix seconds at signing' },
     'X-Service-Event': { type: 'string', description: 'The event type (equals the envelope event)' },
     'X-Service-Test': { type: 'string', enum: ['1'], description: 'Present only on POST /webhooks/{id}/test sends' },
@@ -128,13 +143,18 @@ export function asyncApiDocument(): Json {
     id: 'urn:fleet-ops:webhooks',
     info: { title: 'Fleet Operations API webhooks', version: '1.0.0', description: DESCRIPTION },
     defaultContentType: 'application/json',
-    tags: [...new Set(EVENT_TYPES.map((e) => e.split('.')[0]))].map((name) => ({ name, description: `${name} events` })),
+    tags: [...new Set(EVENT_TYPES.map((e) => e.split('.')[0]))].map((name) => ({
+      name,
+      description: `${name} events`,
+    })),
     servers: {
       receiver: {
         url: '{receiverUrl}',
         protocol: 'https',
         description: 'Your endpoint: the url of the webhook subscription',
-        variables: { receiverUrl: { default: 'https://example.com/webhooks/fleet', description: 'The subscription url' } },
+        variables: {
+          receiverUrl: { default: 'https://example.com/webhooks/fleet', description: 'The subscription url' },
+        },
         security: [{ webhookSignature: [] }],
       },
     },

@@ -25,7 +25,14 @@ const EXTRA_400: Record<string, string[]> = { updateProject: ['duplicate_code'] 
 
 const refError = { $ref: '#/components/schemas/Error' };
 const codes = (values: string[], extra: Json = {}, required: string[] = []): Json => ({
-  allOf: [refError, { type: 'object', properties: { error: { type: 'string', enum: values }, ...extra }, required: ['error', ...required] }],
+  allOf: [
+    refError,
+    {
+      type: 'object',
+      properties: { error: { type: 'string', enum: values }, ...extra },
+      required: ['error', ...required],
+    },
+  ],
 });
 
 /** The schema of a generic error response of `status` for one operation, or null to keep what the route declared. */
@@ -33,7 +40,12 @@ export function errorSchema(status: number, ctx: ErrorContext): Json | null {
   const write = ['POST', 'PATCH', 'PUT', 'DELETE'].includes(ctx.method);
   switch (status) {
     case 400:
-      return codes([...(ctx.hasBody ? ['invalid_json'] : []), ...(ctx.batch ? BATCH_ERRORS : []), ...(EXTRA_400[ctx.operationId] ?? []), ...(ctx.hasParams ? URL_ERRORS : [])]);
+      return codes([
+        ...(ctx.hasBody ? ['invalid_json'] : []),
+        ...(ctx.batch ? BATCH_ERRORS : []),
+        ...(EXTRA_400[ctx.operationId] ?? []),
+        ...(ctx.hasParams ? URL_ERRORS : []),
+      ]);
     case 401:
       return { $ref: '#/components/schemas/AuthenticationError' };
     case 403:
@@ -61,9 +73,17 @@ export const ERROR_COMPONENTS: Record<string, Json> = {
   NotFoundError: codes(['not_found']),
   PayloadTooLargeError: codes(['payload_too_large']),
   UnsupportedMediaTypeError: codes(['unsupported_media_type']),
-  ValidationError: codes(['validation_failed'], {
-    fieldErrors: { type: 'object', additionalProperties: { type: 'string' }, description: 'Field name (dotted path; `body` for the whole body) to message' },
-  }, ['fieldErrors']),
+  ValidationError: codes(
+    ['validation_failed'],
+    {
+      fieldErrors: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description: 'Field name (dotted path; `body` for the whole body) to message',
+      },
+    },
+    ['fieldErrors'],
+  ),
   RateLimitError: codes(['rate_limited'], { retryAfterSec: { type: 'integer', minimum: 1 } }, ['retryAfterSec']),
   InternalError: codes(['internal_error'], { requestId: { type: 'string' } }, ['requestId']),
 };

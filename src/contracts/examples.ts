@@ -91,7 +91,9 @@ export function exampleOf(schema: Json | undefined, schemas: Json, name: string,
     case 'object': {
       const props: Json = schema.properties ?? {};
       if (!Object.keys(props).length && schema.additionalProperties) return { nickname: 'is required' };
-      return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, exampleOf(v as Json, schemas, k, depth + 1)]));
+      return Object.fromEntries(
+        Object.entries(props).map(([k, v]) => [k, exampleOf(v as Json, schemas, k, depth + 1)]),
+      );
     }
     case 'array': {
       const item = exampleOf(schema.items, schemas, name, depth + 1);
@@ -113,8 +115,19 @@ export function exampleOf(schema: Json | undefined, schemas: Json, name: string,
 
 function numberFor(name: string, schema: Json): number {
   const min = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : undefined);
-  const guess = /lat$/i.test(name) ? 29.76 : /lng$/i.test(name) ? -95.37 : /(Cost|Price|Value|Rate|Usd)/.test(name) ? 1250.5
-    : /(hours|Reading)/i.test(name) ? 1520.5 : /(Sec|Ms)$/.test(name) ? 3600 : /(index)$/.test(name) ? 0 : 3;
+  const guess = /lat$/i.test(name)
+    ? 29.76
+    : /lng$/i.test(name)
+      ? -95.37
+      : /(Cost|Price|Value|Rate|Usd)/.test(name)
+        ? 1250.5
+        : /(hours|Reading)/i.test(name)
+          ? 1520.5
+          : /(Sec|Ms)$/.test(name)
+            ? 3600
+            : /(index)$/.test(name)
+              ? 0
+              : 3;
   const value = schema.type === 'integer' ? Math.round(guess) : guess;
   if (min !== undefined && value < min) return min;
   if (schema.maximum !== undefined && value > schema.maximum) return schema.maximum;
@@ -128,7 +141,8 @@ function stringFor(name: string, schema: Json): string {
   if (schema.format === 'email') return 'dana@example.com';
   const named = fromName(name);
   let value = typeof named === 'string' ? named : 'Example';
-  if (schema.pattern && !new RegExp(schema.pattern, 'u').test(value)) value = schema.pattern.startsWith('^https://') ? 'https://hooks.example.com/fleet' : value;
+  if (schema.pattern && !new RegExp(schema.pattern, 'u').test(value))
+    value = schema.pattern.startsWith('^https://') ? 'https://hooks.example.com/fleet' : value;
   if (schema.maxLength !== undefined) value = value.slice(0, schema.maxLength);
   if (schema.minLength !== undefined && value.length < schema.minLength) value = value.padEnd(schema.minLength, 'x');
   return value;

@@ -17,16 +17,24 @@ export function contractProblems(doc: Json): string[] {
     if (!op.tags?.length) say('add `tags` to the route schema');
     if (!Array.isArray(op.security)) say('declare `config.scope` (or `config.public: true`) on the route');
     const responses = Object.entries<Json>(op.responses ?? {});
-    if (!responses.some(([code]) => code.startsWith('2'))) say('declare the success response in `schema.response` (200/201)');
+    if (!responses.some(([code]) => code.startsWith('2')))
+      say('declare the success response in `schema.response` (200/201)');
     for (const [code, response] of responses) {
-      if (!response.description || response.description === 'Default Response') say(`response ${code} needs a description (\`.describe()\` the schema)`);
+      if (!response.description || response.description === 'Default Response')
+        say(`response ${code} needs a description (\`.describe()\` the schema)`);
       if (!response.content || !Object.keys(response.content).length) continue;
       const json = response.content['application/json'];
       if (code.startsWith('2') && json) {
         if (json.example === undefined) say(`response ${code} has no example`);
         const body = resolve(json.schema, schemas);
         for (const [field, prop] of Object.entries<Json>(body?.properties ?? {})) {
-          if (prop.type === 'array' && prop.items && !prop.items.$ref && resolve(prop.items, schemas)?.type === 'object' && body?.properties?.nextCursor) {
+          if (
+            prop.type === 'array' &&
+            prop.items &&
+            !prop.items.$ref &&
+            resolve(prop.items, schemas)?.type === 'object' &&
+            body?.properties?.nextCursor
+          ) {
             say(`list field \`${field}\` holds an unnamed row schema: name it with \`.meta({ id: '<Resource>Row' })\``);
           }
         }

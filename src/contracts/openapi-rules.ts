@@ -12,24 +12,47 @@ export interface Operation {
 
 export function operationsOf(doc: Json): Operation[] {
   return Object.entries<Json>(doc.paths ?? {}).flatMap(([path, item]) =>
-    HTTP_METHODS.filter((m) => item[m]).map((method) => ({ path, method, op: item[method] })));
+    HTTP_METHODS.filter((m) => item[m]).map((method) => ({ path, method, op: item[method] })),
+  );
 }
 
-const STATUS_TEXT: Record<string, string> = { 201: 'Created', 202: 'Accepted', 204: 'No content', 503: 'Service unavailable' };
+const STATUS_TEXT: Record<string, string> = {
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No content',
+  503: 'Service unavailable',
+};
 const pascal = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
 const isAuthenticated = (op: Json) => Array.isArray(op.security) && op.security.length > 0;
 
 /** Every declared header is one the server always sends with that response, hence `required`. */
 const HEADERS: Record<string, Json> = {
   XRequestId: {
-    description: 'The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests.',
+    description:
+      'The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests.',
     required: true,
     schema: { type: 'string', maxLength: 128 },
   },
-  XRateLimitLimit: { description: 'Requests allowed per window for this key', required: true, schema: { type: 'integer', minimum: 0 } },
-  XRateLimitRemaining: { description: 'Requests left in the current window', required: true, schema: { type: 'integer', minimum: 0 } },
-  XRateLimitReset: { description: 'Unix epoch seconds at which the window resets', required: true, schema: { type: 'integer', minimum: 0 } },
-  RetryAfter: { description: 'Seconds until the rate-limit window resets', required: true, schema: { type: 'integer', minimum: 1 } },
+  XRateLimitLimit: {
+    description: 'Requests allowed per window for this key',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  XRateLimitRemaining: {
+    description: 'Requests left in the current window',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  XRateLimitReset: {
+    description: 'Unix epoch seconds at which the window resets',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  RetryAfter: {
+    description: 'Seconds until the rate-limit window resets',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+  },
 };
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
@@ -51,8 +74,11 @@ export function applyContractRules(doc: Json): void {
       const json = response.content?.['application/json'];
       if (json?.schema?.$ref === '#/components/schemas/Error') {
         const specific = errorSchema(status, {
-          operationId: op.operationId, method: method.toUpperCase(), hasBody: method !== 'get', // Fastify parses a body on DELETE too
-          hasParams: path.includes('{'), batch,
+          operationId: op.operationId,
+          method: method.toUpperCase(),
+          hasBody: method !== 'get', // Fastify parses a body on DELETE too
+          hasParams: path.includes('{'),
+          batch,
           scope: op.security?.[0]?.bearerAuth?.[0] ?? null,
         });
         if (specific) json.schema = specific;
@@ -91,13 +117,16 @@ function openError(error: Json | undefined): Json {
 }
 
 /**
- * Headers sent with a response: X-Request-Id always (but for a malformed URL); X-RateLimit-* on every authenticated response once the
+ * Headers sent with a response: X-Request-Id always (but for a malformed URL); X-RateLimit-* on every
+ * authenticated response once the
  * key is known: not on 401 (no key), nor declared on 400 and 500, which can be answered before the key is
  * counted (a malformed URL is refused before routing); Retry-After on 429.
  */
 function responseHeaders(op: Json, status: number): Json {
   // A 400 for a malformed URL is answered before routing, without the request id.
-  const headers: Json = { 'X-Request-Id': status === 400 ? { ...HEADERS.XRequestId, required: false } : headerRef('XRequestId') };
+  const headers: Json = {
+    'X-Request-Id': status === 400 ? { ...HEADERS.XRequestId, required: false } : headerRef('XRequestId'),
+  };
   if (isAuthenticated(op) && ![400, 401, 500].includes(status)) {
     headers['X-RateLimit-Limit'] = headerRef('XRateLimitLimit');
     headers['X-RateLimit-Remaining'] = headerRef('XRateLimitRemaining');
@@ -135,7 +164,12 @@ function applyMedia(op: Json, code: string, response: Json) {
 function booleanQueries(op: Json) {
   for (const param of op.parameters ?? []) {
     const values = param.schema?.enum;
-    if (param.in === 'query' && Array.isArray(values) && ['true', 'false', '1', '0'].every((v) => values.includes(v)) && values.length === 4) {
+    if (
+      param.in === 'query' &&
+      Array.isArray(values) &&
+      ['true', 'false', '1', '0'].every((v) => values.includes(v)) &&
+      values.length === 4
+    ) {
       const { enum: _e, type: _t, ...rest } = param.schema;
       param.schema = { ...rest, type: 'boolean' };
       param.description ??= `${param.schema.description ?? ''} (true or false; 1 and 0 are also accepted)`.trim();
@@ -157,7 +191,9 @@ function openBatchBodies(doc: Json) {
     const entries = (array: Json) => {
       array.minItems = 1;
       array.maxItems = cap;
-      array.items = { anyOf: [array.items, { description: 'Any other value: reported as a failed entry in `results`' }] };
+      array.items = {
+        anyOf: [array.items, { description: 'Any other value: reported as a failed entry in `results`' }],
+      };
     };
     for (const variant of schema.anyOf ?? []) {
       if (variant.type === 'array') entries(variant);
@@ -209,7 +245,8 @@ function hoistNamedSchemas(doc: Json) {
 }
 
 const isBatchBody = (schema: Json | undefined) =>
-  Array.isArray(schema?.anyOf) && schema.anyOf.some((v: Json) => v.type === 'array' && v.items?.anyOf?.length === 2 && v.maxItems !== undefined);
+  Array.isArray(schema?.anyOf) &&
+  schema.anyOf.some((v: Json) => v.type === 'array' && v.items?.anyOf?.length === 2 && v.maxItems !== undefined);
 
 /**
  * The server answers with an allow-list (zod strips undeclared fields), but the published schemas stay open:

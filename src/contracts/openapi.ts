@@ -52,4 +52,5 @@ function markOptionalBodies(paths: Record<string, Record<string, Json>>) {
 }
 
 // No YAML anchors/aliases: several integrator tools refuse or mis-read them.
-export const renderOpenApiYaml = (app: FastifyInstance) => stringify(openApiDocument(app), { lineWidth: 0, aliasDuplicateObjects: false });
+export const renderOpenApiYaml = (app: FastifyInstance) =>
+  stringify(openApiDocument(app), { lineWidth: 0, aliasDuplicateObjects: false });

@@ -87,7 +87,10 @@ const PACING = [
 ];
 
 function requestItem(step: Step, n: number, path: string, method: string, op: Json): Json {
-  const segments = path.replace(/^\//, '').split('/').map((s) => s.replace(/^\{(.+)\}$/, ':$1'));
+  const segments = path
+    .replace(/^\//, '')
+    .split('/')
+    .map((s) => s.replace(/^\{(.+)\}$/, ':$1'));
   const query = Object.entries(step.query ?? {}).map(([key, value]) => ({ key, value }));
   const variable = Object.entries(step.params ?? {}).map(([key, value]) => ({ key, value }));
   const header = [
@@ -123,7 +126,9 @@ function requestItem(step: Step, n: number, path: string, method: string, op: Js
 function testScript(step: Step): string[] {
   const lines = [`pm.test('status is ${step.status}', function () { pm.response.to.have.status(${step.status}); });`];
   if (step.contentType) {
-    lines.push(`pm.test('answers ${step.contentType}', function () { pm.expect(pm.response.headers.get('Content-Type')).to.include(${JSON.stringify(step.contentType)}); });`);
+    lines.push(
+      `pm.test('answers ${step.contentType}', function () { pm.expect(pm.response.headers.get('Content-Type')).to.include(${JSON.stringify(step.contentType)}); });`,
+    );
     return lines;
   }
   lines.push(
@@ -149,4 +154,5 @@ function checkLine(check: Check): string {
   return `pm.test('${check.path} is a${check.type === 'array' || check.type === 'object' ? 'n' : ''} ${check.type}', function () { pm.expect(at(${path})).to.be.an(${JSON.stringify(check.type)}); });`;
 }
 
-export const renderPostmanCollection = (app: FastifyInstance) => `${JSON.stringify(postmanCollection(openApiDocument(app)), null, 2)}\n`;
+export const renderPostmanCollection = (app: FastifyInstance) =>
+  `${JSON.stringify(postmanCollection(openApiDocument(app)), null, 2)}\n`;

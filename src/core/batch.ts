@@ -7,13 +7,17 @@ import { zodFieldErrors } from './validation.ts';
  * (invalid_envelope, empty_batch, batch_too_large); entry problems are reported per entry.
  */
 export function readBatchEnvelope(body: unknown, cap: number): unknown[] {
-  const entries =
-    Array.isArray(body) ? body : body && typeof body === 'object' && 'entries' in body ? (body as { entries: unknown }).entries : undefined;
+  const entries = Array.isArray(body)
+    ? body
+    : body && typeof body === 'object' && 'entries' in body
+      ? (body as { entries: unknown }).entries
+      : undefined;
   if (!Array.isArray(entries)) {
     throw badRequest('invalid_envelope', 'Send a JSON array of entries, or an object {"entries": [...]}');
   }
   if (entries.length === 0) throw badRequest('empty_batch', 'The batch has no entries');
-  if (entries.length > cap) throw badRequest('batch_too_large', `A batch holds at most ${cap} entries; got ${entries.length}`);
+  if (entries.length > cap)
+    throw badRequest('batch_too_large', `A batch holds at most ${cap} entries; got ${entries.length}`);
   return entries;
 }
 
@@ -35,7 +39,8 @@ export function validateEntries<S extends z.ZodType>(entries: unknown[], schema:
   entries.forEach((entry, index) => {
     const parsed = schema.safeParse(entry);
     if (parsed.success) valid.push({ index, data: parsed.data });
-    else failures.push({ index, ok: false, error: 'validation_failed', fieldErrors: zodFieldErrors(parsed.error.issues) });
+    else
+      failures.push({ index, ok: false, error: 'validation_failed', fieldErrors: zodFieldErrors(parsed.error.issues) });
   });
   return { valid, failures };
 }
@@ -72,13 +77,27 @@ const BatchSummary = z
  * ids) or a failure (`ok: false`, `validation_failed`, fieldErrors), discriminated on `ok` so typed clients can
  * narrow an entry. Named `<Resource>BatchSuccess` / `<Resource>BatchFailure` in the OpenAPI document.
  */
-export function batchResponse<S extends z.ZodRawShape, F extends z.ZodRawShape = Record<never, never>>(resource: string, success: S, failureExtra?: F) {
+export function batchResponse<S extends z.ZodRawShape, F extends z.ZodRawShape = Record<never, never>>(
+  resource: string,
+  success: S,
+  failureExtra?: F,
+) {
   const index = z.number().int().min(0).describe('Position of the entry in the request');
   const Success = z.object({ index, ok: z.literal(true), ...success }).meta({ id: `${resource}BatchSuccess` });
   const Failure = z
-    .object({ index, ok: z.literal(false), error: z.string().describe('validation_failed'), fieldErrors, ...(failureExtra ?? ({} as F)) })
+    .object({
+      index,
+      ok: z.literal(false),
+      error: z.string().describe('validation_failed'),
+      fieldErrors,
+      ...(failureExtra ?? ({} as F)),
+    })
     .meta({ id: `${resource}BatchFailure` });
   return z
-    .object({ ok: z.literal(true), results: z.array(z.discriminatedUnion('ok', [Success, Failure])), summary: BatchSummary })
+    .object({
+      ok: z.literal(true),
+      results: z.array(z.discriminatedUnion('ok', [Success, Failure])),
+      summary: BatchSummary,
+    })
     .describe('One result per entry, in input order; the batch itself succeeds even when entries fail');
 }

@@ -26,7 +26,8 @@ export function findInputProblem(value: unknown, root: string): [string, string]
       continue;
     }
     if (!v || typeof v !== 'object') continue;
-    if (depth >= MAX_NESTING_DEPTH) return [path || 'body', `is nested too deeply (at most ${MAX_NESTING_DEPTH} levels)`];
+    if (depth >= MAX_NESTING_DEPTH)
+      return [path || 'body', `is nested too deeply (at most ${MAX_NESTING_DEPTH} levels)`];
     const entries = Object.entries(v);
     // Pushed in reverse so the first field in document order is reported first.
     for (let i = entries.length - 1; i >= 0; i--) {

@@ -105,10 +105,16 @@ export function keysetSql(q: KeysetQuery): { text: string; params: unknown[] } {
   const split = q.split;
   const values = split ? [...new Set(split.values)] : [];
   if (!split || (split.all && split.all.every((v) => values.includes(v)))) {
-    return { text: `SELECT ${select} FROM ${q.from} WHERE ${conditions.join(' AND ')} ${orderBy} LIMIT ${limit}`, params };
+    return {
+      text: `SELECT ${select} FROM ${q.from} WHERE ${conditions.join(' AND ')} ${orderBy} LIMIT ${limit}`,
+      params,
+    };
   }
   if (values.length === 0) return { text: `SELECT ${select} FROM ${q.from} WHERE false`, params };
-  const branches = values.map((v) => `(SELECT ${select} FROM ${q.from} WHERE ${[...conditions, `${split.column} = ${bind(v)}`].join(' AND ')} ${orderBy} LIMIT ${limit})`);
+  const branches = values.map(
+    (v) =>
+      `(SELECT ${select} FROM ${q.from} WHERE ${[...conditions, `${split.column} = ${bind(v)}`].join(' AND ')} ${orderBy} LIMIT ${limit})`,
+  );
   if (branches.length === 1) return { text: branches[0].slice(1, -1), params };
   return { text: `SELECT * FROM (${branches.join(' UNION ALL ')}) AS page ${orderBy} LIMIT ${limit}`, params };
 }
@@ -117,7 +123,14 @@ export function keysetSql(q: KeysetQuery): { text: string; params: unknown[] } {
  * `column IN ($a::type, ...)` for a proper subset of an enum's values; nothing when it covers them all. One
  * parameter per value (not an array parameter): PGlite and pg serialise scalars the same way.
  */
-export function enumFilter(where: string[], params: unknown[], column: string, type: string, values: readonly string[], all: readonly string[]) {
+export function enumFilter(
+  where: string[],
+  params: unknown[],
+  column: string,
+  type: string,
+  values: readonly string[],
+  all: readonly string[],
+) {
   if (all.every((v) => values.includes(v))) return;
   where.push(enumIn(params, column, type, values));
 }

@@ -4,7 +4,9 @@ import { z } from 'zod';
 export const ErrorResponse = z
   .object({
     ok: z.literal(false),
-    error: z.string().describe('Machine-readable error code, e.g. not_found, validation_failed, missing_scope:assets:read'),
+    error: z
+      .string()
+      .describe('Machine-readable error code, e.g. not_found, validation_failed, missing_scope:assets:read'),
     message: z.string().optional().describe('Human-readable explanation'),
     fieldErrors: z.record(z.string(), z.string()).optional().describe('Field name to message (422)'),
     retryAfterSec: z.number().int().optional().describe('Seconds until the rate-limit window resets (429)'),
@@ -17,7 +19,8 @@ export const IdParams = z.object({ id: z.string().min(1) });
 
 export const dateTime = () => z.iso.datetime({ offset: true }).describe('ISO 8601 date-time (UTC on output)');
 /** Dates PostgreSQL and ISO 8601 output both handle: years 1 to 9999 (year 0000 would be a 500 otherwise). */
-export const isStorableDate = (d: Date) => !Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999;
+export const isStorableDate = (d: Date) =>
+  !Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999;
 
 /** Accepts ISO 8601 date-times with an offset or Z, and plain dates (midnight UTC). */
 export const dateTimeInput = () =>

@@ -58,7 +58,12 @@ export interface DatabaseTimeouts {
   queryMs: number;
 }
 
-export const DEFAULT_DB_TIMEOUTS: DatabaseTimeouts = { connectMs: 2_000, statementMs: 5_000, idleInTransactionMs: 10_000, queryMs: 6_000 };
+export const DEFAULT_DB_TIMEOUTS: DatabaseTimeouts = {
+  connectMs: 2_000,
+  statementMs: 5_000,
+  idleInTransactionMs: 10_000,
+  queryMs: 6_000,
+};
 
 // Each engine's driver is loaded only when it is chosen: a PostgreSQL process never maps PGlite's WASM and
 // data files, and an embedded one never loads pg (see "Memory and start-up" in the README).
@@ -94,8 +99,9 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
     exec: async (sql) => {
       await client.query(sql);
     },
-    query: async <T,>(sql: string, params: unknown[] = [], prepare?: string) =>
-      (await client.query(prepare ? { name: prepare, text: sql, values: params } : { text: sql, values: params })).rows as T[],
+    query: async <T>(sql: string, params: unknown[] = [], prepare?: string) =>
+      (await client.query(prepare ? { name: prepare, text: sql, values: params } : { text: sql, values: params }))
+        .rows as T[],
     withExclusiveLock: async (lockId, fn) => {
       const conn = await pool.connect();
       // Waiting for another instance's migrations and running our own may take long: no deadlines here,
@@ -130,8 +136,9 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
         let result;
         try {
           result = await fn({
-            query: async <T,>(text: string, params: unknown[] = [], prepare?: string) =>
-              (await conn.query(prepare ? { name: prepare, text, values: params } : { text, values: params })).rows as T[],
+            query: async <T>(text: string, params: unknown[] = [], prepare?: string) =>
+              (await conn.query(prepare ? { name: prepare, text, values: params } : { text, values: params }))
+                .rows as T[],
           });
         } catch (err) {
           await conn.query('ROLLBACK');
@@ -161,7 +168,10 @@ async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
     lock = acquireDataDirLock(dataDir);
   }
   try {
-    const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
+    const [{ PGlite }, { PrismaPGlite }] = await Promise.all([
+      import('@electric-sql/pglite'),
+      import('pglite-prisma-adapter'),
+    ]);
     const client = inMemory ? new PGlite({ loadDataDir: template }) : new PGlite(path.resolve(dataDir, 'pg'));
     await client.waitReady;
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
@@ -169,7 +179,7 @@ async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
       exec: async (text) => {
         await client.exec(text);
       },
-      query: async <T,>(text: string, params: unknown[] = []) => (await client.query<T>(text, params)).rows,
+      query: async <T>(text: string, params: unknown[] = []) => (await client.query<T>(text, params)).rows,
       // PGlite lives in this process alone (the data-dir lock guarantees it), so there is no one to race.
       withExclusiveLock: async (_lockId, fn) => fn(sql),
     };
@@ -178,7 +188,10 @@ async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
       prisma,
       sql,
       // PGlite's own transaction queues behind any other (Prisma's included) on its single connection.
-      rawTransaction: (fn) => client.transaction((tx) => fn({ query: async <T,>(text: string, params: unknown[] = []) => (await tx.query<T>(text, params)).rows })),
+      rawTransaction: (fn) =>
+        client.transaction((tx) =>
+          fn({ query: async <T>(text: string, params: unknown[] = []) => (await tx.query<T>(text, params)).rows }),
+        ),
       poolStats: () => null,
       close: async () => {
         await prisma.$disconnect();
@@ -201,7 +214,11 @@ export class DatabaseStartupError extends Error {}
  */
 export async function waitForDatabase(
   db: Database,
-  options: { timeoutMs: number; onRetry?: (info: { attempt: number; reason: string; retryInMs: number }) => void; sleep?: (ms: number) => Promise<void> },
+  options: {
+    timeoutMs: number;
+    onRetry?: (info: { attempt: number; reason: string; retryInMs: number }) => void;
+    sleep?: (ms: number) => Promise<void>;
+  },
 ): Promise<void> {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const deadline = Date.now() + options.timeoutMs;
@@ -213,7 +230,9 @@ export async function waitForDatabase(
       const reason = describeConnectError(err);
       const retryInMs = Math.min(5_000, 500 * 2 ** (attempt - 1), deadline - Date.now());
       if (retryInMs <= 0) {
-        throw new DatabaseStartupError(`database not reachable after ${attempt} attempts in ${Math.round(options.timeoutMs / 1000)} s: ${reason}`);
+        throw new DatabaseStartupError(
+          `database not reachable after ${attempt} attempts in ${Math.round(options.timeoutMs / 1000)} s: ${reason}`,
+        );
       }
       options.onRetry?.({ attempt, reason, retryInMs });
       await sleep(retryInMs);

@@ -21,8 +21,9 @@ export function guardedClientClass(queryTimeoutMs: number): typeof pg.Client {
       // Tell pg-pool synchronously that this client is finished, so a release() right after cannot
       // hand a connection with a half-done transaction to the next caller.
       (this as unknown as { _queryable: boolean })._queryable = false;
-      const stream = (this as unknown as { connection: { stream: { resetAndDestroy?: () => void; destroy: () => void } } })
-        .connection.stream;
+      const stream = (
+        this as unknown as { connection: { stream: { resetAndDestroy?: () => void; destroy: () => void } } }
+      ).connection.stream;
       if (typeof stream.resetAndDestroy === 'function') stream.resetAndDestroy();
       else stream.destroy();
     }
@@ -38,7 +39,8 @@ export function guardedClientClass(queryTimeoutMs: number): typeof pg.Client {
       if (this.abortReason) return this.refuse(args, this.abortReason);
       const first = args[0] as { submit?: unknown } | undefined;
       // Streams and cursors (submittables) manage themselves; the app does not use them for requests.
-      if (first && typeof first === 'object' && typeof first.submit === 'function') return (super.query as any)(...args);
+      if (first && typeof first === 'object' && typeof first.submit === 'function')
+        return (super.query as any)(...args);
       const handle = { abort: (reason: string) => this.abort(reason) };
       const ms = this.queryTimeoutMs;
       const timer = ms > 0 ? setTimeout(() => this.abort(`query timed out after ${ms} ms`), ms) : undefined;
@@ -68,7 +70,9 @@ export function guardedClientClass(queryTimeoutMs: number): typeof pg.Client {
     }
 
     private explain(err: Error): Error {
-      return this.abortReason ? new DatabaseUnavailableError(`database connection reset: ${this.abortReason}`, { cause: err }) : err;
+      return this.abortReason
+        ? new DatabaseUnavailableError(`database connection reset: ${this.abortReason}`, { cause: err })
+        : err;
     }
 
     private refuse(args: unknown[], reason: string): Promise<never> | undefined {

@@ -25,10 +25,13 @@ export function afterCommit(tx: Tx, hook: () => void): void {
  */
 export async function transaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const hooks: (() => void)[] = [];
-  const result = await db.prisma.$transaction((tx) => {
-    afterCommitHooks.set(tx, hooks);
-    return fn(tx);
-  }, { maxWait: 15_000, timeout: 30_000 });
+  const result = await db.prisma.$transaction(
+    (tx) => {
+      afterCommitHooks.set(tx, hooks);
+      return fn(tx);
+    },
+    { maxWait: 15_000, timeout: 30_000 },
+  );
   for (const hook of hooks) hook();
   return result;
 }

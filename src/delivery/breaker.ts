@@ -61,7 +61,12 @@ export function createBreakers(options: BreakerOptions) {
         circuits.delete(subscriptionId);
         return 'closed';
       }
-      const c = circuits.get(subscriptionId) ?? { consecutiveFailures: 0, openUntil: 0, cooldownMs: options.cooldownMs, probing: false };
+      const c = circuits.get(subscriptionId) ?? {
+        consecutiveFailures: 0,
+        openUntil: 0,
+        cooldownMs: options.cooldownMs,
+        probing: false,
+      };
       circuits.set(subscriptionId, c);
       c.consecutiveFailures++;
       if (c.probing) {

@@ -111,10 +111,18 @@ export function createClaims(db: Database, instanceId: string, leaseSec: number)
      * claim for that attempt, so a late writer never overwrites a newer claim. Returns the ids written.
      */
     async record(outcomes: RecordedOutcome[]): Promise<Set<string>> {
-      const rows = json(outcomes.map((o) => ({
-        id: o.id, status: o.status, attempts: o.attempts, at: o.attemptAt.toISOString(), retry: o.retryInSec,
-        rs: o.responseStatus, body: o.responseBody, err: o.error,
-      })));
+      const rows = json(
+        outcomes.map((o) => ({
+          id: o.id,
+          status: o.status,
+          attempts: o.attempts,
+          at: o.attemptAt.toISOString(),
+          retry: o.retryInSec,
+          rs: o.responseStatus,
+          body: o.responseBody,
+          err: o.error,
+        })),
+      );
       const written = await db.prisma.$queryRaw<{ id: string }[]>`
         UPDATE webhook_deliveries d SET
           status = u.status::"DeliveryStatus",

@@ -17,14 +17,23 @@ import { startWakeup, type Wakeup } from './wakeup.ts';
  * cooling breakers sweep up everything else (due retries, leases of crashed instances).
  * tick: only the cron tick dispatches, up to WEBHOOK_BATCH_SIZE rows per tick (the specification's model).
  */
-export function createDelivery({ config, db, log, onOutcome }: {
+export function createDelivery({
+  config,
+  db,
+  log,
+  onOutcome,
+}: {
   config: Config;
   db: Database;
   log: FastifyBaseLogger;
   onOutcome?: (outcome: Outcome) => void;
 }) {
   const settings = config.webhooks;
-  const sender = createWebhookSender({ timeoutMs: settings.timeoutMs, allowPrivateNetworks: settings.allowPrivateNetworks, caFile: settings.caFile });
+  const sender = createWebhookSender({
+    timeoutMs: settings.timeoutMs,
+    allowPrivateNetworks: settings.allowPrivateNetworks,
+    caFile: settings.caFile,
+  });
   const claims = createClaims(db, config.instanceId, settings.leaseSec);
   const breakers = createBreakers(settings.breaker);
   const dispatcher = createDispatcher({ config, log, sender, claims, breakers, onOutcome });
@@ -110,10 +119,17 @@ export function createDelivery({ config, db, log, onOutcome }: {
     if (started || closed) return;
     started = true;
     const freed = await claims.releaseStale();
-    if (freed) log.info({ freed, instanceId: config.instanceId }, 'released webhook claims left by this instance before a restart');
-    const renew = setInterval(() => {
-      dispatcher.renewLeases().catch((err: unknown) => log.warn({ err }, 'could not renew webhook leases'));
-    }, (settings.leaseSec * 1000) / 3);
+    if (freed)
+      log.info(
+        { freed, instanceId: config.instanceId },
+        'released webhook claims left by this instance before a restart',
+      );
+    const renew = setInterval(
+      () => {
+        dispatcher.renewLeases().catch((err: unknown) => log.warn({ err }, 'could not renew webhook leases'));
+      },
+      (settings.leaseSec * 1000) / 3,
+    );
     renew.unref();
     timers.push(renew);
     if (!continuous) return;

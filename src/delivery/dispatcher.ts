@@ -30,7 +30,14 @@ interface InFlight {
  * Attempts: one initial attempt plus one retry per entry of the retry schedule (default 30 s, 2 min, 8 min,
  * 30 min, 2 h, 8 h: 7 attempts in all); when the attempt after the last delay fails, the row is ABANDONED.
  */
-export function createDispatcher({ config, log, sender, claims, breakers, onOutcome }: {
+export function createDispatcher({
+  config,
+  log,
+  sender,
+  claims,
+  breakers,
+  onOutcome,
+}: {
   config: Config;
   log: FastifyBaseLogger;
   sender: WebhookSender;
@@ -77,7 +84,12 @@ export function createDispatcher({ config, log, sender, claims, breakers, onOutc
   }
 
   async function deliver(row: ClaimedDelivery, abort: AbortController, sent: () => void): Promise<Outcome | null> {
-    const signed = signEnvelope(row.secret, { id: row.id, event: row.eventType, organizationId: row.orgId, data: row.data });
+    const signed = signEnvelope(row.secret, {
+      id: row.id,
+      event: row.eventType,
+      organizationId: row.orgId,
+      data: row.data,
+    });
     breakers.started(row.subscriptionId);
     const result = await sender.send(row.url, signed.body, signed.headers, abort.signal);
     if (!result.aborted) sent(); // the slot is free while the outcome waits for its batched write
@@ -89,8 +101,14 @@ export function createDispatcher({ config, log, sender, claims, breakers, onOutc
     const { outcome, retryInSec } = outcomeOf(row, result);
     if (outcome === 'FAILED') hooks.onRetryScheduled(retryInSec!);
     const written = await writer.record({
-      id: row.id, status: outcome, attempts: row.attempts + 1, attemptAt: signed.sentAt, retryInSec,
-      responseStatus: result.status, responseBody: firstChars(result.bodyPrefix), error: result.error,
+      id: row.id,
+      status: outcome,
+      attempts: row.attempts + 1,
+      attemptAt: signed.sentAt,
+      retryInSec,
+      responseStatus: result.status,
+      responseBody: firstChars(result.bodyPrefix),
+      error: result.error,
     });
     if (!written) {
       log.warn({ deliveryId: row.id, outcome }, 'webhook delivery outcome not recorded: row deleted or claim lost');
@@ -99,7 +117,14 @@ export function createDispatcher({ config, log, sender, claims, breakers, onOutc
     onOutcome?.(outcome);
     if (outcome !== 'DELIVERED') {
       log[outcome === 'ABANDONED' ? 'warn' : 'info'](
-        { deliveryId: row.id, orgId: row.orgId, event: row.eventType, attempt: row.attempts + 1, status: result.status, error: result.error },
+        {
+          deliveryId: row.id,
+          orgId: row.orgId,
+          event: row.eventType,
+          attempt: row.attempts + 1,
+          status: result.status,
+          error: result.error,
+        },
         outcome === 'ABANDONED' ? 'webhook delivery abandoned' : 'webhook delivery failed; will retry',
       );
     }
@@ -169,7 +194,12 @@ export function createDispatcher({ config, log, sender, claims, breakers, onOutc
       const outcomes = await Promise.all(rows.map(launch));
       await writer.flush();
       const count = (o: Outcome) => outcomes.filter((x) => x === o).length;
-      return { claimed: rows.length, delivered: count('DELIVERED'), failed: count('FAILED'), abandoned: count('ABANDONED') };
+      return {
+        claimed: rows.length,
+        delivered: count('DELIVERED'),
+        failed: count('FAILED'),
+        abandoned: count('ABANDONED'),
+      };
     },
 
     /** Extends the leases of the rows being sent (and those whose outcome is not yet written). */
@@ -186,7 +216,8 @@ export function createDispatcher({ config, log, sender, claims, breakers, onOutc
         log.error({ err }, 'could not release webhook claims; they are re-sent when their lease runs out');
         return 0;
       });
-      if (aborted.length) log.info({ aborted: aborted.length, released }, 'webhook sends aborted for shutdown; claims released');
+      if (aborted.length)
+        log.info({ aborted: aborted.length, released }, 'webhook sends aborted for shutdown; claims released');
     },
   };
 }

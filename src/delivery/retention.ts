@@ -8,7 +8,10 @@ const CHUNK = 5_000;
  * outlived the retry schedule), then outbox events older than 30 days that no delivery refers to any more.
  * Deletes in chunks so a large backlog never holds long locks.
  */
-export async function pruneWebhookHistory(db: Database, now = new Date()): Promise<{ deliveries: number; events: number }> {
+export async function pruneWebhookHistory(
+  db: Database,
+  now = new Date(),
+): Promise<{ deliveries: number; events: number }> {
   const cutoff = new Date(now.getTime() - WEBHOOK_HISTORY_DAYS * 24 * 3600 * 1000);
   let deliveries = 0;
   for (;;) {

@@ -38,8 +38,15 @@ export function createWebhookSender(options: WebhookSenderOptions) {
     connect: {
       timeout: options.timeoutMs,
       ...(options.allowPrivateNetworks ? {} : { lookup: guardedLookup(options.resolveAll) }),
-      // Built once: a `ca` list here would be parsed again for every new connection (the system store is ~150 certificates).
-      ...(options.caFile ? { secureContext: tls.createSecureContext({ ca: [...tls.rootCertificates, readFileSync(options.caFile, 'utf8')] }) } : {}),
+      // Built once: a `ca` list here would be parsed again for every new connection (the system store is
+      // ~150 certificates).
+      ...(options.caFile
+        ? {
+            secureContext: tls.createSecureContext({
+              ca: [...tls.rootCertificates, readFileSync(options.caFile, 'utf8')],
+            }),
+          }
+        : {}),
     },
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
@@ -48,9 +55,20 @@ export function createWebhookSender(options: WebhookSenderOptions) {
     keepAliveMaxTimeout: 60_000,
   });
 
-  async function send(url: string, body: string, headers: Record<string, string>, abort?: AbortSignal): Promise<SendResult> {
+  async function send(
+    url: string,
+    body: string,
+    headers: Record<string, string>,
+    abort?: AbortSignal,
+  ): Promise<SendResult> {
     const started = Date.now();
-    const failed = (error: string): SendResult => ({ ok: false, status: null, bodyPrefix: null, error, durationMs: Date.now() - started });
+    const failed = (error: string): SendResult => ({
+      ok: false,
+      status: null,
+      bodyPrefix: null,
+      error,
+      durationMs: Date.now() - started,
+    });
     let target: URL;
     try {
       target = new URL(url);
@@ -60,14 +78,22 @@ export function createWebhookSender(options: WebhookSenderOptions) {
     if (target.protocol !== 'https:') return failed('only https:// receivers are allowed');
     // IP literals never reach the lookup, so they are checked here.
     const host = hostOf(target);
-    if (!options.allowPrivateNetworks && net.isIP(host) && isPrivateAddress(host)) return failed(`${host} is not a public address`);
-    // One controller per send for the whole-exchange timeout and the caller's abort (AbortSignal.any is slow on Node 20).
+    if (!options.allowPrivateNetworks && net.isIP(host) && isPrivateAddress(host))
+      return failed(`${host} is not a public address`);
+    // One controller per send for the whole-exchange timeout and the caller's abort (AbortSignal.any is slow
+    // on Node 20).
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new DOMException('timed out', 'TimeoutError')), options.timeoutMs);
     const onAbort = () => controller.abort(abort!.reason);
     abort?.addEventListener('abort', onAbort, { once: true });
     try {
-      const res = await request(target, { method: 'POST', body, headers, dispatcher: agent, signal: controller.signal });
+      const res = await request(target, {
+        method: 'POST',
+        body,
+        headers,
+        dispatcher: agent,
+        signal: controller.signal,
+      });
       const bodyPrefix = await readPrefix(res.body);
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       const redirect = res.statusCode >= 300 && res.statusCode < 400;
@@ -80,7 +106,9 @@ export function createWebhookSender(options: WebhookSenderOptions) {
       };
     } catch (err) {
       if (abort?.aborted) return { ...failed('aborted (shutting down)'), aborted: true };
-      return failed(describeNetworkError(controller.signal.aborted ? controller.signal.reason : err, options.timeoutMs));
+      return failed(
+        describeNetworkError(controller.signal.aborted ? controller.signal.reason : err, options.timeoutMs),
+      );
     } finally {
       clearTimeout(timer);
       abort?.removeEventListener('abort', onAbort);
@@ -123,7 +151,13 @@ export function firstBytes(body: Buffer | null, max = 500): string | null {
 function describeNetworkError(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code;
-  if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (
+    e.name === 'TimeoutError' ||
+    e.name === 'AbortError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
     return `timed out after ${timeoutMs} ms`;
   }
   if (code === 'ERR_WEBHOOK_PRIVATE_ADDRESS') return `refused: ${e.message ?? e.cause?.message}`;

@@ -40,7 +40,13 @@ export function signEnvelope(
 ): SignedRequest {
   const sentAt = options.now ?? new Date();
   const timestamp = Math.floor(sentAt.getTime() / 1000);
-  const body = JSON.stringify({ id: envelope.id, event: envelope.event, organizationId: envelope.organizationId, sentAt: sentAt.toISOString(), data: envelope.data });
+  const body = JSON.stringify({
+    id: envelope.id,
+    event: envelope.event,
+    organizationId: envelope.organizationId,
+    sentAt: sentAt.toISOString(),
+    data: envelope.data,
+  });
   const signature = signatureFor(secret, timestamp, body);
   const headers: Record<string, string> = {
     'content-type': 'application/json',

@@ -26,7 +26,8 @@ for (const [prefix, bits] of [
   ['203.0.113.0', 24], // documentation
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
-] as const) BLOCKED_V4.addSubnet(prefix, bits, 'ipv4');
+] as const)
+  BLOCKED_V4.addSubnet(prefix, bits, 'ipv4');
 for (const [prefix, bits] of [
   ['::', 96], // unspecified, loopback, IPv4-compatible
   ['::ffff:0:0', 96], // IPv4-mapped: refused outright rather than unwrapped
@@ -40,7 +41,8 @@ for (const [prefix, bits] of [
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
   ['ff00::', 8], // multicast
-] as const) BLOCKED_V6.addSubnet(prefix, bits, 'ipv6');
+] as const)
+  BLOCKED_V6.addSubnet(prefix, bits, 'ipv6');
 
 /** True when the address is not a public unicast address (any unparseable input counts as not public). */
 export function isPrivateAddress(address: string): boolean {
@@ -114,7 +116,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   });
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 
 /**
  * A `lookup` for net/tls.connect (passed to undici's connector) that resolves the name and fails the
@@ -129,8 +135,13 @@ export function guardedLookup(resolveAll: LookupAll = systemLookupAll) {
         const usable = family ? addresses.filter((a) => a.family === family) : addresses;
         const blocked = addresses.find((a) => isPrivateAddress(a.address));
         if (blocked) return callback(new PrivateAddressError(hostname, blocked.address) as NodeJS.ErrnoException, '');
-        if (usable.length === 0) return callback(Object.assign(new Error(`${hostname} has no usable address`), { code: 'ENOTFOUND' }), '');
-        if (options.all) return callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
+        if (usable.length === 0)
+          return callback(Object.assign(new Error(`${hostname} has no usable address`), { code: 'ENOTFOUND' }), '');
+        if (options.all)
+          return callback(
+            null,
+            usable.map((a) => ({ address: a.address, family: a.family })),
+          );
         callback(null, usable[0].address, usable[0].family);
       },
       (err: NodeJS.ErrnoException) => callback(err, ''),

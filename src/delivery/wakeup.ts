@@ -13,7 +13,15 @@ export interface Wakeup {
  * channel emit() NOTIFYs at commit, which reaches every instance (this one included); a lost connection is
  * re-opened, and the dispatcher's poll covers the gap. PGlite is single-process: the in-process signal is enough.
  */
-export function startWakeup({ databaseUrl, log, wake }: { databaseUrl?: string; log: FastifyBaseLogger; wake: () => void }): Wakeup {
+export function startWakeup({
+  databaseUrl,
+  log,
+  wake,
+}: {
+  databaseUrl?: string;
+  log: FastifyBaseLogger;
+  wake: () => void;
+}): Wakeup {
   if (!databaseUrl) {
     const unsubscribe = onDeliveriesQueued(wake);
     return { close: async () => void unsubscribe() };

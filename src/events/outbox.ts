@@ -65,15 +65,30 @@ export function outboxEvent<T extends EventType>(type: T, data: EventData<T>): {
  */
 export async function emit<T extends EventType>(tx: Tx, orgId: string, type: T, data: EventData<T>): Promise<string> {
   const { eventId, payload } = outboxEvent(type, data);
-  const [row] = await tx.$queryRawUnsafe<{ outboxNotified: string | null }[]>(EMIT_SQL, eventId, orgId, type, JSON.stringify(payload));
+  const [row] = await tx.$queryRawUnsafe<{ outboxNotified: string | null }[]>(
+    EMIT_SQL,
+    eventId,
+    orgId,
+    type,
+    JSON.stringify(payload),
+  );
   if (row?.outboxNotified != null) afterCommit(tx, signalQueued);
   return eventId;
 }
 
 /** emit() on a raw transaction (db.sqlTransaction): the same rows from the same SQL. */
-export async function emitSql<T extends EventType>(tx: SqlTx, orgId: string, type: T, data: EventData<T>): Promise<string> {
+export async function emitSql<T extends EventType>(
+  tx: SqlTx,
+  orgId: string,
+  type: T,
+  data: EventData<T>,
+): Promise<string> {
   const { eventId, payload } = outboxEvent(type, data);
-  const [row] = await tx.query<{ outboxNotified: string | null }>(EMIT_SQL, [eventId, orgId, type, JSON.stringify(payload)], 'outbox-emit');
+  const [row] = await tx.query<{ outboxNotified: string | null }>(
+    EMIT_SQL,
+    [eventId, orgId, type, JSON.stringify(payload)],
+    'outbox-emit',
+  );
   if (row?.outboxNotified != null) tx.afterCommit(signalQueued);
   return eventId;
 }

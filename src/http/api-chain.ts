@@ -20,7 +20,11 @@ function setRateLimitHeaders(reply: FastifyReply, state: NonNullable<FastifyRequ
  * and refuse writes by keys whose issuing user was removed (403 key_creator_deleted).
  */
 export function registerApiChain(
-  api: FastifyInstance, auth: Authenticator, limiter: RateLimiter, metrics: Metrics, preAuth: PreAuthLimiter,
+  api: FastifyInstance,
+  auth: Authenticator,
+  limiter: RateLimiter,
+  metrics: Metrics,
+  preAuth: PreAuthLimiter,
 ) {
   api.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config;
@@ -45,13 +49,19 @@ export function registerApiChain(
       metrics.rateLimited();
       const retryAfterSec = Math.max(1, state.resetEpochSec - Math.floor(Date.now() / 1000));
       reply.header('Retry-After', retryAfterSec);
-      throw new ApiError(429, 'rate_limited', `Rate limit of ${state.limit} requests per minute exceeded`, { retryAfterSec });
+      throw new ApiError(429, 'rate_limited', `Rate limit of ${state.limit} requests per minute exceeded`, {
+        retryAfterSec,
+      });
     }
     if (config.scope && !key.scopes.includes(config.scope)) {
       throw new ApiError(403, `missing_scope:${config.scope}`, `This API key lacks the ${config.scope} scope`);
     }
     if (WRITE_METHODS.has(request.method) && key.creator?.removed) {
-      throw new ApiError(403, 'key_creator_deleted', 'The user who issued this API key has been removed; issue a new key');
+      throw new ApiError(
+        403,
+        'key_creator_deleted',
+        'The user who issued this API key has been removed; issue a new key',
+      );
     }
   });
 
@@ -60,7 +70,9 @@ export function registerApiChain(
     const key = request.headers['idempotency-key'];
     const keyProblem = typeof key === 'string' ? textProblem(key) : null;
     const problem =
-      findInputProblem(request.params, '') ?? findInputProblem(request.query, '') ?? findInputProblem(request.body, '') ??
+      findInputProblem(request.params, '') ??
+      findInputProblem(request.query, '') ??
+      findInputProblem(request.body, '') ??
       (keyProblem ? (['Idempotency-Key', keyProblem] as [string, string]) : null);
     if (problem) throw new ValidationError({ [problem[0]]: problem[1] });
   });

@@ -23,30 +23,54 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
     const row = await db.prisma.apiKey.findUnique({
       where: { keyHash: hash },
       select: {
-        id: true, orgId: true, label: true, scopes: true, rateLimitPerMinute: true, createdAt: true,
-        expiresAt: true, revokedAt: true, lastUsedAt: true, createdById: true,
+        id: true,
+        orgId: true,
+        label: true,
+        scopes: true,
+        rateLimitPerMinute: true,
+        createdAt: true,
+        expiresAt: true,
+        revokedAt: true,
+        lastUsedAt: true,
+        createdById: true,
         org: { select: { id: true, name: true, slug: true, createdAt: true } },
       },
     });
     if (!row) return null;
     const creator = row.createdById
-      ? await db.prisma.user.findUnique({ where: { id: row.createdById }, select: { id: true, name: true, email: true, removedAt: true } })
+      ? await db.prisma.user.findUnique({
+          where: { id: row.createdById },
+          select: { id: true, name: true, email: true, removedAt: true },
+        })
       : null;
     return {
-      keyId: row.id, orgId: row.orgId, label: row.label,
+      keyId: row.id,
+      orgId: row.orgId,
+      label: row.label,
       scopes: row.scopes.filter((s): s is Scope => knownScopes.has(s)),
-      rateLimitPerMinute: row.rateLimitPerMinute, createdAt: row.createdAt, expiresAt: row.expiresAt,
-      revokedAt: row.revokedAt, lastUsedAt: row.lastUsedAt, org: row.org,
-      creator: creator ? { id: creator.id, name: creator.name, email: creator.email, removed: creator.removedAt !== null } : null,
+      rateLimitPerMinute: row.rateLimitPerMinute,
+      createdAt: row.createdAt,
+      expiresAt: row.expiresAt,
+      revokedAt: row.revokedAt,
+      lastUsedAt: row.lastUsedAt,
+      org: row.org,
+      creator: creator
+        ? { id: creator.id, name: creator.name, email: creator.email, removed: creator.removedAt !== null }
+        : null,
     };
   }
 
   /** `beforeLookup` runs only when the database must be asked (not cached either way); it may throw (429). */
-  async function authenticate(authorization: string | undefined, now = new Date(), beforeLookup?: () => void): Promise<AuthenticatedKey> {
+  async function authenticate(
+    authorization: string | undefined,
+    now = new Date(),
+    beforeLookup?: () => void,
+  ): Promise<AuthenticatedKey> {
     const match = /^Bearer(?:\s+(.*))?$/i.exec(authorization?.trim() ?? '');
     if (!match) throw unauthorized('missing_bearer', 'Send the header "Authorization: Bearer <API key>"');
     const token = (match[1] ?? '').trim();
-    if (!isWellFormedKey(token)) throw unauthorized('malformed_token', 'The bearer token is not an API key of this service');
+    if (!isWellFormedKey(token))
+      throw unauthorized('malformed_token', 'The bearer token is not an API key of this service');
     const hash = hashApiKey(token);
     let entry = cache.get(hash);
     if (!entry || entry.until <= now.getTime()) {
@@ -89,7 +113,8 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
    */
   function forget(match: { keyIds?: readonly string[]; creatorId?: string }): void {
     for (const [hash, entry] of cache) {
-      if (match.keyIds?.includes(entry.key.keyId) || (match.creatorId && entry.key.creator?.id === match.creatorId)) cache.delete(hash);
+      if (match.keyIds?.includes(entry.key.keyId) || (match.creatorId && entry.key.creator?.id === match.creatorId))
+        cache.delete(hash);
     }
   }
 

@@ -20,7 +20,11 @@ function fieldFromPath(instancePath: string, context: string | undefined): strin
  * (Prisma P2003); the constraint name `<table>_<column>_fkey` names the field.
  */
 function vanishedReference(err: unknown): string | null {
-  const e = err as { name?: string; code?: string; meta?: { driverAdapterError?: { cause?: { constraint?: { index?: string } } } } };
+  const e = err as {
+    name?: string;
+    code?: string;
+    meta?: { driverAdapterError?: { cause?: { constraint?: { index?: string } } } };
+  };
   if (e?.name !== 'PrismaClientKnownRequestError' || e.code !== 'P2003') return null;
   const constraint = e.meta?.driverAdapterError?.cause?.constraint?.index ?? '';
   return /_([A-Za-z0-9]+)_fkey$/.exec(constraint)?.[1] ?? 'body';
@@ -38,7 +42,10 @@ export function registerErrorHandling(app: FastifyInstance) {
       outageSuppressed += 1;
       return;
     }
-    request.log.warn({ reason: (err as Error)?.message, suppressed: outageSuppressed }, 'database unavailable; answering 503');
+    request.log.warn(
+      { reason: (err as Error)?.message, suppressed: outageSuppressed },
+      'database unavailable; answering 503',
+    );
     outageLoggedAt = now;
     outageSuppressed = 0;
   };
@@ -53,10 +60,17 @@ export function registerErrorHandling(app: FastifyInstance) {
         const field = fieldFromPath(issue.instancePath, err.validationContext);
         fieldErrors[field] ??= issue.message;
       }
-      return reply.code(422).send({ ok: false, error: 'validation_failed', message: 'The request is not valid; see fieldErrors.', fieldErrors });
+      return reply.code(422).send({
+        ok: false,
+        error: 'validation_failed',
+        message: 'The request is not valid; see fieldErrors.',
+        fieldErrors,
+      });
     }
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return reply.code(415).send({ ok: false, error: 'unsupported_media_type', message: 'Send request bodies as application/json' });
+      return reply
+        .code(415)
+        .send({ ok: false, error: 'unsupported_media_type', message: 'Send request bodies as application/json' });
     }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return reply.code(413).send({ ok: false, error: 'payload_too_large', message: 'The request body is too large' });
@@ -66,22 +80,35 @@ export function registerErrorHandling(app: FastifyInstance) {
     }
     if (err.code === 'FST_ERR_HANDLER_TIMEOUT') {
       warnOutage(request, err);
-      return reply.code(503).header('Retry-After', RETRY_AFTER_SEC)
-        .send({ ok: false, error: 'request_timeout', message: 'The request took too long and was abandoned; nothing was saved. Retry later.' });
+      return reply.code(503).header('Retry-After', RETRY_AFTER_SEC).send({
+        ok: false,
+        error: 'request_timeout',
+        message: 'The request took too long and was abandoned; nothing was saved. Retry later.',
+      });
     }
     if (isDatabaseUnavailable(err)) {
       warnOutage(request, err);
-      return reply.code(503).header('Retry-After', RETRY_AFTER_SEC)
-        .send({ ok: false, error: 'database_unavailable', message: 'The database is unavailable; nothing was saved. Retry later.' });
+      return reply.code(503).header('Retry-After', RETRY_AFTER_SEC).send({
+        ok: false,
+        error: 'database_unavailable',
+        message: 'The database is unavailable; nothing was saved. Retry later.',
+      });
     }
     // Any other framework refusal (bad Content-Length, etc.) keeps its 4xx status but gets the API's body.
-    if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 && err.code?.startsWith('FST_')) {
+    if (
+      typeof err.statusCode === 'number' &&
+      err.statusCode >= 400 &&
+      err.statusCode < 500 &&
+      err.code?.startsWith('FST_')
+    ) {
       return reply.code(err.statusCode).send({ ok: false, error: 'bad_request', message: err.message });
     }
     const vanished = vanishedReference(err);
     if (vanished) {
       return reply.code(422).send({
-        ok: false, error: 'validation_failed', message: 'A referenced record no longer exists.',
+        ok: false,
+        error: 'validation_failed',
+        message: 'A referenced record no longer exists.',
         fieldErrors: { [vanished]: 'refers to a record that no longer exists (it was deleted meanwhile)' },
       });
     }
@@ -96,7 +123,9 @@ export function registerErrorHandling(app: FastifyInstance) {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ ok: false, error: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}` }),
+    reply
+      .code(404)
+      .send({ ok: false, error: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}` }),
   );
 }
 
@@ -125,7 +154,11 @@ const CLIENT_ERRORS: Record<string, [number, string, string]> = {
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: import('node:net').Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, error, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'bad_request', 'The request is not valid HTTP'];
+  const [status, error, message] = CLIENT_ERRORS[err.code ?? ''] ?? [
+    400,
+    'bad_request',
+    'The request is not valid HTTP',
+  ];
   const body = JSON.stringify({ ok: false, error, message });
   if (socket.writable) {
     socket.write(
@@ -148,7 +181,10 @@ export function registerShutdownRefusal(app: FastifyInstance) {
   });
   app.addHook('onRequest', (_request, reply, done) => {
     if (!closing) return done();
-    void reply.code(503).header('Retry-After', RETRY_AFTER_SEC).header('Connection', 'close')
+    void reply
+      .code(503)
+      .header('Retry-After', RETRY_AFTER_SEC)
+      .header('Connection', 'close')
       .send({ ok: false, error: 'shutting_down', message: 'The server is shutting down; retry shortly.' });
   });
 }

@@ -26,9 +26,14 @@ export function createPreAuthLimiter(perMinute: number) {
       counts.set(address, count);
       if (count > perMinute) {
         const retryAfterSec = Math.max(1, Math.ceil(((current + 1) * WINDOW_MS - nowMs) / 1000));
-        throw new ApiError(429, 'rate_limited', `Too many authentication attempts from this address; retry in ${retryAfterSec} s`, {
-          retryAfterSec,
-        });
+        throw new ApiError(
+          429,
+          'rate_limited',
+          `Too many authentication attempts from this address; retry in ${retryAfterSec} s`,
+          {
+            retryAfterSec,
+          },
+        );
       }
     },
   };

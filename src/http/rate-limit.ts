@@ -55,7 +55,11 @@ export function createRedisStore(url: string, commandTimeoutMs = 500): RateLimit
     async hit(keyId, nowMs) {
       const window = windowOf(nowMs);
       const k = keyFor(keyId, window);
-      const [[, count]] = (await redis.multi().incr(k).expire(k, WINDOW_SEC + 5).exec()) as [[null, number], unknown];
+      const [[, count]] = (await redis
+        .multi()
+        .incr(k)
+        .expire(k, WINDOW_SEC + 5)
+        .exec()) as [[null, number], unknown];
       return { count, resetEpochSec: resetOf(window) };
     },
     async peek(keyId, nowMs) {
@@ -87,10 +91,13 @@ export function withCircuitBreaker(
   let warnedAt = -Infinity;
   let skipped = 0;
 
-  const deadline = <T,>(promise: Promise<T>): Promise<T> => {
+  const deadline = <T>(promise: Promise<T>): Promise<T> => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StoreUnavailableError(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+      timer = setTimeout(
+        () => reject(new StoreUnavailableError(`no answer within ${options.timeoutMs} ms`)),
+        options.timeoutMs,
+      );
     });
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   };
@@ -118,7 +125,9 @@ export function withCircuitBreaker(
           'rate-limit store unavailable; allowing requests without a limit until it is back',
         );
       }
-      throw err instanceof StoreUnavailableError ? err : new StoreUnavailableError((err as Error)?.message ?? 'store failed');
+      throw err instanceof StoreUnavailableError
+        ? err
+        : new StoreUnavailableError((err as Error)?.message ?? 'store failed');
     } finally {
       if (probe) probing = false;
     }
@@ -156,7 +165,8 @@ export function createRateLimiter(store: RateLimitStore, defaultLimit: number, l
         return state(limit, count, resetEpochSec);
       } catch (err) {
         // The circuit breaker in front of a shared store has already logged the outage, once per interval.
-        if (!(err instanceof StoreUnavailableError)) log.error({ err, keyId: key.keyId }, 'rate-limit store failed; allowing request');
+        if (!(err instanceof StoreUnavailableError))
+          log.error({ err, keyId: key.keyId }, 'rate-limit store failed; allowing request');
         return fallback(limit, nowMs);
       }
     },

@@ -15,9 +15,13 @@ export function registerRequestDeadline(app: FastifyInstance) {
     const scope = newRequestScope();
     (request as WithScope)[SCOPE] = scope;
     // request.signal also aborts when the connection closes; only the deadline expires the work.
-    request.signal?.addEventListener('abort', () => {
-      if ((request.signal.reason as { code?: string })?.code === 'FST_ERR_HANDLER_TIMEOUT') expireRequestScope(scope);
-    }, { once: true });
+    request.signal?.addEventListener(
+      'abort',
+      () => {
+        if ((request.signal.reason as { code?: string })?.code === 'FST_ERR_HANDLER_TIMEOUT') expireRequestScope(scope);
+      },
+      { once: true },
+    );
     runInRequestScope(scope, done);
   });
   app.addHook('preValidation', (request, _reply, done) => {

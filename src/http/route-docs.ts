@@ -31,24 +31,41 @@ export function registerRouteDocs(app: FastifyInstance) {
       schema.description = [schema.description, config.scope ? `Scope: \`${config.scope}\`.` : 'Any valid API key.']
         .filter(Boolean)
         .join('\n\n');
-      add(401, 'Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired');
+      add(
+        401,
+        'Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired',
+      );
       const write = hasBody || route.method === 'DELETE';
-      if (config.scope) add(403, `The key lacks the \`${config.scope}\` scope${write ? ', or the user who issued it was removed' : ''}`);
+      if (config.scope)
+        add(
+          403,
+          `The key lacks the \`${config.scope}\` scope${write ? ', or the user who issued it was removed' : ''}`,
+        );
       else if (write) add(403, 'The user who issued the key was removed');
-      add(429, 'Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After)');
+      add(
+        429,
+        'Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After)',
+      );
     }
     if (route.url.includes(':')) add(404, 'Not found in this organisation');
     // A malformed percent-encoding can only break a path parameter; it is refused (400 bad_url) before routing.
     const hasParams = route.url.includes(':');
     if (hasBody || hasParams) {
-      add(400, [hasBody && 'the body is not valid JSON or not a valid batch envelope', hasParams && 'the URL is malformed'].filter(Boolean).join(', or ').replace(/^./, (c) => c.toUpperCase()));
+      add(
+        400,
+        [hasBody && 'the body is not valid JSON or not a valid batch envelope', hasParams && 'the URL is malformed']
+          .filter(Boolean)
+          .join(', or ')
+          .replace(/^./, (c) => c.toUpperCase()),
+      );
     }
     if (hasBody) {
       add(413, 'Body larger than 1 MiB');
       add(415, 'Body is not application/json');
     }
     // Any authenticated input (path, query, body, Idempotency-Key) can fail validation, e.g. a NUL character.
-    if (hasBody || schema.querystring || !config.public) add(422, 'Validation failed; fieldErrors maps each field to a message');
+    if (hasBody || schema.querystring || !config.public)
+      add(422, 'Validation failed; fieldErrors maps each field to a message');
     add(500, 'Internal error; quote requestId when reporting it');
     add(503, 'database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds)');
   });

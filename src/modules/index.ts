@@ -18,7 +18,21 @@ import { scanRoutes } from './tools/scan.routes.ts';
 import { metricsRoutes } from '../metrics.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
-export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [metaRoutes, assetRoutes, assetCheckoutRoutes, projectRoutes, yardRoutes, workOrderRoutes, repairRoutes, toolRoutes, webhookRoutes, flagRoutes, hoursRoutes, userRoutes, apiKeyRoutes];
+export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
+  metaRoutes,
+  assetRoutes,
+  assetCheckoutRoutes,
+  projectRoutes,
+  yardRoutes,
+  workOrderRoutes,
+  repairRoutes,
+  toolRoutes,
+  webhookRoutes,
+  flagRoutes,
+  hoursRoutes,
+  userRoutes,
+  apiKeyRoutes,
+];
 
 /** Route plugins mounted at the root, outside the API key chain: contracts, the public scan page, metrics. */
 export const PUBLIC_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [

@@ -26,14 +26,49 @@ describe('admin CLI commands', () => {
   it('creates an organisation, a user and a key, and lists and revokes keys', async () => {
     const org = await admin('org', 'create', '--name', 'Kestrel Haulage', '--json');
     expect(org.code).toBe(0);
-    expect(org.json()).toEqual({ id: expect.any(String), name: 'Kestrel Haulage', slug: 'kestrel-haulage', createdAt: expect.any(String) });
+    expect(org.json()).toEqual({
+      id: expect.any(String),
+      name: 'Kestrel Haulage',
+      slug: 'kestrel-haulage',
+      createdAt: expect.any(String),
+    });
 
-    const user = await admin('user', 'create', '--org', 'kestrel-haulage', '--email', 'Ana@Kestrel.example', '--name', 'Ana', '--json');
+    const user = await admin(
+      'user',
+      'create',
+      '--org',
+      'kestrel-haulage',
+      '--email',
+      'Ana@Kestrel.example',
+      '--name',
+      'Ana',
+      '--json',
+    );
     expect(user.json()).toEqual({ id: expect.any(String), email: 'ana@kestrel.example', name: 'Ana' });
 
-    const key = await admin('key', 'create', '--org', 'kestrel-haulage', '--user', 'ana@kestrel.example', '--label', 'ERP', '--scopes', 'assets:read,assets:write', '--expires', '2099-01-01T00:00:00Z', '--rate-limit', '120', '--json');
+    const key = await admin(
+      'key',
+      'create',
+      '--org',
+      'kestrel-haulage',
+      '--user',
+      'ana@kestrel.example',
+      '--label',
+      'ERP',
+      '--scopes',
+      'assets:read,assets:write',
+      '--expires',
+      '2099-01-01T00:00:00Z',
+      '--rate-limit',
+      '120',
+      '--json',
+    );
     const created = key.json();
-    expect(created).toMatchObject({ label: 'ERP', scopes: ['assets:read', 'assets:write'], expiresAt: '2099-01-01T00:00:00.000Z' });
+    expect(created).toMatchObject({
+      label: 'ERP',
+      scopes: ['assets:read', 'assets:write'],
+      expiresAt: '2099-01-01T00:00:00.000Z',
+    });
     expect(created.key).toMatch(/^flt_[A-Za-z0-9_-]{43}$/);
     const stored = await db.prisma.apiKey.findUniqueOrThrow({ where: { id: created.id } });
     expect(stored.keyHash).toBe(hashApiKey(created.key));
@@ -47,7 +82,15 @@ describe('admin CLI commands', () => {
     const revoked = await admin('key', 'revoke', '--id', created.id, '--json');
     expect(revoked.json()).toEqual({ id: created.id, revokedAt: expect.any(String) });
 
-    const removed = await admin('user', 'remove', '--org', 'kestrel-haulage', '--email', 'ana@kestrel.example', '--json');
+    const removed = await admin(
+      'user',
+      'remove',
+      '--org',
+      'kestrel-haulage',
+      '--email',
+      'ana@kestrel.example',
+      '--json',
+    );
     expect(removed.json()).toEqual({ id: user.json().id, removedAt: expect.any(String) });
   });
 
@@ -82,7 +125,9 @@ describe('admin CLI commands', () => {
   it('validates scopes, expiry and rate limit', async () => {
     await admin('user', 'create', '--org', 'kestrel-haulage', '--email', 'bo@kestrel.example');
     const base = ['key', 'create', '--org', 'kestrel-haulage', '--user', 'bo@kestrel.example', '--label', 'L'];
-    expect((await admin(...base, '--scopes', 'assets:read,assets:destroy')).err).toContain('unknown scope(s): assets:destroy');
+    expect((await admin(...base, '--scopes', 'assets:read,assets:destroy')).err).toContain(
+      'unknown scope(s): assets:destroy',
+    );
     expect((await admin(...base, '--expires', 'next week')).err).toContain('not an ISO 8601');
     expect((await admin(...base, '--expires', '2001-01-01T00:00:00Z')).err).toContain('in the future');
     expect((await admin(...base, '--rate-limit', '0')).err).toContain('positive whole number');
@@ -92,8 +137,24 @@ describe('admin CLI commands', () => {
 describe('admin CLI and the API share one service', () => {
   it('records the same audit events as the API, with no actor, and never the key', async () => {
     const org = (await admin('org', 'create', '--name', 'Audit Co', '--json')).json();
-    const user = (await admin('user', 'create', '--org', 'audit-co', '--email', 'al@audit.example', '--name', 'Al', '--json')).json();
-    const key = (await admin('key', 'create', '--org', 'audit-co', '--user', 'al@audit.example', '--label', 'L', '--scopes', 'assets:read', '--json')).json();
+    const user = (
+      await admin('user', 'create', '--org', 'audit-co', '--email', 'al@audit.example', '--name', 'Al', '--json')
+    ).json();
+    const key = (
+      await admin(
+        'key',
+        'create',
+        '--org',
+        'audit-co',
+        '--user',
+        'al@audit.example',
+        '--label',
+        'L',
+        '--scopes',
+        'assets:read',
+        '--json',
+      )
+    ).json();
     await admin('key', 'revoke', '--id', key.id, '--json');
     await admin('user', 'remove', '--org', 'audit-co', '--email', 'al@audit.example', '--json');
     const events = await db.prisma.event.findMany({ where: { orgId: org.id }, orderBy: { createdAt: 'asc' } });
@@ -110,8 +171,12 @@ describe('admin CLI and the API share one service', () => {
 
   it('re-adding a removed user restores the same person and revokes their old keys', async () => {
     await admin('org', 'create', '--name', 'Return Co');
-    const user = (await admin('user', 'create', '--org', 'return-co', '--email', 'r@return.example', '--name', 'Ray', '--json')).json();
-    const key = (await admin('key', 'create', '--org', 'return-co', '--user', 'r@return.example', '--label', 'L', '--json')).json();
+    const user = (
+      await admin('user', 'create', '--org', 'return-co', '--email', 'r@return.example', '--name', 'Ray', '--json')
+    ).json();
+    const key = (
+      await admin('key', 'create', '--org', 'return-co', '--user', 'r@return.example', '--label', 'L', '--json')
+    ).json();
     await admin('user', 'remove', '--org', 'return-co', '--email', 'r@return.example');
     const again = (await admin('user', 'create', '--org', 'return-co', '--email', 'r@return.example', '--json')).json();
     expect(again).toEqual({ id: user.id, email: 'r@return.example', name: 'Ray' });

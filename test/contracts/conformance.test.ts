@@ -39,15 +39,37 @@ afterAll(() => t.close());
 
 const opById = (id: string) => operationsOf(doc).find((o) => o.op.operationId === id)!;
 
-async function send(operationId: string, opts: { path?: string; key?: string | null; query?: string; headers?: Record<string, string>; payload?: string | Buffer }) {
+async function send(
+  operationId: string,
+  opts: {
+    path?: string;
+    key?: string | null;
+    query?: string;
+    headers?: Record<string, string>;
+    payload?: string | Buffer;
+  },
+) {
   const { path, method } = opById(operationId);
   const url = (opts.path ?? path) + (opts.query ? `?${opts.query}` : '');
   const res = await t.app.inject({
-    method: method.toUpperCase() as 'GET', url,
-    headers: { ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}), ...(opts.payload !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers },
+    method: method.toUpperCase() as 'GET',
+    url,
+    headers: {
+      ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}),
+      ...(opts.payload !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...opts.headers,
+    },
     payload: opts.payload,
   });
-  violations.push(...validator.validate({ method: method.toUpperCase(), path: url.split('?')[0], status: res.statusCode, headers: res.headers, body: res.body }));
+  violations.push(
+    ...validator.validate({
+      method: method.toUpperCase(),
+      path: url.split('?')[0],
+      status: res.statusCode,
+      headers: res.headers,
+      body: res.body,
+    }),
+  );
   seen.add(`${operationId} ${res.statusCode}`);
   return res;
 }
@@ -57,8 +79,11 @@ async function runStep(step: Step) {
   const { path, op } = opById(s.operationId);
   const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(s.params?.[name] ?? ''));
   const res = await send(s.operationId, {
-    path: concrete, key: op.security.length ? key : null, query: s.query ? new URLSearchParams(s.query).toString() : undefined,
-    headers: s.headers, payload: s.body === undefined ? undefined : JSON.stringify(s.body),
+    path: concrete,
+    key: op.security.length ? key : null,
+    query: s.query ? new URLSearchParams(s.query).toString() : undefined,
+    headers: s.headers,
+    payload: s.body === undefined ? undefined : JSON.stringify(s.body),
   });
   const label = `${s.name ?? s.operationId}`;
   expect(res.statusCode, `${label}: ${res.body.slice(0, 300)}`).toBe(s.status);
@@ -67,7 +92,10 @@ async function runStep(step: Step) {
   for (const check of s.checks ?? []) {
     const value = valueAt(body, check.path);
     if ('equals' in check) expect(value, `${label}: ${check.path}`).toEqual(check.equals);
-    if (check.type) expect(Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value, `${label}: ${check.path}`).toBe(check.type);
+    if (check.type)
+      expect(Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value, `${label}: ${check.path}`).toBe(
+        check.type,
+      );
   }
   for (const [name, at] of Object.entries(s.save ?? {})) vars[name] = String(valueAt(body, at));
 }
@@ -79,14 +107,50 @@ describe('conformance of every answer to openapi.yaml', () => {
   }, 180_000);
 
   it('answers the documented conflicts', async () => {
-    await runStep({ operationId: 'reviewHoursLog', params: { id: '{{pendingLogId}}' }, body: { reviewStatus: 'REJECTED' }, status: 409 });
-    await runStep({ operationId: 'updateWorkOrder', params: { id: '{{workOrderId}}' }, body: { status: 'OPEN' }, status: 409 });
-    await runStep({ operationId: 'updateTool', params: { id: '{{toolId}}' }, body: { status: 'RETIRED' }, status: 200 });
+    await runStep({
+      operationId: 'reviewHoursLog',
+      params: { id: '{{pendingLogId}}' },
+      body: { reviewStatus: 'REJECTED' },
+      status: 409,
+    });
+    await runStep({
+      operationId: 'updateWorkOrder',
+      params: { id: '{{workOrderId}}' },
+      body: { status: 'OPEN' },
+      status: 409,
+    });
+    await runStep({
+      operationId: 'updateTool',
+      params: { id: '{{toolId}}' },
+      body: { status: 'RETIRED' },
+      status: 200,
+    });
     await runStep({ operationId: 'checkoutTool', params: { id: '{{toolId}}' }, body: {}, status: 409 });
-    await runStep({ operationId: 'updateAsset', params: { id: '{{assetId}}' }, body: { lifecycleStatus: 'SOLD' }, status: 200 });
-    await runStep({ operationId: 'checkoutAsset', params: { id: '{{assetId}}' }, body: { toProjectId: '{{projectId}}' }, status: 409 });
-    await runStep({ operationId: 'rollApiKey', params: { id: '{{apiKeyId}}' }, body: {}, status: 409, checks: [{ path: 'error', equals: 'key_already_rolled' }] });
-    await runStep({ operationId: 'removeUser', params: { id: '{{selfUserId}}' }, status: 409, checks: [{ path: 'error', equals: 'cannot_remove_key_creator' }] });
+    await runStep({
+      operationId: 'updateAsset',
+      params: { id: '{{assetId}}' },
+      body: { lifecycleStatus: 'SOLD' },
+      status: 200,
+    });
+    await runStep({
+      operationId: 'checkoutAsset',
+      params: { id: '{{assetId}}' },
+      body: { toProjectId: '{{projectId}}' },
+      status: 409,
+    });
+    await runStep({
+      operationId: 'rollApiKey',
+      params: { id: '{{apiKeyId}}' },
+      body: {},
+      status: 409,
+      checks: [{ path: 'error', equals: 'key_already_rolled' }],
+    });
+    await runStep({
+      operationId: 'removeUser',
+      params: { id: '{{selfUserId}}' },
+      status: 409,
+      checks: [{ path: 'error', equals: 'cannot_remove_key_creator' }],
+    });
     expect(violations).toEqual([]);
   });
 
@@ -103,12 +167,23 @@ describe('conformance of every answer to openapi.yaml', () => {
       const scope: string | undefined = op.security?.[0]?.bearerAuth?.[0];
       const missing = path.replace(/\{\w+\}/g, 'cm0000000000000000missing');
       const withBody = (payload: string | Buffer, headers?: Record<string, string>) =>
-        send(id, { path: missing, key, payload: method === 'get' || method === 'delete' ? undefined : payload, headers });
+        send(id, {
+          path: missing,
+          key,
+          payload: method === 'get' || method === 'delete' ? undefined : payload,
+          headers,
+        });
       const sample = WALKTHROUGH.find((s) => s.operationId === id && s.status < 300)?.body;
       if (codes.includes('401')) await send(id, { path: missing });
-      if (codes.includes('403') && scope) await send(id, { path: missing, key: scope === 'events:read' ? otherNarrow.key : narrow.key, payload: op.requestBody ? '{}' : undefined });
+      if (codes.includes('403') && scope)
+        await send(id, {
+          path: missing,
+          key: scope === 'events:read' ? otherNarrow.key : narrow.key,
+          payload: op.requestBody ? '{}' : undefined,
+        });
       // The window is aligned to the clock minute: if it just rolled over, the first call spends the new allowance.
-      if (codes.includes('429') && (await send(id, { path: missing, key: limited.key })).statusCode !== 429) await send(id, { path: missing, key: limited.key });
+      if (codes.includes('429') && (await send(id, { path: missing, key: limited.key })).statusCode !== 429)
+        await send(id, { path: missing, key: limited.key });
       if (codes.includes('404')) await withBody(JSON.stringify(fill(sample ?? {}, vars, now)));
       if (codes.includes('422')) {
         if (op.requestBody) await withBody(JSON.stringify({ entries: [{ name: 'a\u0000b' }] }));
@@ -116,7 +191,8 @@ describe('conformance of every answer to openapi.yaml', () => {
       }
       // Fastify parses a body on DELETE too, so DELETE meets the same 400/413/415 as POST and PATCH.
       if (method !== 'get') {
-        const bad = (payload: string | Buffer, headers?: Record<string, string>) => send(id, { path: missing, key, payload, headers });
+        const bad = (payload: string | Buffer, headers?: Record<string, string>) =>
+          send(id, { path: missing, key, payload, headers });
         await bad('{"unterminated": ');
         await bad(big);
         await bad('name=x', { 'content-type': 'text/plain' });
@@ -134,7 +210,12 @@ describe('conformance of every answer to openapi.yaml', () => {
     await admin.removeUser(tenant.slug, tenant.email);
     await new Promise((r) => setTimeout(r, t.deps.config.authCacheTtlMs + 50));
     for (const { method, op } of operationsOf(doc)) {
-      if (method !== 'get' && op.responses['403']) await send(op.operationId, { path: opById(op.operationId).path.replace(/\{\w+\}/g, 'x'), key: orphan.key, payload: op.requestBody ? '{}' : undefined });
+      if (method !== 'get' && op.responses['403'])
+        await send(op.operationId, {
+          path: opById(op.operationId).path.replace(/\{\w+\}/g, 'x'),
+          key: orphan.key,
+          payload: op.requestBody ? '{}' : undefined,
+        });
     }
     expect(violations).toEqual([]);
   }, 180_000);
@@ -142,8 +223,14 @@ describe('conformance of every answer to openapi.yaml', () => {
   it('has driven every operation through every documented status', () => {
     const undriven = operationsOf(doc).flatMap(({ op }) =>
       Object.keys(op.responses)
-        .filter((code) => !seen.has(`${op.operationId} ${code}`) && !(code in NOT_DRIVEN) && !(`${op.operationId} ${code}` in NOT_DRIVEN))
-        .map((code) => `${op.operationId} ${code}`));
+        .filter(
+          (code) =>
+            !seen.has(`${op.operationId} ${code}`) &&
+            !(code in NOT_DRIVEN) &&
+            !(`${op.operationId} ${code}` in NOT_DRIVEN),
+        )
+        .map((code) => `${op.operationId} ${code}`),
+    );
     expect(undriven).toEqual([]);
   });
 });

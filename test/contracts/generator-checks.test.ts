@@ -13,7 +13,14 @@ const doc = {
         responses: {
           200: {
             description: 'Default Response',
-            content: { 'application/json': { schema: { type: 'object', properties: { widgets: { type: 'array', items: { type: 'object' } }, nextCursor: { type: 'string' } } } } },
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: { widgets: { type: 'array', items: { type: 'object' } }, nextCursor: { type: 'string' } },
+                },
+              },
+            },
           },
         },
       },
@@ -24,13 +31,15 @@ const doc = {
 describe('the contract generator fails loudly on incomplete routes', () => {
   it('names the route and what to add', () => {
     const problems = contractProblems(doc);
-    expect(problems).toEqual(expect.arrayContaining([
-      expect.stringMatching(/^GET \/api\/v1\/widgets \(listWidgets\): add a `summary`/),
-      expect.stringMatching(/add `tags`/),
-      expect.stringMatching(/response 200 needs a description/),
-      expect.stringMatching(/response 200 has no example/),
-      expect.stringMatching(/list field `widgets` holds an unnamed row schema/),
-    ]));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^GET \/api\/v1\/widgets \(listWidgets\): add a `summary`/),
+        expect.stringMatching(/add `tags`/),
+        expect.stringMatching(/response 200 needs a description/),
+        expect.stringMatching(/response 200 has no example/),
+        expect.stringMatching(/list field `widgets` holds an unnamed row schema/),
+      ]),
+    );
   });
 
   it('refuses a Postman collection without a walkthrough step for an operation', () => {

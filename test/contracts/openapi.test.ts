@@ -16,7 +16,10 @@ afterAll(() => t.close());
 
 const operations = () =>
   Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
-    Object.entries(item).filter(([m]) => ['get', 'post', 'patch', 'put', 'delete'].includes(m)).map(([method, op]) => ({ path, method, op })));
+    Object.entries(item)
+      .filter(([m]) => ['get', 'post', 'patch', 'put', 'delete'].includes(m))
+      .map(([method, op]) => ({ path, method, op })),
+  );
 
 describe('GET /openapi.yaml', () => {
   it('is a valid OpenAPI 3.1 document (independent validator)', async () => {
@@ -44,7 +47,10 @@ describe('GET /openapi.yaml', () => {
   });
 
   it('leaves only the public endpoints without security', () => {
-    const open = operations().filter((o) => o.op.security.length === 0).map((o) => `${o.method.toUpperCase()} ${o.path}`).sort();
+    const open = operations()
+      .filter((o) => o.op.security.length === 0)
+      .map((o) => `${o.method.toUpperCase()} ${o.path}`)
+      .sort();
     expect(open.every((o) => /\/(health|health\/live|version|changelog)$/.test(o))).toBe(true);
   });
 
@@ -73,14 +79,18 @@ describe('GET /openapi.yaml', () => {
     expect(Object.keys(list.content).sort()).toEqual(['application/json', 'text/csv']);
     expect(list.content['application/json'].schema.$ref).toBe('#/components/schemas/ListToolsResponse');
     expect(list.headers['Content-Disposition']).toBeDefined();
-    expect(Object.keys(doc.paths['/api/v1/tools/{id}/qr'].get.responses['200'].content).sort()).toEqual(['image/png', 'image/svg+xml']);
+    expect(Object.keys(doc.paths['/api/v1/tools/{id}/qr'].get.responses['200'].content).sort()).toEqual([
+      'image/png',
+      'image/svg+xml',
+    ]);
   });
 
   it('declares X-Request-Id everywhere, X-RateLimit-* on authenticated answers and Retry-After on 429', () => {
     for (const { op } of operations()) {
       for (const [code, response] of Object.entries<any>(op.responses)) {
         expect(response.headers['X-Request-Id']).toBeDefined();
-        if (op.security.length && !['400', '401', '500'].includes(code)) expect(response.headers['X-RateLimit-Remaining']).toBeDefined();
+        if (op.security.length && !['400', '401', '500'].includes(code))
+          expect(response.headers['X-RateLimit-Remaining']).toBeDefined();
         if (code === '429') expect(response.headers['Retry-After']).toBeDefined();
       }
     }
@@ -116,7 +126,8 @@ describe('GET /openapi.yaml', () => {
       if (body) check(`${method} ${path} request`, body);
       for (const [code, response] of Object.entries<any>(op.responses)) {
         expect(response.description).not.toBe('Default Response');
-        if (code.startsWith('2') && response.content?.['application/json']) check(`${method} ${path} ${code}`, response.content['application/json']);
+        if (code.startsWith('2') && response.content?.['application/json'])
+          check(`${method} ${path} ${code}`, response.content['application/json']);
       }
     }
   });

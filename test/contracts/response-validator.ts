@@ -30,11 +30,14 @@ export function createResponseValidator(doc: Json) {
     pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
     literal: template.split('/').filter((s) => !s.startsWith('{')).length,
   }));
-  const rewrite = (schema: unknown): unknown => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/'));
+  const rewrite = (schema: unknown): unknown =>
+    JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/'));
 
   function operationOf(method: string, path: string) {
     const match = templates.filter((t) => t.pattern.test(path)).sort((a, b) => b.literal - a.literal)[0];
-    return match ? { template: match.template, op: doc.paths[match.template][method.toLowerCase()] as Json | undefined } : undefined;
+    return match
+      ? { template: match.template, op: doc.paths[match.template][method.toLowerCase()] as Json | undefined }
+      : undefined;
   }
 
   function validate(answer: Answer): string[] {
@@ -51,13 +54,20 @@ export function createResponseValidator(doc: Json) {
         if (resolved.required) problems.push(`${where}: required header ${name} missing`);
         continue;
       }
-      if (resolved.schema?.type === 'integer' && !/^\d+$/.test(String(value))) problems.push(`${where}: header ${name} is not an integer: ${value}`);
+      if (resolved.schema?.type === 'integer' && !/^\d+$/.test(String(value)))
+        problems.push(`${where}: header ${name} is not an integer: ${value}`);
     }
-    const mediaType = String(answer.headers['content-type'] ?? '').split(';')[0].trim();
+    const mediaType = String(answer.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim();
     const content: Json = response.content ?? {};
     if (!Object.keys(content).length) return problems;
     const media = content[mediaType];
-    if (!media) return [...problems, `${where}: media type ${mediaType || '(none)'} not documented (${Object.keys(content).join(', ')})`];
+    if (!media)
+      return [
+        ...problems,
+        `${where}: media type ${mediaType || '(none)'} not documented (${Object.keys(content).join(', ')})`,
+      ];
     if (mediaType !== 'application/json') return problems;
     const key = `${found.template} ${answer.method} ${answer.status}`;
     let check = compiled.get(key);

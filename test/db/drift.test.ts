@@ -13,10 +13,23 @@ const wasm = require('@prisma/prisma-schema-wasm') as { get_dmmf(params: string)
 const schema = readFileSync(new URL('../../prisma/schema.prisma', import.meta.url), 'utf8');
 
 interface DmmfField {
-  name: string; dbName?: string | null; kind: string; type: string; isList: boolean; isRequired: boolean; isId: boolean;
-  nativeType?: [string, string[]] | null; relationFromFields?: string[]; relationToFields?: string[]; relationOnDelete?: string;
+  name: string;
+  dbName?: string | null;
+  kind: string;
+  type: string;
+  isList: boolean;
+  isRequired: boolean;
+  isId: boolean;
+  nativeType?: [string, string[]] | null;
+  relationFromFields?: string[];
+  relationToFields?: string[];
+  relationOnDelete?: string;
 }
-interface DmmfModel { name: string; dbName: string | null; fields: DmmfField[] }
+interface DmmfModel {
+  name: string;
+  dbName: string | null;
+  fields: DmmfField[];
+}
 const dmmf = JSON.parse(wasm.get_dmmf(JSON.stringify({ prismaSchema: schema }))).datamodel as {
   models: DmmfModel[];
   enums: { name: string; dbName: string | null; values: { name: string; dbName: string | null }[] }[];
@@ -34,14 +47,23 @@ const enumDbName = (name: string) => {
 
 function expectedType(f: DmmfField): string {
   const base =
-    f.kind === 'enum' ? enumDbName(f.type)
-    : f.type === 'String' ? 'text'
-    : f.type === 'Int' ? 'int4'
-    : f.type === 'Float' ? 'float8'
-    : f.type === 'Boolean' ? 'bool'
-    : f.type === 'Json' ? 'jsonb'
-    : f.type === 'DateTime' ? (f.nativeType?.[0] === 'Timestamptz' ? 'timestamptz' : 'timestamp')
-    : `unmapped:${f.type}`;
+    f.kind === 'enum'
+      ? enumDbName(f.type)
+      : f.type === 'String'
+        ? 'text'
+        : f.type === 'Int'
+          ? 'int4'
+          : f.type === 'Float'
+            ? 'float8'
+            : f.type === 'Boolean'
+              ? 'bool'
+              : f.type === 'Json'
+                ? 'jsonb'
+                : f.type === 'DateTime'
+                  ? f.nativeType?.[0] === 'Timestamptz'
+                    ? 'timestamptz'
+                    : 'timestamp'
+                  : `unmapped:${f.type}`;
   return f.isList ? `_${base}` : base;
 }
 
@@ -63,10 +85,18 @@ describe('migrations match prisma/schema.prisma', () => {
     const rows = await db.sql.query<{ table_name: string; column_name: string; udt_name: string; is_nullable: string }>(
       `SELECT table_name, column_name, udt_name, is_nullable FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`,
     );
-    const actual = rows.map((r) => `${r.table_name}.${r.column_name}: ${r.udt_name}${r.is_nullable === 'YES' ? '?' : ''}`).sort();
+    const actual = rows
+      .map((r) => `${r.table_name}.${r.column_name}: ${r.udt_name}${r.is_nullable === 'YES' ? '?' : ''}`)
+      .sort();
     const expected = dmmf.models
-      .flatMap((m) => m.fields.filter((f) => f.kind !== 'object').map((f) =>
-        `${m.dbName ?? m.name}.${f.dbName ?? f.name}: ${expectedType(f)}${f.isRequired || f.isList ? '' : '?'}`))
+      .flatMap((m) =>
+        m.fields
+          .filter((f) => f.kind !== 'object')
+          .map(
+            (f) =>
+              `${m.dbName ?? m.name}.${f.dbName ?? f.name}: ${expectedType(f)}${f.isRequired || f.isList ? '' : '?'}`,
+          ),
+      )
       .sort();
     expect(actual).toEqual(expected);
   });
@@ -76,9 +106,17 @@ describe('migrations match prisma/schema.prisma', () => {
       `SELECT t.typname, array_agg(e.enumlabel ORDER BY e.enumsortorder) AS labels
        FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid GROUP BY t.typname`,
     );
-    const parse = (l: string[] | string) => (Array.isArray(l) ? l : l.replace(/^{|}$/g, '').split(',').map((s) => s.replace(/^"|"$/g, '')));
+    const parse = (l: string[] | string) =>
+      Array.isArray(l)
+        ? l
+        : l
+            .replace(/^{|}$/g, '')
+            .split(',')
+            .map((s) => s.replace(/^"|"$/g, ''));
     const actual = Object.fromEntries(rows.map((r) => [r.typname, parse(r.labels)]));
-    const expected = Object.fromEntries(dmmf.enums.map((e) => [e.dbName ?? e.name, e.values.map((v) => v.dbName ?? v.name)]));
+    const expected = Object.fromEntries(
+      dmmf.enums.map((e) => [e.dbName ?? e.name, e.values.map((v) => v.dbName ?? v.name)]),
+    );
     expect(actual).toEqual(expected);
   });
 
@@ -90,9 +128,14 @@ describe('migrations match prisma/schema.prisma', () => {
        FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = 'public' AND c.relname <> '_prisma_migrations'`,
     );
-    const actual = rows.map((r) => `${r.tbl}(${r.cols}) ${r.primary ? 'primary' : r.unique ? 'unique' : 'index'}`).sort();
+    const actual = rows
+      .map((r) => `${r.tbl}(${r.cols}) ${r.primary ? 'primary' : r.unique ? 'unique' : 'index'}`)
+      .sort();
     const expected = [
-      ...dmmf.indexes.map((ix) => `${tableOf(ix.model)}(${ix.fields.map((f) => f.name).join(',')}) ${ix.type === 'id' ? 'primary' : ix.type === 'unique' ? 'unique' : 'index'}`),
+      ...dmmf.indexes.map(
+        (ix) =>
+          `${tableOf(ix.model)}(${ix.fields.map((f) => f.name).join(',')}) ${ix.type === 'id' ? 'primary' : ix.type === 'unique' ? 'unique' : 'index'}`,
+      ),
     ].sort();
     expect(actual).toEqual(expected);
   });
@@ -105,10 +148,21 @@ describe('migrations match prisma/schema.prisma', () => {
        FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE c.contype = 'f' AND n.nspname = 'public'`,
     );
     const rule: Record<string, string> = { c: 'Cascade', n: 'SetNull', r: 'Restrict', a: 'NoAction', d: 'SetDefault' };
-    const actual = rows.map((r) => `${r.tbl.replace(/"/g, '')}(${r.cols}) -> ${r.ref.replace(/"/g, '')}(${r.refcols}) on delete ${rule[r.del]}`).sort();
+    const actual = rows
+      .map(
+        (r) =>
+          `${r.tbl.replace(/"/g, '')}(${r.cols}) -> ${r.ref.replace(/"/g, '')}(${r.refcols}) on delete ${rule[r.del]}`,
+      )
+      .sort();
     const expected = dmmf.models
-      .flatMap((m) => m.fields.filter((f) => f.kind === 'object' && f.relationFromFields?.length).map((f) =>
-        `${m.dbName ?? m.name}(${f.relationFromFields!.join(',')}) -> ${tableOf(f.type)}(${f.relationToFields!.join(',')}) on delete ${f.relationOnDelete ?? (f.isRequired ? 'Restrict' : 'SetNull')}`))
+      .flatMap((m) =>
+        m.fields
+          .filter((f) => f.kind === 'object' && f.relationFromFields?.length)
+          .map(
+            (f) =>
+              `${m.dbName ?? m.name}(${f.relationFromFields!.join(',')}) -> ${tableOf(f.type)}(${f.relationToFields!.join(',')}) on delete ${f.relationOnDelete ?? (f.isRequired ? 'Restrict' : 'SetNull')}`,
+          ),
+      )
       .sort();
     expect(actual).toEqual(expected);
   });

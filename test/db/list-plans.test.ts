@@ -23,7 +23,13 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
  * Cond, not a Filter), and never sort a set that is not already cut to a page. Dropping an index, or
  * writing a cursor the index cannot use, fails here.
  */
-interface PlanNode { 'Node Type': string; 'Index Name'?: string; 'Index Cond'?: string; Filter?: string; Plans?: PlanNode[] }
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  Filter?: string;
+  Plans?: PlanNode[];
+}
 
 const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
@@ -42,7 +48,7 @@ const plans: { label: string; plan: PlanNode }[] = [];
 /** A SqlRunner that records the plan of each query instead of running it. */
 const explaining = (conn: SqlRunner, label: string): SqlRunner => ({
   ...conn,
-  query: async <T,>(text: string, params: unknown[] = []) => {
+  query: async <T>(text: string, params: unknown[] = []) => {
     const [row] = await conn.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${text}`, params);
     const raw = row['QUERY PLAN'];
     const json = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
@@ -74,10 +80,21 @@ function expectIndexed(plan: PlanNode, index: string, cursor: string[] = []) {
   expect(all.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Node Type'])).toEqual([]);
   expect(unboundedSorts(plan).map((n) => n['Node Type'])).toEqual([]);
   const scans = all.filter((n) => n['Index Name'] === index);
-  expect(scans.length, `expected a scan of ${index}, plan used ${all.map((n) => n['Index Name']).filter(Boolean).join(', ')}`).toBeGreaterThan(0);
+  expect(
+    scans.length,
+    `expected a scan of ${index}, plan used ${all
+      .map((n) => n['Index Name'])
+      .filter(Boolean)
+      .join(', ')}`,
+  ).toBeGreaterThan(0);
   for (const s of scans) {
-    for (const column of cursor) expect(s.Filter ?? '', `${column} filtered, not in the range, on ${index}`).not.toContain(column);
-    if (cursor.length > 0) expect(cursor.some((c) => (s['Index Cond'] ?? '').includes(c)), `cursor not in the Index Cond of ${index}`).toBe(true);
+    for (const column of cursor)
+      expect(s.Filter ?? '', `${column} filtered, not in the range, on ${index}`).not.toContain(column);
+    if (cursor.length > 0)
+      expect(
+        cursor.some((c) => (s['Index Cond'] ?? '').includes(c)),
+        `cursor not in the Index Cond of ${index}`,
+      ).toBe(true);
   }
 }
 
@@ -90,57 +107,108 @@ const after = (): [Date, string] => [new Date(AT), 'x'];
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  [{ id: orgId }] = await db.sql.query<{ id: string }>(`INSERT INTO organizations (id, name, slug) VALUES ('org-plans', 'Plans', 'plans') RETURNING id`);
+  [{ id: orgId }] = await db.sql.query<{ id: string }>(
+    `INSERT INTO organizations (id, name, slug) VALUES ('org-plans', 'Plans', 'plans') RETURNING id`,
+  );
   await db.sql.exec('ANALYZE');
 });
 afterAll(() => db.close());
 
 describe('list queries read an index in their order, starting at the cursor', () => {
   it('assets', async () => {
-    expectIndexed(await planOf('assets', (sql) => listAssetRows(sql, orgId, after(), 51)), 'assets_orgId_createdAt_id_idx', CREATED);
+    expectIndexed(
+      await planOf('assets', (sql) => listAssetRows(sql, orgId, after(), 51)),
+      'assets_orgId_createdAt_id_idx',
+      CREATED,
+    );
   });
 
   it('hours: org-wide, the review queue, a status subset, by asset', async () => {
     const q = (query: Record<string, string>) => ListHoursQuery.parse(query);
-    expectIndexed(await planOf('hours', (sql) => listMeterLogs(sql, orgId, q({}), after())), 'meter_logs_orgId_loggedAt_id_idx', LOGGED);
-    expectIndexed(await planOf('review queue', (sql) => listMeterLogs(sql, orgId, q({ reviewStatus: 'PENDING' }), after())),
-      'meter_logs_orgId_reviewStatus_loggedAt_id_idx', LOGGED);
-    expectIndexed(await planOf('reviewed', (sql) => listMeterLogs(sql, orgId, q({ reviewStatus: 'APPROVED,REJECTED' }), after())),
-      'meter_logs_orgId_reviewStatus_loggedAt_id_idx', LOGGED);
-    expectIndexed(await planOf('hours by asset', (sql) => listMeterLogs(sql, orgId, q({ assetId: 'a1' }), after())),
-      'meter_logs_assetId_loggedAt_id_idx', LOGGED);
+    expectIndexed(
+      await planOf('hours', (sql) => listMeterLogs(sql, orgId, q({}), after())),
+      'meter_logs_orgId_loggedAt_id_idx',
+      LOGGED,
+    );
+    expectIndexed(
+      await planOf('review queue', (sql) => listMeterLogs(sql, orgId, q({ reviewStatus: 'PENDING' }), after())),
+      'meter_logs_orgId_reviewStatus_loggedAt_id_idx',
+      LOGGED,
+    );
+    expectIndexed(
+      await planOf('reviewed', (sql) => listMeterLogs(sql, orgId, q({ reviewStatus: 'APPROVED,REJECTED' }), after())),
+      'meter_logs_orgId_reviewStatus_loggedAt_id_idx',
+      LOGGED,
+    );
+    expectIndexed(
+      await planOf('hours by asset', (sql) => listMeterLogs(sql, orgId, q({ assetId: 'a1' }), after())),
+      'meter_logs_assetId_loggedAt_id_idx',
+      LOGGED,
+    );
   });
 
   it('flags: default, every status, by asset', async () => {
     const q = (query: Record<string, string>) => ListFlagsQuery.parse(query);
-    expectIndexed(await planOf('flags', (sql) => listFlags(sql, orgId, q({}), after())), 'flags_orgId_status_createdAt_id_idx', CREATED);
-    expectIndexed(await planOf('flags all', (sql) => listFlags(sql, orgId, q({ status: 'OPEN,IN_PROGRESS,RESOLVED' }), after())),
-      'flags_orgId_status_createdAt_id_idx', CREATED);
-    expectIndexed(await planOf('flags by asset', (sql) => listFlags(sql, orgId, q({ assetId: 'a1' }), after())),
-      'flags_assetId_status_createdAt_id_idx', CREATED);
+    expectIndexed(
+      await planOf('flags', (sql) => listFlags(sql, orgId, q({}), after())),
+      'flags_orgId_status_createdAt_id_idx',
+      CREATED,
+    );
+    expectIndexed(
+      await planOf('flags all', (sql) => listFlags(sql, orgId, q({ status: 'OPEN,IN_PROGRESS,RESOLVED' }), after())),
+      'flags_orgId_status_createdAt_id_idx',
+      CREATED,
+    );
+    expectIndexed(
+      await planOf('flags by asset', (sql) => listFlags(sql, orgId, q({ assetId: 'a1' }), after())),
+      'flags_assetId_status_createdAt_id_idx',
+      CREATED,
+    );
   });
 
   it('repairs: org-wide, by asset, by project', async () => {
     const q = (query: Record<string, string>) => ListRepairsQuery.parse(query);
-    expectIndexed(await planOf('repairs', (sql) => listRepairs(sql, orgId, q({}), after())), 'repairs_orgId_createdAt_id_idx', CREATED);
-    expectIndexed(await planOf('repairs by asset', (sql) => listRepairs(sql, orgId, q({ assetId: 'a1' }), after())),
-      'repairs_assetId_createdAt_id_idx', CREATED);
-    expectIndexed(await planOf('repairs by project', (sql) => listRepairs(sql, orgId, q({ projectId: 'p1' }), after())),
-      'repairs_projectId_createdAt_id_idx', CREATED);
+    expectIndexed(
+      await planOf('repairs', (sql) => listRepairs(sql, orgId, q({}), after())),
+      'repairs_orgId_createdAt_id_idx',
+      CREATED,
+    );
+    expectIndexed(
+      await planOf('repairs by asset', (sql) => listRepairs(sql, orgId, q({ assetId: 'a1' }), after())),
+      'repairs_assetId_createdAt_id_idx',
+      CREATED,
+    );
+    expectIndexed(
+      await planOf('repairs by project', (sql) => listRepairs(sql, orgId, q({ projectId: 'p1' }), after())),
+      'repairs_projectId_createdAt_id_idx',
+      CREATED,
+    );
   });
 
   it('projects, yards', async () => {
-    expectIndexed(await planOf('projects', (sql) => listProjects(sql, orgId, ['ACTIVE', 'ON_HOLD'], after(), 51)),
-      'projects_orgId_status_createdAt_id_idx', CREATED);
-    expectIndexed(await planOf('yards', (sql) => listYards(sql, orgId, ['Depot', 'x'], 51)), 'yards_orgId_name_key', ['name']);
+    expectIndexed(
+      await planOf('projects', (sql) => listProjects(sql, orgId, ['ACTIVE', 'ON_HOLD'], after(), 51)),
+      'projects_orgId_status_createdAt_id_idx',
+      CREATED,
+    );
+    expectIndexed(await planOf('yards', (sql) => listYards(sql, orgId, ['Depot', 'x'], 51)), 'yards_orgId_name_key', [
+      'name',
+    ]);
   });
 
   it('work orders: the active queue and a status subset, past a cursor', async () => {
     const cursor = Buffer.from(JSON.stringify(['HIGH', AT, AT, 'x'])).toString('base64url');
     const q = (query: Record<string, string>) => ListWorkOrdersQuery.parse({ ...query, cursor });
-    expectIndexed(await planOf('queue', (sql) => listWorkOrders(sql, orgId, q({}))), 'work_orders_active_queue_idx', QUEUE);
-    expectIndexed(await planOf('done', (sql) => listWorkOrders(sql, orgId, q({ status: 'DONE' }))),
-      'work_orders_orgId_status_priority_dueAt_createdAt_id_idx', QUEUE);
+    expectIndexed(
+      await planOf('queue', (sql) => listWorkOrders(sql, orgId, q({}))),
+      'work_orders_active_queue_idx',
+      QUEUE,
+    );
+    expectIndexed(
+      await planOf('done', (sql) => listWorkOrders(sql, orgId, q({ status: 'DONE' }))),
+      'work_orders_orgId_status_priority_dueAt_createdAt_id_idx',
+      QUEUE,
+    );
   });
 
   it('tools: name order, lowStock, pmOverdue, warrantyExpiringDays', async () => {
@@ -148,18 +216,39 @@ describe('list queries read an index in their order, starting at the cursor', ()
     const page = { limit: 50, cursor };
     const q = (query: Record<string, string>) => ListToolsQuery.parse(query);
     const now = new Date(AT);
-    expectIndexed(await planOf('tools', (sql) => findToolPage(sql, orgId, q({}), page, now)), 'tools_orgId_name_id_idx', ['name']);
-    expectIndexed(await planOf('lowStock', (sql) => findToolPage(sql, orgId, q({ lowStock: 'true' }), page, now)), 'tools_low_stock_idx', ['name']);
-    expectIndexed(await planOf('pmOverdue', (sql) => findToolPage(sql, orgId, q({ pmOverdue: 'true' }), page, now)), 'tools_pm_tracked_idx', ['name']);
-    const warranty = await planOf('warranty', (sql) => findToolPage(sql, orgId, q({ warrantyExpiringDays: '30' }), { limit: 50 }, now));
+    expectIndexed(
+      await planOf('tools', (sql) => findToolPage(sql, orgId, q({}), page, now)),
+      'tools_orgId_name_id_idx',
+      ['name'],
+    );
+    expectIndexed(
+      await planOf('lowStock', (sql) => findToolPage(sql, orgId, q({ lowStock: 'true' }), page, now)),
+      'tools_low_stock_idx',
+      ['name'],
+    );
+    expectIndexed(
+      await planOf('pmOverdue', (sql) => findToolPage(sql, orgId, q({ pmOverdue: 'true' }), page, now)),
+      'tools_pm_tracked_idx',
+      ['name'],
+    );
+    const warranty = await planOf('warranty', (sql) =>
+      findToolPage(sql, orgId, q({ warrantyExpiringDays: '30' }), { limit: 50 }, now),
+    );
     expect(nodes(warranty).filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
   });
 
   it('tool events of one tool, past a cursor', async () => {
-    await db.sql.query(`INSERT INTO tools (id, "orgId", name, "scanToken", "updatedAt") VALUES ('t1', $1, 'Drill', 's1', now())`, [orgId]);
-    await db.sql.query(`INSERT INTO tool_events (id, "orgId", "toolId", kind) VALUES ('e1', $1, 't1', 'AUDIT')`, [orgId]);
+    await db.sql.query(
+      `INSERT INTO tools (id, "orgId", name, "scanToken", "updatedAt") VALUES ('t1', $1, 'Drill', 's1', now())`,
+      [orgId],
+    );
+    await db.sql.query(`INSERT INTO tool_events (id, "orgId", "toolId", kind) VALUES ('e1', $1, 't1', 'AUDIT')`, [
+      orgId,
+    ]);
     const q = ToolEventsQuery.parse({ cursor: 'e1' });
-    const plan = await planOf('tool events', (sql) => listToolEvents({ prisma: db.prisma, sql }, orgId, 't1', { ...q, limit: 50 }));
+    const plan = await planOf('tool events', (sql) =>
+      listToolEvents({ prisma: db.prisma, sql }, orgId, 't1', { ...q, limit: 50 }),
+    );
     expectIndexed(plan, 'tool_events_toolId_createdAt_id_idx', CREATED);
   });
 });

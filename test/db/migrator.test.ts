@@ -40,7 +40,9 @@ describe('migrator', () => {
     try {
       const all = [...readMigrations(), ...readMigrations(dir)];
       await expect(migrate(db.sql, all)).rejects.toThrow(/20990101000001_b failed/);
-      const tables = await db.sql.query<{ t: string }>(`SELECT table_name AS t FROM information_schema.tables WHERE table_name LIKE 'mig_%'`);
+      const tables = await db.sql.query<{ t: string }>(
+        `SELECT table_name AS t FROM information_schema.tables WHERE table_name LIKE 'mig_%'`,
+      );
       expect(tables.map((r) => r.t)).toEqual(['mig_a']);
       expect(await migrate(db.sql, all.slice(0, -1))).toEqual([]);
     } finally {
@@ -50,16 +52,24 @@ describe('migrator', () => {
 
   it('refuses to run when an applied migration was edited', async () => {
     const [first, ...rest] = readMigrations();
-    await expect(migrate(db.sql, [{ ...first, checksum: 'f'.repeat(64) }, ...rest])).rejects.toBeInstanceOf(MigrationError);
+    await expect(migrate(db.sql, [{ ...first, checksum: 'f'.repeat(64) }, ...rest])).rejects.toBeInstanceOf(
+      MigrationError,
+    );
   });
 
   it.skipIf(!onPostgres)('applies each migration once when several processes start at the same time', async () => {
     const fresh = await createTestDatabase();
     try {
       await fresh.sql.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
-      const others = await Promise.all([1, 2, 3, 4].map(() => openDatabase({ databaseUrl: fresh.url, dataDir: 'unused', poolSize: 2 })));
+      const others = await Promise.all(
+        [1, 2, 3, 4].map(() => openDatabase({ databaseUrl: fresh.url, dataDir: 'unused', poolSize: 2 })),
+      );
       const results = await Promise.all(others.map((o) => migrate(o.sql)));
-      expect(results.flat().sort()).toEqual(readMigrations().map((m) => m.name).sort());
+      expect(results.flat().sort()).toEqual(
+        readMigrations()
+          .map((m) => m.name)
+          .sort(),
+      );
       const count = await fresh.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM "_prisma_migrations"');
       expect(count[0].n).toBe(readMigrations().length);
       await Promise.all(others.map((o) => o.close()));

@@ -21,14 +21,38 @@ describe('GET /asyncapi.yaml', () => {
     expect(diagnostics.filter((d) => d.severity === 0)).toEqual([]);
     expect(document).toBeDefined();
     expect(document!.version()).toBe('2.6.0');
-    expect(document!.channels().all().map((c) => c.address()).sort()).toEqual([...EVENT_TYPES].sort());
+    expect(
+      document!
+        .channels()
+        .all()
+        .map((c) => c.address())
+        .sort(),
+    ).toEqual([...EVENT_TYPES].sort());
 
     const raw = parse(res.body);
-    expect(raw.components.schemas.WebhookEnvelope.required).toEqual(['id', 'event', 'organizationId', 'sentAt', 'data']);
+    expect(raw.components.schemas.WebhookEnvelope.required).toEqual([
+      'id',
+      'event',
+      'organizationId',
+      'sentAt',
+      'data',
+    ]);
     expect(Object.keys(raw.components.schemas.WebhookHeaders.properties)).toEqual(
-      expect.arrayContaining(['X-Service-Signature', 'X-Service-Timestamp', 'X-Service-Event', 'X-Service-Test', 'X-Legacy-Signature', 'X-Legacy-Timestamp', 'X-Legacy-Event']),
+      expect.arrayContaining([
+        'X-Service-Signature',
+        'X-Service-Timestamp',
+        'X-Service-Event',
+        'X-Service-Test',
+        'X-Legacy-Signature',
+        'X-Legacy-Timestamp',
+        'X-Legacy-Event',
+      ]),
     );
-    expect(raw.components.securitySchemes.webhookSignature).toMatchObject({ type: 'httpApiKey', in: 'header', name: 'X-Service-Signature' });
+    expect(raw.components.securitySchemes.webhookSignature).toMatchObject({
+      type: 'httpApiKey',
+      in: 'header',
+      name: 'X-Service-Signature',
+    });
   });
 
   it('carries each event payload schema and a correctly signed, schema-valid example', async () => {
@@ -56,12 +80,20 @@ describe('GET /postman_collection.json', () => {
     expect(res.headers['content-type']).toContain('application/json');
     const collection = res.json();
     expect(collection.info.schema).toBe('https://schema.getpostman.com/json/collection/v2.1.0/collection.json');
-    expect(collection.auth).toEqual({ type: 'bearer', bearer: [{ key: 'token', value: '{{apiKey}}', type: 'string' }] });
-    expect(collection.variable.map((v: { key: string }) => v.key)).toEqual(expect.arrayContaining(['baseUrl', 'apiKey']));
+    expect(collection.auth).toEqual({
+      type: 'bearer',
+      bearer: [{ key: 'token', value: '{{apiKey}}', type: 'string' }],
+    });
+    expect(collection.variable.map((v: { key: string }) => v.key)).toEqual(
+      expect.arrayContaining(['baseUrl', 'apiKey']),
+    );
 
     const openapi = parse((await t.api.get('/openapi.yaml')).body);
     const operations = Object.entries<Record<string, any>>(openapi.paths).flatMap(([path, item]) =>
-      ['get', 'post', 'put', 'patch', 'delete'].filter((m) => item[m]).map((m) => ({ key: `${m.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`, op: item[m] })));
+      ['get', 'post', 'put', 'patch', 'delete']
+        .filter((m) => item[m])
+        .map((m) => ({ key: `${m.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`, op: item[m] })),
+    );
     const requests = collection.item.flatMap((folder: { item: any[] }) => folder.item);
     expect(operations.length).toBeGreaterThan(10);
     // A walkthrough: every operation at least once (some twice, e.g. CSV and JSON), each request asserting its status.
@@ -73,7 +105,8 @@ describe('GET /postman_collection.json', () => {
         expect(item.request.url.raw.startsWith('{{baseUrl}}/api/v1/')).toBe(true);
         if (!op.security.length) expect(item.request.auth).toEqual({ type: 'noauth' });
         if (op.requestBody) expect(() => JSON.parse(item.request.body.raw)).not.toThrow();
-        for (const v of item.request.url.variable ?? []) expect(v.value, `${item.id} :${v.key}`).toMatch(/^\{\{\w+\}\}$/);
+        for (const v of item.request.url.variable ?? [])
+          expect(v.value, `${item.id} :${v.key}`).toMatch(/^\{\{\w+\}\}$/);
         const script = item.event.find((e: any) => e.listen === 'test').script.exec.join('\n');
         expect(script, item.id).toContain('pm.response.to.have.status(');
       }

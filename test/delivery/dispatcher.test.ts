@@ -19,7 +19,11 @@ beforeAll(async () => {
   receiver = await startReceiver();
   ({ verifyWebhook } = await loadPublishedVerifier());
   // The breaker has its own tests; here every attempt of a failing receiver must be made.
-  t = await createTestApp({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0,0', WEBHOOK_BREAKER_FAILURES: '1000' });
+  t = await createTestApp({
+    WEBHOOK_CA_FILE: receiver.caFile,
+    WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0,0',
+    WEBHOOK_BREAKER_FAILURES: '1000',
+  });
   acme = await t.tenant('Acme');
 });
 afterAll(async () => {
@@ -31,7 +35,8 @@ const dispatchOnce = () => t.deps.delivery.dispatcher.dispatchOnce();
 const subscribe = async (path: string, events: string[], tenant = acme) =>
   makeWebhook(t, tenant.key, { url: `${receiver.origin}${path}`, events });
 const at = (path: string) => receiver.requests.filter((r) => r.path === path);
-const deliveriesOf = (subscriptionId: string) => t.db.prisma.webhookDelivery.findMany({ where: { subscriptionId }, orderBy: { createdAt: 'asc' } });
+const deliveriesOf = (subscriptionId: string) =>
+  t.db.prisma.webhookDelivery.findMany({ where: { subscriptionId }, orderBy: { createdAt: 'asc' } });
 
 describe('delivery over HTTPS', () => {
   it('POSTs the signed envelope with the legacy aliases; the published verifier accepts it', async () => {
@@ -41,25 +46,49 @@ describe('delivery over HTTPS', () => {
     expect(summary.delivered).toBeGreaterThanOrEqual(1);
     const [req] = at('/basic');
     const [delivery] = await deliveriesOf(subscriptionId);
-    expect(delivery).toMatchObject({ status: 'DELIVERED', attempts: 1, responseStatus: 200, responseBody: 'ok', error: null, nextAttemptAt: null, leaseUntil: null });
+    expect(delivery).toMatchObject({
+      status: 'DELIVERED',
+      attempts: 1,
+      responseStatus: 200,
+      responseBody: 'ok',
+      error: null,
+      nextAttemptAt: null,
+      leaseUntil: null,
+    });
     expect(delivery.deliveredAt).not.toBeNull();
 
     expect(Object.keys(req.json).sort()).toEqual(['data', 'event', 'id', 'organizationId', 'sentAt']);
-    expect(req.json).toMatchObject({ id: delivery.id, event: 'asset.created', organizationId: acme.orgId, data: { assetId, nickname: 'Signed', assetClass: 'off-road', actorId: acme.userId } });
+    expect(req.json).toMatchObject({
+      id: delivery.id,
+      event: 'asset.created',
+      organizationId: acme.orgId,
+      data: { assetId, nickname: 'Signed', assetClass: 'off-road', actorId: acme.userId },
+    });
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.headers['x-service-event']).toBe('asset.created');
     expect(req.headers['x-service-signature']).toMatch(/^v1=[0-9a-f]{64}$/);
     expect(Math.abs(Number(req.headers['x-service-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
-    for (const h of ['signature', 'timestamp', 'event']) expect(req.headers[`x-legacy-${h}`]).toBe(req.headers[`x-service-${h}`]);
+    for (const h of ['signature', 'timestamp', 'event'])
+      expect(req.headers[`x-legacy-${h}`]).toBe(req.headers[`x-service-${h}`]);
     expect(req.headers['x-service-test']).toBeUndefined();
     expect(Math.floor(new Date(req.json.sentAt).getTime() / 1000)).toBe(Number(req.headers['x-service-timestamp']));
 
     expect(verifyWebhook(req.rawBody, req.headers, secret)).toBe(true);
     // The verifier is not a rubber stamp: wrong secret, altered body, stale timestamp and the test key all fail.
     expect(verifyWebhook(req.rawBody, req.headers, `${secret}x`)).toBe(false);
-    expect(verifyWebhook(Buffer.from(req.rawBody.toString().replace('Signed', 'Forged')), req.headers, secret)).toBe(false);
-    expect(verifyWebhook(req.rawBody, req.headers, secret, Number(req.headers['x-service-timestamp']) + 301)).toBe(false);
-    expect(verifyWebhook(req.rawBody, { ...req.headers, 'x-service-timestamp': String(Number(req.headers['x-service-timestamp']) + 1) }, secret)).toBe(false);
+    expect(verifyWebhook(Buffer.from(req.rawBody.toString().replace('Signed', 'Forged')), req.headers, secret)).toBe(
+      false,
+    );
+    expect(verifyWebhook(req.rawBody, req.headers, secret, Number(req.headers['x-service-timestamp']) + 301)).toBe(
+      false,
+    );
+    expect(
+      verifyWebhook(
+        req.rawBody,
+        { ...req.headers, 'x-service-timestamp': String(Number(req.headers['x-service-timestamp']) + 1) },
+        secret,
+      ),
+    ).toBe(false);
   });
 
   it('keeps the envelope id across retries, with a fresh signature each time', async () => {
@@ -69,13 +98,25 @@ describe('delivery over HTTPS', () => {
     await makeAsset(t, acme.key, { nickname: 'Flaky', assetClass: 'trailer' });
     await dispatchOnce();
     const [failed] = await deliveriesOf(subscriptionId);
-    expect(failed).toMatchObject({ status: 'FAILED', attempts: 1, responseStatus: 500, responseBody: 'boom', error: 'receiver answered 500' });
+    expect(failed).toMatchObject({
+      status: 'FAILED',
+      attempts: 1,
+      responseStatus: 500,
+      responseBody: 'boom',
+      error: 'receiver answered 500',
+    });
     expect(failed.nextAttemptAt).not.toBeNull();
     await dispatchOnce();
     await dispatchOnce();
     receiver.respond = () => ({});
     const [done] = await deliveriesOf(subscriptionId);
-    expect(done).toMatchObject({ status: 'DELIVERED', attempts: 3, responseStatus: 200, error: null, nextAttemptAt: null });
+    expect(done).toMatchObject({
+      status: 'DELIVERED',
+      attempts: 3,
+      responseStatus: 200,
+      error: null,
+      nextAttemptAt: null,
+    });
     const reqs = at('/flaky');
     expect(reqs).toHaveLength(3);
     expect(new Set(reqs.map((r) => r.json.id))).toEqual(new Set([done.id]));
@@ -96,19 +137,30 @@ describe('delivery over HTTPS', () => {
     await dispatchOnce();
     receiver.respond = () => ({});
     const [row] = await deliveriesOf(subscriptionId);
-    expect(row).toMatchObject({ status: 'ABANDONED', attempts: 7, nextAttemptAt: null, responseStatus: 503, error: 'receiver answered 503' });
+    expect(row).toMatchObject({
+      status: 'ABANDONED',
+      attempts: 7,
+      nextAttemptAt: null,
+      responseStatus: 503,
+      error: 'receiver answered 503',
+    });
     expect(row.responseBody).toBe('z'.repeat(500));
     expect(at('/down')).toHaveLength(7);
   });
 
   it('treats a 3xx as a failure and never follows it', async () => {
     const { subscriptionId } = await subscribe('/moved', ['asset.created']);
-    receiver.respond = (req) => (req.path === '/moved' ? { status: 301, headers: { location: `${receiver.origin}/elsewhere` } } : {});
+    receiver.respond = (req) =>
+      req.path === '/moved' ? { status: 301, headers: { location: `${receiver.origin}/elsewhere` } } : {};
     await makeAsset(t, acme.key, { nickname: 'Moved', assetClass: 'trailer' });
     await dispatchOnce();
     receiver.respond = () => ({});
     const [row] = await deliveriesOf(subscriptionId);
-    expect(row).toMatchObject({ status: 'FAILED', responseStatus: 301, error: 'receiver answered 301 (redirects are not followed)' });
+    expect(row).toMatchObject({
+      status: 'FAILED',
+      responseStatus: 301,
+      error: 'receiver answered 301 (redirects are not followed)',
+    });
     expect(at('/elsewhere')).toHaveLength(0);
     await t.api.delete(`/api/v1/webhooks/${subscriptionId}`, acme.key);
   });
@@ -141,7 +193,9 @@ describe('fan-out and the outbox', () => {
     const { subscriptionId } = await subscribe('/rollback', ['asset.created']);
     await expect(
       transaction(t.db, async (tx) => {
-        await tx.asset.create({ data: { orgId: acme.orgId, nickname: 'Ghost', assetClass: 'TRAILER', meterType: 'NONE', meterUnit: 'none' } });
+        await tx.asset.create({
+          data: { orgId: acme.orgId, nickname: 'Ghost', assetClass: 'TRAILER', meterType: 'NONE', meterUnit: 'none' },
+        });
         await emit(tx, acme.orgId, 'asset.created', { ...EVENT_EXAMPLES['asset.created'], nickname: 'Ghost' });
         throw new Error('rolled back');
       }),
@@ -159,7 +213,9 @@ describe('fan-out and the outbox', () => {
     const assetId = await makeAsset(t, fresh.key, { nickname: 'All', assetClass: 'off-road' });
     await t.api.patch(`/api/v1/assets/${assetId}`, fresh.key, { nickname: 'All events' });
     await transaction(t.db, async (tx) => {
-      for (const type of EVENT_TYPES) if (type !== 'asset.created' && type !== 'asset.updated') await emit(tx, fresh.orgId, type, EVENT_EXAMPLES[type] as never);
+      for (const type of EVENT_TYPES)
+        if (type !== 'asset.created' && type !== 'asset.updated')
+          await emit(tx, fresh.orgId, type, EVENT_EXAMPLES[type] as never);
     });
     while ((await dispatchOnce()).claimed > 0);
     const reqs = at('/every');
@@ -168,7 +224,8 @@ describe('fan-out and the outbox', () => {
       expect(verifyWebhook(r.rawBody, r.headers, secret)).toBe(true);
       expect(r.headers['x-service-event']).toBe(r.json.event);
       expect(r.json.organizationId).toBe(fresh.orgId);
-      if (!r.json.event.startsWith('asset.')) expect(r.json.data).toEqual(EVENT_EXAMPLES[r.json.event as keyof typeof EVENT_EXAMPLES]);
+      if (!r.json.event.startsWith('asset.'))
+        expect(r.json.data).toEqual(EVENT_EXAMPLES[r.json.event as keyof typeof EVENT_EXAMPLES]);
     }
   });
 
@@ -190,16 +247,26 @@ describe('leases', () => {
     const { subscriptionId } = await subscribe('/crashed', ['asset.created']);
     await makeAsset(t, acme.key, { nickname: 'Crash', assetClass: 'trailer' });
     // A claimer that crashed right after claiming: the lease is set, no outcome was ever recorded.
-    await t.db.prisma.webhookDelivery.updateMany({ where: { subscriptionId }, data: { leaseUntil: new Date(Date.now() + 60_000) } });
+    await t.db.prisma.webhookDelivery.updateMany({
+      where: { subscriptionId },
+      data: { leaseUntil: new Date(Date.now() + 60_000) },
+    });
     await dispatchOnce();
     expect(at('/crashed')).toHaveLength(0);
-    await t.db.prisma.webhookDelivery.updateMany({ where: { subscriptionId }, data: { leaseUntil: new Date(Date.now() - 1_000) } });
+    await t.db.prisma.webhookDelivery.updateMany({
+      where: { subscriptionId },
+      data: { leaseUntil: new Date(Date.now() - 1_000) },
+    });
     await dispatchOnce();
     expect(at('/crashed')).toHaveLength(1);
-    expect((await deliveriesOf(subscriptionId))[0]).toMatchObject({ status: 'DELIVERED', attempts: 1, leaseUntil: null });
+    expect((await deliveriesOf(subscriptionId))[0]).toMatchObject({
+      status: 'DELIVERED',
+      attempts: 1,
+      leaseUntil: null,
+    });
   });
 
-  it('does not let a dispatcher that lost its lease overwrite the new owner\'s row', async () => {
+  it("does not let a dispatcher that lost its lease overwrite the new owner's row", async () => {
     const { subscriptionId } = await subscribe('/late', ['asset.created']);
     receiver.respond = (req) => (req.path === '/late' ? { delayMs: 400 } : {});
     await makeAsset(t, acme.key, { nickname: 'Late', assetClass: 'trailer' });
@@ -207,13 +274,23 @@ describe('leases', () => {
     await new Promise((r) => setTimeout(r, 200));
     // Meanwhile the lease ran out and another instance claimed the row.
     const newLease = new Date(Date.now() + 120_000);
-    await t.db.prisma.webhookDelivery.updateMany({ where: { subscriptionId }, data: { leaseUntil: newLease, claimedBy: 'another-instance' } });
+    await t.db.prisma.webhookDelivery.updateMany({
+      where: { subscriptionId },
+      data: { leaseUntil: newLease, claimedBy: 'another-instance' },
+    });
     await tick;
     receiver.respond = () => ({});
     const [row] = await deliveriesOf(subscriptionId);
     expect(row).toMatchObject({ status: 'PENDING', attempts: 0, leaseUntil: newLease, claimedBy: 'another-instance' });
-    expect(t.logs.some((l) => l.msg === 'webhook delivery outcome not recorded: row deleted or claim lost' && l.deliveryId === row.id)).toBe(true);
-    await t.db.prisma.webhookDelivery.updateMany({ where: { subscriptionId }, data: { leaseUntil: null, claimedBy: null } });
+    expect(
+      t.logs.some(
+        (l) => l.msg === 'webhook delivery outcome not recorded: row deleted or claim lost' && l.deliveryId === row.id,
+      ),
+    ).toBe(true);
+    await t.db.prisma.webhookDelivery.updateMany({
+      where: { subscriptionId },
+      data: { leaseUntil: null, claimedBy: null },
+    });
   });
 });
 
@@ -236,7 +313,8 @@ describe('concurrency', () => {
         return {};
       };
       await transaction(t.db, async (tx) => {
-        for (let i = 0; i < 6; i++) await emit(tx, fresh.orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `t${i}` });
+        for (let i = 0; i < 6; i++)
+          await emit(tx, fresh.orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `t${i}` });
       });
       const summary = await dispatchOnce();
       receiver.respond = () => ({});
@@ -255,8 +333,17 @@ describe('per-tick cap (WEBHOOK_BATCH_SIZE, spec: up to 50 per tick)', () => {
   it('claims at most batchSize due deliveries in one tick and the rest on the next', async () => {
     const fresh = await t.tenant('Capped');
     await subscribe('/capped', ['asset.created'], fresh);
-    await t.api.post('/api/v1/assets/batch', fresh.key, Array.from({ length: 7 }, (_, i) => ({ nickname: `Cap ${i}`, assetClass: 'trailer' })));
-    const config = loadConfig({ WEBHOOK_DISPATCH_MODE: 'tick', WEBHOOK_BATCH_SIZE: '5', WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    await t.api.post(
+      '/api/v1/assets/batch',
+      fresh.key,
+      Array.from({ length: 7 }, (_, i) => ({ nickname: `Cap ${i}`, assetClass: 'trailer' })),
+    );
+    const config = loadConfig({
+      WEBHOOK_DISPATCH_MODE: 'tick',
+      WEBHOOK_BATCH_SIZE: '5',
+      WEBHOOK_CA_FILE: receiver.caFile,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    });
     const delivery = createDelivery({ db: t.db, config, log: silentLogger() });
     const capped = delivery.dispatcher;
     try {

@@ -31,7 +31,8 @@ const subscribe = async (t: TestApp, tenant: TestTenant, url: string, events = [
   await makeWebhook(t, tenant.key, { url, events });
 const emitTools = (t: TestApp, orgId: string, n: number, prefix = 'tool') =>
   transaction(t.db, async (tx) => {
-    for (let i = 0; i < n; i++) await emit(tx, orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `${prefix}-${i}` });
+    for (let i = 0; i < n; i++)
+      await emit(tx, orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `${prefix}-${i}` });
   });
 const hits = (path: string) => receiver.requests.filter((r) => r.path === path);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -46,10 +47,12 @@ describe('wake-up on commit', () => {
     await eventually(() => hits('/wake').length === 1, 3_000);
     expect(Date.now() - started).toBeLessThan(2_000);
 
-    await expect(transaction(t.db, async (tx) => {
-      await emit(tx, acme.orgId, 'asset.created', { ...EVENT_EXAMPLES['asset.created'], nickname: 'Ghost' });
-      throw new Error('rolled back');
-    })).rejects.toThrow('rolled back');
+    await expect(
+      transaction(t.db, async (tx) => {
+        await emit(tx, acme.orgId, 'asset.created', { ...EVENT_EXAMPLES['asset.created'], nickname: 'Ghost' });
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
     await sleep(300);
     expect(hits('/wake')).toHaveLength(1);
   });
@@ -62,7 +65,8 @@ describe('head-of-line isolation', () => {
     await subscribe(t, hanging, `${receiver.origin}/hol-hang`);
     await subscribe(t, failing, `${receiver.origin}/hol-500`);
     await subscribe(t, healthy, `${receiver.origin}/hol-ok`);
-    receiver.respond = (req) => (req.path === '/hol-hang' ? { delayMs: 10_000 } : req.path === '/hol-500' ? { status: 500 } : {});
+    receiver.respond = (req) =>
+      req.path === '/hol-hang' ? { delayMs: 10_000 } : req.path === '/hol-500' ? { status: 500 } : {};
     try {
       await emitTools(t, hanging.orgId, 100, 'hang');
       await emitTools(t, failing.orgId, 100, 'fail');
@@ -81,7 +85,7 @@ describe('head-of-line isolation', () => {
 });
 
 describe('fairness between busy subscriptions', () => {
-  it('shares the senders between two backlogs, never beyond a subscription\'s share', async () => {
+  it("shares the senders between two backlogs, never beyond a subscription's share", async () => {
     const t = await running({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_SUBSCRIPTION_CONCURRENCY: '2' });
     const [a, b] = [await t.tenant('Busy A'), await t.tenant('Busy B')];
     await subscribe(t, a, `${receiver.origin}/fair-a`);
@@ -99,8 +103,10 @@ describe('fairness between busy subscriptions', () => {
     try {
       // One commit, A's whole backlog older than B's: oldest-first alone would send all of A before any of B.
       await transaction(t.db, async (tx) => {
-        for (let i = 0; i < 60; i++) await emit(tx, a.orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `a-${i}` });
-        for (let i = 0; i < 60; i++) await emit(tx, b.orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `b-${i}` });
+        for (let i = 0; i < 60; i++)
+          await emit(tx, a.orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `a-${i}` });
+        for (let i = 0; i < 60; i++)
+          await emit(tx, b.orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `b-${i}` });
       });
       await eventually(() => order.length === 120, 10_000);
       const firstHalf = order.slice(0, 60);
@@ -116,14 +122,19 @@ describe('fairness between busy subscriptions', () => {
 describe('circuit breaker', () => {
   it('opens after consecutive failures (no attempts spent while open), probes half-open, closes on success', async () => {
     const t = await createTestApp({
-      WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0,0',
-      WEBHOOK_SUBSCRIPTION_CONCURRENCY: '1', WEBHOOK_BREAKER_FAILURES: '3', WEBHOOK_BREAKER_COOLDOWN_MS: '300',
+      WEBHOOK_CA_FILE: receiver.caFile,
+      WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0,0',
+      WEBHOOK_SUBSCRIPTION_CONCURRENCY: '1',
+      WEBHOOK_BREAKER_FAILURES: '3',
+      WEBHOOK_BREAKER_COOLDOWN_MS: '300',
     });
     apps.push(t);
     const { dispatcher, breakers } = t.deps.delivery;
     const acme = await t.tenant('Breaker');
     const { subscriptionId } = await subscribe(t, acme, `${receiver.origin}/breaker`);
-    const attempts = async () => (await t.db.prisma.webhookDelivery.aggregate({ where: { subscriptionId }, _sum: { attempts: true } }))._sum.attempts;
+    const attempts = async () =>
+      (await t.db.prisma.webhookDelivery.aggregate({ where: { subscriptionId }, _sum: { attempts: true } }))._sum
+        .attempts;
     receiver.respond = (req) => (req.path === '/breaker' ? { status: 503 } : {});
     try {
       await emitTools(t, acme.orgId, 5, 'br');
@@ -134,7 +145,7 @@ describe('circuit breaker', () => {
 
       await sleep(320);
       expect(breakers.stateOf(subscriptionId)).toBe('half-open');
-      expect((await dispatcher.dispatchOnce())).toMatchObject({ claimed: 1, failed: 1 }); // the probe, failing
+      expect(await dispatcher.dispatchOnce()).toMatchObject({ claimed: 1, failed: 1 }); // the probe, failing
       expect(breakers.stateOf(subscriptionId)).toBe('open');
       await sleep(320);
       expect(breakers.stateOf(subscriptionId), 'the cooldown doubled').toBe('open');
@@ -143,7 +154,7 @@ describe('circuit breaker', () => {
 
       receiver.respond = () => ({});
       await sleep(320);
-      expect((await dispatcher.dispatchOnce())).toMatchObject({ claimed: 1, delivered: 1 });
+      expect(await dispatcher.dispatchOnce()).toMatchObject({ claimed: 1, delivered: 1 });
       expect(breakers.stateOf(subscriptionId)).toBe('closed');
       while ((await dispatcher.dispatchOnce()).claimed > 0);
       const rows = await t.db.prisma.webhookDelivery.findMany({ where: { subscriptionId } });
@@ -159,8 +170,14 @@ describe('leases', () => {
   it('renews a short lease while a send outlasts it, so another instance never sends the row twice', async () => {
     const t = await running({ WEBHOOK_LEASE_SEC: '1' });
     const other = createDelivery({
-      db: t.db, log: silentLogger(),
-      config: loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_LEASE_SEC: '1', INSTANCE_ID: 'the-other-instance' }),
+      db: t.db,
+      log: silentLogger(),
+      config: loadConfig({
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_CA_FILE: receiver.caFile,
+        WEBHOOK_LEASE_SEC: '1',
+        INSTANCE_ID: 'the-other-instance',
+      }),
     });
     const acme = await t.tenant('Lease');
     const { subscriptionId } = await subscribe(t, acme, `${receiver.origin}/lease`);
@@ -169,11 +186,16 @@ describe('leases', () => {
       await emitTools(t, acme.orgId, 1, 'lease');
       await eventually(() => hits('/lease').length === 1, 2_000);
       // The other instance keeps trying to claim (not start(): on PGlite that would free every claim as stale).
-      for (const until = Date.now() + 1_800; Date.now() < until; await sleep(100)) expect((await other.dispatcher.dispatchOnce()).claimed).toBe(0);
+      for (const until = Date.now() + 1_800; Date.now() < until; await sleep(100))
+        expect((await other.dispatcher.dispatchOnce()).claimed).toBe(0);
       const row = await t.db.prisma.webhookDelivery.findFirstOrThrow({ where: { subscriptionId } });
       expect(row.claimedBy).toBe(t.deps.config.instanceId);
       expect(row.leaseUntil!.getTime()).toBeGreaterThan(Date.now());
-      await eventually(async () => (await t.db.prisma.webhookDelivery.findFirstOrThrow({ where: { subscriptionId } })).status === 'DELIVERED', 3_000);
+      await eventually(
+        async () =>
+          (await t.db.prisma.webhookDelivery.findFirstOrThrow({ where: { subscriptionId } })).status === 'DELIVERED',
+        3_000,
+      );
       expect(hits('/lease')).toHaveLength(1);
     } finally {
       receiver.respond = () => ({});
@@ -181,8 +203,12 @@ describe('leases', () => {
     }
   });
 
-  it('frees this instance\'s own stale claims at start-up instead of waiting for the lease', async () => {
-    const t = await createTestApp({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_POLL_MS: '60000', INSTANCE_ID: 'api-restarting' });
+  it("frees this instance's own stale claims at start-up instead of waiting for the lease", async () => {
+    const t = await createTestApp({
+      WEBHOOK_CA_FILE: receiver.caFile,
+      WEBHOOK_POLL_MS: '60000',
+      INSTANCE_ID: 'api-restarting',
+    });
     apps.push(t);
     const acme = await t.tenant('Restart');
     const { subscriptionId } = await subscribe(t, acme, `${receiver.origin}/stale`);
@@ -190,13 +216,23 @@ describe('leases', () => {
     // As a crash leaves them: claimed by this instance's previous run, lease far away; one by someone else.
     const leaseUntil = new Date(Date.now() + 600_000);
     const [mine, theirs] = await t.db.prisma.webhookDelivery.findMany({ where: { subscriptionId } });
-    await t.db.prisma.webhookDelivery.update({ where: { id: mine.id }, data: { claimedBy: 'api-restarting', leaseUntil } });
-    await t.db.prisma.webhookDelivery.update({ where: { id: theirs.id }, data: { claimedBy: 'api-elsewhere', leaseUntil } });
+    await t.db.prisma.webhookDelivery.update({
+      where: { id: mine.id },
+      data: { claimedBy: 'api-restarting', leaseUntil },
+    });
+    await t.db.prisma.webhookDelivery.update({
+      where: { id: theirs.id },
+      data: { claimedBy: 'api-elsewhere', leaseUntil },
+    });
     await t.deps.delivery.start();
     // PostgreSQL: only its own (the other may be a live instance). PGlite is single-process: every claim is stale.
     const expected = onPostgres ? [mine.id] : [mine.id, theirs.id].sort();
     await eventually(() => hits('/stale').length === expected.length, 3_000);
     await sleep(200);
-    expect(hits('/stale').map((r) => r.json.id).sort()).toEqual(expected);
+    expect(
+      hits('/stale')
+        .map((r) => r.json.id)
+        .sort(),
+    ).toEqual(expected);
   });
 });

@@ -130,7 +130,9 @@ export async function appOn(db: Database, env: Record<string, string> = {}) {
   const app: FastifyInstance = await buildApp(deps);
   await app.ready();
   return {
-    app, deps, api: apiClient(app),
+    app,
+    deps,
+    api: apiClient(app),
     async close() {
       await app.close();
       await deps.close();

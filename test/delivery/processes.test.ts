@@ -41,15 +41,23 @@ async function startApi(store: Record<string, string>, env: Record<string, strin
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: {
-      PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-      WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ...store, ...env,
+      PATH: process.env.PATH,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      WEBHOOK_CA_FILE: receiver.caFile,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      ...store,
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   children.push(child);
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += c));
-  const exited = new Promise<{ code: number | null; at: number }>((r) => child.once('exit', (code) => r({ code, at: Date.now() })));
+  const exited = new Promise<{ code: number | null; at: number }>((r) =>
+    child.once('exit', (code) => r({ code, at: Date.now() })),
+  );
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`api exited: ${stderr}`);
     try {
@@ -66,111 +74,155 @@ async function startApi(store: Record<string, string>, env: Record<string, strin
 /** A tenant subscribed to /hang with one queued delivery; returns the delivery id. */
 async function queueOne(db: Database): Promise<string> {
   const tenant = await createTenant(db);
-  await db.prisma.webhookSubscription.create({ data: { orgId: tenant.orgId, url: `${receiver.origin}/hang`, events: ['tool.created'], secret: 'whsec_processes' } });
+  await db.prisma.webhookSubscription.create({
+    data: { orgId: tenant.orgId, url: `${receiver.origin}/hang`, events: ['tool.created'], secret: 'whsec_processes' },
+  });
   await transaction(db, (tx) => emit(tx, tenant.orgId, 'tool.created', EVENT_EXAMPLES['tool.created']));
   return (await db.prisma.webhookDelivery.findFirstOrThrow()).id;
 }
 const sendsOf = (id: string) => receiver.requests.filter((r) => r.path === '/hang' && r.json?.id === id);
 
 describe('SIGTERM during a send that hangs', () => {
-  it('aborts the send, releases the claim, finishes cleanup and exits 0 within SHUTDOWN_TIMEOUT_MS', { timeout: 90_000 }, async () => {
-    const base: TestDatabase | null = onPostgres ? await createTestDatabase() : null;
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'fleet-sigterm-'));
-    const open = async () => {
-      const db = base ?? (await openDatabase({ dataDir: dir }));
-      await migrate(db.sql);
-      return db;
-    };
-    try {
-      let db = await open();
-      const id = await queueOne(db);
-      if (!base) await db.close(); // the embedded database belongs to one process at a time
-      const store: Record<string, string> = base ? { DATABASE_URL: base.url! } : { DATA_DIR: dir };
-      // The receiver would keep the send open far beyond the shutdown budget: only aborting it meets the budget.
-      const api = await startApi(store, { WEBHOOK_TIMEOUT_MS: '60000', SHUTDOWN_TIMEOUT_MS: '5000', INSTANCE_ID: 'sigterm' });
-      await eventually(() => sendsOf(id).length === 1, 10_000);
-      if (base) expect(await base.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } })).toMatchObject({ claimedBy: 'sigterm' });
-      const signalledAt = Date.now();
-      api.child.kill('SIGTERM');
-      const { code, at } = await api.exited;
-      expect(code, api.stderr()).toBe(0);
-      expect(at - signalledAt).toBeLessThan(5_000);
-      db = base ?? (await open()); // reopening also proves the data directory was released
-      expect(await db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } })).toMatchObject({
-        status: 'PENDING', attempts: 0, leaseUntil: null, claimedBy: null, lastAttemptAt: null,
-      });
-      if (!base) await db.close();
-    } finally {
-      await base?.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it(
+    'aborts the send, releases the claim, finishes cleanup and exits 0 within SHUTDOWN_TIMEOUT_MS',
+    { timeout: 90_000 },
+    async () => {
+      const base: TestDatabase | null = onPostgres ? await createTestDatabase() : null;
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'fleet-sigterm-'));
+      const open = async () => {
+        const db = base ?? (await openDatabase({ dataDir: dir }));
+        await migrate(db.sql);
+        return db;
+      };
+      try {
+        let db = await open();
+        const id = await queueOne(db);
+        if (!base) await db.close(); // the embedded database belongs to one process at a time
+        const store: Record<string, string> = base ? { DATABASE_URL: base.url! } : { DATA_DIR: dir };
+        // The receiver would keep the send open far beyond the shutdown budget: only aborting it meets the budget.
+        const api = await startApi(store, {
+          WEBHOOK_TIMEOUT_MS: '60000',
+          SHUTDOWN_TIMEOUT_MS: '5000',
+          INSTANCE_ID: 'sigterm',
+        });
+        await eventually(() => sendsOf(id).length === 1, 10_000);
+        if (base)
+          expect(await base.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } })).toMatchObject({
+            claimedBy: 'sigterm',
+          });
+        const signalledAt = Date.now();
+        api.child.kill('SIGTERM');
+        const { code, at } = await api.exited;
+        expect(code, api.stderr()).toBe(0);
+        expect(at - signalledAt).toBeLessThan(5_000);
+        db = base ?? (await open()); // reopening also proves the data directory was released
+        expect(await db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } })).toMatchObject({
+          status: 'PENDING',
+          attempts: 0,
+          leaseUntil: null,
+          claimedBy: null,
+          lastAttemptAt: null,
+        });
+        if (!base) await db.close();
+      } finally {
+        await base?.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe.skipIf(!onPostgres)('several processes on PostgreSQL (skipped on PGlite: it is single-process)', () => {
-  it('takes over a crashed instance\'s claim in seconds: at once on restart, within a lease elsewhere', { timeout: 120_000 }, async () => {
-    const base = await createTestDatabase();
-    try {
-      const id = await queueOne(base);
-      const store = { DATABASE_URL: base.url! };
-      // A long lease: only the start-up release can make the restarted instance send again soon.
-      const first = await startApi(store, { INSTANCE_ID: 'api-a', WEBHOOK_LEASE_SEC: '120' });
-      await eventually(() => sendsOf(id).length === 1, 10_000);
-      first.child.kill('SIGKILL');
-      await first.exited;
-      const restartedAt = Date.now();
-      const again = await startApi(store, { INSTANCE_ID: 'api-a', WEBHOOK_LEASE_SEC: '3', WEBHOOK_POLL_MS: '500' });
-      await eventually(() => sendsOf(id).length === 2, 10_000);
-      const restartTakeoverMs = Date.now() - restartedAt;
+  it(
+    "takes over a crashed instance's claim in seconds: at once on restart, within a lease elsewhere",
+    { timeout: 120_000 },
+    async () => {
+      const base = await createTestDatabase();
+      try {
+        const id = await queueOne(base);
+        const store = { DATABASE_URL: base.url! };
+        // A long lease: only the start-up release can make the restarted instance send again soon.
+        const first = await startApi(store, { INSTANCE_ID: 'api-a', WEBHOOK_LEASE_SEC: '120' });
+        await eventually(() => sendsOf(id).length === 1, 10_000);
+        first.child.kill('SIGKILL');
+        await first.exited;
+        const restartedAt = Date.now();
+        const again = await startApi(store, { INSTANCE_ID: 'api-a', WEBHOOK_LEASE_SEC: '3', WEBHOOK_POLL_MS: '500' });
+        await eventually(() => sendsOf(id).length === 2, 10_000);
+        const restartTakeoverMs = Date.now() - restartedAt;
 
-      // Another instance takes over once the short lease (renewed every second while the send hung) runs out.
-      const other = await startApi(store, { INSTANCE_ID: 'api-b', WEBHOOK_LEASE_SEC: '3', WEBHOOK_POLL_MS: '500' });
-      expect(sendsOf(id)).toHaveLength(2);
-      again.child.kill('SIGKILL');
-      const killedAt = Date.now();
-      await again.exited;
-      await eventually(() => sendsOf(id).length === 3, 30_000);
-      const takeoverMs = Date.now() - killedAt;
-      expect(takeoverMs).toBeLessThan(3_000 + 500 + 2_000);
-      expect(await base.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } })).toMatchObject({ claimedBy: 'api-b', attempts: 0 });
-      console.log(`[processes] crash takeover: restart of the same instance ${restartTakeoverMs} ms (incl. start-up), other instance ${takeoverMs} ms after SIGKILL (lease 3 s)`);
-      other.child.kill('SIGKILL');
-      await other.exited;
-    } finally {
-      await base.close();
-    }
-  });
-
-  it('wakes another instance\'s dispatcher through LISTEN/NOTIFY when an event commits', { timeout: 60_000 }, async () => {
-    const base = await createTestDatabase();
-    const elsewhere = await openDatabase({ databaseUrl: base.url!, dataDir: 'unused', poolSize: 2 });
-    // Only the instance on `elsewhere` dispatches, and its poll is far away: a prompt send can only come from the NOTIFY.
-    const config = loadConfig({
-      DATABASE_URL: base.url!, INSTANCE_ID: 'listener', WEBHOOK_POLL_MS: '600000', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: receiver.caFile,
-    });
-    const delivery = createDelivery({ db: elsewhere, config, log: silentLogger() });
-    try {
-      const tenant = await createTenant(base);
-      await base.prisma.webhookSubscription.create({ data: { orgId: tenant.orgId, url: `${receiver.origin}/notified`, events: ['tool.created'], secret: 'whsec_n' } });
-      await delivery.start();
-      await sleep(500); // LISTEN established
-      for (let i = 0; i < 3; i++) {
-        const committedAt = Date.now();
-        await transaction(base, (tx) => emit(tx, tenant.orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `n-${i}` }));
-        await eventually(() => receiver.requests.filter((r) => r.path === '/notified').length === i + 1, 3_000);
-        expect(Date.now() - committedAt).toBeLessThan(1_000);
+        // Another instance takes over once the short lease (renewed every second while the send hung) runs out.
+        const other = await startApi(store, { INSTANCE_ID: 'api-b', WEBHOOK_LEASE_SEC: '3', WEBHOOK_POLL_MS: '500' });
+        expect(sendsOf(id)).toHaveLength(2);
+        again.child.kill('SIGKILL');
+        const killedAt = Date.now();
+        await again.exited;
+        await eventually(() => sendsOf(id).length === 3, 30_000);
+        const takeoverMs = Date.now() - killedAt;
+        expect(takeoverMs).toBeLessThan(3_000 + 500 + 2_000);
+        expect(await base.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } })).toMatchObject({
+          claimedBy: 'api-b',
+          attempts: 0,
+        });
+        console.log(
+          `[processes] crash takeover: restart of the same instance ${restartTakeoverMs} ms (incl. start-up), other instance ${takeoverMs} ms after SIGKILL (lease 3 s)`,
+        );
+        other.child.kill('SIGKILL');
+        await other.exited;
+      } finally {
+        await base.close();
       }
-      // A rolled-back change notifies no one.
-      await transaction(base, async (tx) => {
-        await emit(tx, tenant.orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: 'ghost' });
-        throw new Error('rolled back');
-      }).catch(() => {});
-      await sleep(300);
-      expect(receiver.requests.filter((r) => r.path === '/notified')).toHaveLength(3);
-    } finally {
-      await delivery.close();
-      await elsewhere.close();
-      await base.close();
-    }
-  });
+    },
+  );
+
+  it(
+    "wakes another instance's dispatcher through LISTEN/NOTIFY when an event commits",
+    { timeout: 60_000 },
+    async () => {
+      const base = await createTestDatabase();
+      const elsewhere = await openDatabase({ databaseUrl: base.url!, dataDir: 'unused', poolSize: 2 });
+      // Only the instance on `elsewhere` dispatches, and its poll is far away: a prompt send can only come from
+      // the NOTIFY.
+      const config = loadConfig({
+        DATABASE_URL: base.url!,
+        INSTANCE_ID: 'listener',
+        WEBHOOK_POLL_MS: '600000',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_CA_FILE: receiver.caFile,
+      });
+      const delivery = createDelivery({ db: elsewhere, config, log: silentLogger() });
+      try {
+        const tenant = await createTenant(base);
+        await base.prisma.webhookSubscription.create({
+          data: {
+            orgId: tenant.orgId,
+            url: `${receiver.origin}/notified`,
+            events: ['tool.created'],
+            secret: 'whsec_n',
+          },
+        });
+        await delivery.start();
+        await sleep(500); // LISTEN established
+        for (let i = 0; i < 3; i++) {
+          const committedAt = Date.now();
+          await transaction(base, (tx) =>
+            emit(tx, tenant.orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `n-${i}` }),
+          );
+          await eventually(() => receiver.requests.filter((r) => r.path === '/notified').length === i + 1, 3_000);
+          expect(Date.now() - committedAt).toBeLessThan(1_000);
+        }
+        // A rolled-back change notifies no one.
+        await transaction(base, async (tx) => {
+          await emit(tx, tenant.orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: 'ghost' });
+          throw new Error('rolled back');
+        }).catch(() => {});
+        await sleep(300);
+        expect(receiver.requests.filter((r) => r.path === '/notified')).toHaveLength(3);
+      } finally {
+        await delivery.close();
+        await elsewhere.close();
+        await base.close();
+      }
+    },
+  );
 });

@@ -14,13 +14,30 @@ const DAY = 24 * 3600 * 1000;
 describe('webhook history retention', () => {
   it('deletes deliveries older than 30 days and the events nothing refers to any more', async () => {
     const tenant = await t.tenant();
-    const sub = await t.db.prisma.webhookSubscription.create({ data: { orgId: tenant.orgId, url: 'https://example.com/h', events: ['asset.created'], secret: 's' } });
+    const sub = await t.db.prisma.webhookSubscription.create({
+      data: { orgId: tenant.orgId, url: 'https://example.com/h', events: ['asset.created'], secret: 's' },
+    });
     const now = new Date();
     const event = (id: string, ageDays: number) =>
-      t.db.prisma.event.create({ data: { id, orgId: tenant.orgId, type: 'asset.created', data: {}, createdAt: new Date(now.getTime() - ageDays * DAY) } });
+      t.db.prisma.event.create({
+        data: {
+          id,
+          orgId: tenant.orgId,
+          type: 'asset.created',
+          data: {},
+          createdAt: new Date(now.getTime() - ageDays * DAY),
+        },
+      });
     const delivery = (eventId: string, ageDays: number, status: 'DELIVERED' | 'ABANDONED' | 'PENDING') =>
       t.db.prisma.webhookDelivery.create({
-        data: { orgId: tenant.orgId, subscriptionId: sub.id, eventId, eventType: 'asset.created', status, createdAt: new Date(now.getTime() - ageDays * DAY) },
+        data: {
+          orgId: tenant.orgId,
+          subscriptionId: sub.id,
+          eventId,
+          eventType: 'asset.created',
+          status,
+          createdAt: new Date(now.getTime() - ageDays * DAY),
+        },
       });
     await event('old-delivered', 31);
     await delivery('old-delivered', 31, 'DELIVERED');
@@ -37,7 +54,10 @@ describe('webhook history retention', () => {
     // The tenant's own set-up events (user.created, apiKey.created) are recent and stay; only this test's matter.
     const kept = await t.db.prisma.event.findMany({ where: { type: 'asset.created' }, orderBy: { id: 'asc' } });
     expect(kept.map((e) => e.id)).toEqual(['old-event-recent-delivery', 'recent']);
-    expect((await t.db.prisma.webhookDelivery.findMany()).map((d) => d.eventId).sort()).toEqual(['old-event-recent-delivery', 'recent']);
+    expect((await t.db.prisma.webhookDelivery.findMany()).map((d) => d.eventId).sort()).toEqual([
+      'old-event-recent-delivery',
+      'recent',
+    ]);
   });
 
   it('runs daily and the dispatcher runs on WEBHOOK_DISPATCH_CRON', () => {

@@ -8,13 +8,56 @@ import type { TestTenant } from '../helpers/fixtures.ts';
 import { startReceiver, type Receiver } from './helpers.ts';
 
 const REFUSED = [
-  '0.0.0.0', '10.0.0.1', '10.255.255.255', '100.64.0.1', '100.127.255.254', '127.0.0.1', '127.8.9.10', '169.254.169.254',
-  '169.254.0.1', '172.16.0.1', '172.31.255.255', '192.0.0.8', '192.0.2.10', '192.168.1.1', '198.18.0.1', '198.51.100.7',
-  '203.0.113.9', '224.0.0.251', '239.255.255.250', '240.0.0.1', '255.255.255.255',
-  '::', '::1', '::ffff:127.0.0.1', '::ffff:8.8.8.8', '::127.0.0.1', '64:ff9b::a00:1', 'fc00::1', 'fd12:3456::1', 'fe80::1',
-  'fe80::1%eth0', 'fec0::1', 'ff02::1', '2001:db8::1', '2002:a00:1::1', '2001::1', '100::1',
+  '0.0.0.0',
+  '10.0.0.1',
+  '10.255.255.255',
+  '100.64.0.1',
+  '100.127.255.254',
+  '127.0.0.1',
+  '127.8.9.10',
+  '169.254.169.254',
+  '169.254.0.1',
+  '172.16.0.1',
+  '172.31.255.255',
+  '192.0.0.8',
+  '192.0.2.10',
+  '192.168.1.1',
+  '198.18.0.1',
+  '198.51.100.7',
+  '203.0.113.9',
+  '224.0.0.251',
+  '239.255.255.250',
+  '240.0.0.1',
+  '255.255.255.255',
+  '::',
+  '::1',
+  '::ffff:127.0.0.1',
+  '::ffff:8.8.8.8',
+  '::127.0.0.1',
+  '64:ff9b::a00:1',
+  'fc00::1',
+  'fd12:3456::1',
+  'fe80::1',
+  'fe80::1%eth0',
+  'fec0::1',
+  'ff02::1',
+  '2001:db8::1',
+  '2002:a00:1::1',
+  '2001::1',
+  '100::1',
 ];
-const ALLOWED = ['8.8.8.8', '1.1.1.1', '93.184.216.34', '100.63.255.255', '100.128.0.1', '172.15.255.255', '172.32.0.1', '192.169.0.1', '2606:4700::1111', '2a00:1450:4001::200e'];
+const ALLOWED = [
+  '8.8.8.8',
+  '1.1.1.1',
+  '93.184.216.34',
+  '100.63.255.255',
+  '100.128.0.1',
+  '172.15.255.255',
+  '172.32.0.1',
+  '192.169.0.1',
+  '2606:4700::1111',
+  '2a00:1450:4001::200e',
+];
 
 describe('isPrivateAddress', () => {
   it.each(REFUSED)('refuses %s', (ip) => expect(isPrivateAddress(ip)).toBe(true));
@@ -22,11 +65,13 @@ describe('isPrivateAddress', () => {
   it('treats anything that is not an IP as not public', () => expect(isPrivateAddress('localhost')).toBe(true));
 });
 
-const resolver = (table: Record<string, string[]>): LookupAll => async (host) => {
-  const addresses = table[host];
-  if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-  return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-};
+const resolver =
+  (table: Record<string, string[]>): LookupAll =>
+  async (host) => {
+    const addresses = table[host];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
 
 describe('checkWebhookUrl (save time)', () => {
   const lookup = resolver({
@@ -61,14 +106,18 @@ describe('checkWebhookUrl (save time)', () => {
   });
 
   it('refuses a real hostname that resolves to 127.0.0.1 (localhost, system resolver)', async () => {
-    expect(await checkWebhookUrl('https://localhost:8443/in', { allowPrivateNetworks: false })).toMatch(/^localhost resolves to a non-public address$/);
+    expect(await checkWebhookUrl('https://localhost:8443/in', { allowPrivateNetworks: false })).toMatch(
+      /^localhost resolves to a non-public address$/,
+    );
   });
 
   it('lets a possibly temporary DNS failure through (the connect-time guard still applies)', async () => {
     const flaky: LookupAll = async () => {
       throw Object.assign(new Error('getaddrinfo EAI_AGAIN'), { code: 'EAI_AGAIN' });
     };
-    expect(await checkWebhookUrl('https://hooks.example.com/in', { allowPrivateNetworks: false, lookup: flaky })).toBeNull();
+    expect(
+      await checkWebhookUrl('https://hooks.example.com/in', { allowPrivateNetworks: false, lookup: flaky }),
+    ).toBeNull();
   });
 
   it('skips address checks when private networks are allowed, but still requires https', async () => {
@@ -80,18 +129,24 @@ describe('checkWebhookUrl (save time)', () => {
 describe('guardedLookup (connect time)', () => {
   const call = (lookup: ReturnType<typeof guardedLookup>, host: string, all: boolean) =>
     new Promise<{ err: NodeJS.ErrnoException | null; address: string | LookupAddress[]; family?: number }>((resolve) =>
-      lookup(host, { all }, (err, address, family) => resolve({ err, address, family })));
+      lookup(host, { all }, (err, address, family) => resolve({ err, address, family })),
+    );
 
   it('hands public addresses to the socket in both callback shapes', async () => {
     const lookup = guardedLookup(resolver({ 'hooks.example.com': ['93.184.216.34', '2606:4700::1111'] }));
     expect(await call(lookup, 'hooks.example.com', false)).toEqual({ err: null, address: '93.184.216.34', family: 4 });
-    expect((await call(lookup, 'hooks.example.com', true)).address).toEqual([{ address: '93.184.216.34', family: 4 }, { address: '2606:4700::1111', family: 6 }]);
+    expect((await call(lookup, 'hooks.example.com', true)).address).toEqual([
+      { address: '93.184.216.34', family: 4 },
+      { address: '2606:4700::1111', family: 6 },
+    ]);
   });
 
   it('fails the connection when a name re-binds to a private address after the save-time check', async () => {
     let answers = 0;
     const rebinding: LookupAll = async () => [{ address: answers++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }];
-    expect(await checkWebhookUrl('https://rebind.example.com/in', { allowPrivateNetworks: false, lookup: rebinding })).toBeNull();
+    expect(
+      await checkWebhookUrl('https://rebind.example.com/in', { allowPrivateNetworks: false, lookup: rebinding }),
+    ).toBeNull();
     const { err } = await call(guardedLookup(rebinding), 'rebind.example.com', true);
     expect(err?.message).toBe('rebind.example.com resolves to a non-public address');
   });
@@ -113,8 +168,14 @@ describe('SSRF guard through the API and the dispatcher', () => {
   });
 
   it.each([
-    'https://localhost/hook', 'https://127.0.0.1/hook', 'https://10.0.0.5/hook', 'https://169.254.169.254/latest',
-    'https://[::1]/hook', 'https://[fd00::1]/hook', 'https://[::ffff:10.0.0.1]/hook', 'https://100.64.1.1/hook',
+    'https://localhost/hook',
+    'https://127.0.0.1/hook',
+    'https://10.0.0.5/hook',
+    'https://169.254.169.254/latest',
+    'https://[::1]/hook',
+    'https://[fd00::1]/hook',
+    'https://[::ffff:10.0.0.1]/hook',
+    'https://100.64.1.1/hook',
   ])('refuses %s at save time with 422 fieldErrors.url', async (url) => {
     const res = await t.api.post('/api/v1/webhooks', acme.key, { url, events: ['asset.created'] });
     expect(res.statusCode).toBe(422);
@@ -124,9 +185,14 @@ describe('SSRF guard through the API and the dispatcher', () => {
   });
 
   it('refuses a private url on PATCH too', async () => {
-    const created = await t.api.post('/api/v1/webhooks', acme.key, { url: 'https://93.184.216.34/hook', events: ['asset.created'] });
+    const created = await t.api.post('/api/v1/webhooks', acme.key, {
+      url: 'https://93.184.216.34/hook',
+      events: ['asset.created'],
+    });
     expect(created.statusCode).toBe(201);
-    const res = await t.api.patch(`/api/v1/webhooks/${created.json().subscriptionId}`, acme.key, { url: 'https://localhost/hook' });
+    const res = await t.api.patch(`/api/v1/webhooks/${created.json().subscriptionId}`, acme.key, {
+      url: 'https://localhost/hook',
+    });
     expect(res.statusCode).toBe(422);
     expect(res.json().fieldErrors.url).toMatch(/^localhost resolves to/);
   });
@@ -134,12 +200,17 @@ describe('SSRF guard through the API and the dispatcher', () => {
   it('refuses at connect time a stored URL whose host resolves to loopback; nothing reaches the receiver', async () => {
     // As if DNS had pointed the name at a public address when it was saved.
     for (const url of [`${receiver.origin}/by-name`, `https://127.0.0.1:${receiver.port}/by-ip`]) {
-      await t.db.prisma.webhookSubscription.create({ data: { orgId: acme.orgId, url, events: ['asset.created'], secret: 'whsec_x' } });
+      await t.db.prisma.webhookSubscription.create({
+        data: { orgId: acme.orgId, url, events: ['asset.created'], secret: 'whsec_x' },
+      });
     }
     await makeAsset(t, acme.key, { nickname: 'Rebound', assetClass: 'trailer' });
     await t.deps.delivery.dispatcher.dispatchOnce();
     expect(receiver.requests).toHaveLength(0);
-    const rows = await t.db.prisma.webhookDelivery.findMany({ where: { orgId: acme.orgId }, include: { subscription: true } });
+    const rows = await t.db.prisma.webhookDelivery.findMany({
+      where: { orgId: acme.orgId },
+      include: { subscription: true },
+    });
     const byName = rows.find((r) => r.subscription.url.includes('/by-name'))!;
     const byIp = rows.find((r) => r.subscription.url.includes('/by-ip'))!;
     expect(byName).toMatchObject({ status: 'FAILED', responseStatus: null });

@@ -35,17 +35,40 @@ export function createResolver(doc: Record<string, any>) {
 }
 
 const SAMPLE_STRINGS = fc.constantFrom(
-  '', 'a', 'Hardy', 'ABC-123', 'x'.repeat(300), '2024-02-29', '2024-02-29T12:00:00Z', '0000-01-01', '9999-12-31T23:59:59Z',
-  'OPEN', 'true', '-1', '1e309', 'NaN', '../../etc/passwd', '<script>', "'; DROP TABLE assets; --", 'https://127.0.0.1:1/hook',
-  '00000000-0000-0000-0000-000000000000', 'Truck 🚚', 'ﬀ', 'İ',
+  '',
+  'a',
+  'Hardy',
+  'ABC-123',
+  'x'.repeat(300),
+  '2024-02-29',
+  '2024-02-29T12:00:00Z',
+  '0000-01-01',
+  '9999-12-31T23:59:59Z',
+  'OPEN',
+  'true',
+  '-1',
+  '1e309',
+  'NaN',
+  '../../etc/passwd',
+  '<script>',
+  "'; DROP TABLE assets; --",
+  'https://127.0.0.1:1/hook',
+  '00000000-0000-0000-0000-000000000000',
+  'Truck 🚚',
+  'ﬀ',
+  'İ',
 );
 
 function stringArbitrary(s: Record<string, any>): fc.Arbitrary<string> {
   const min = Number.isInteger(s.minLength) ? s.minLength : 0;
   const max = Math.max(min, Math.min(Number.isInteger(s.maxLength) ? s.maxLength : 40, 200));
   const byFormat: Record<string, fc.Arbitrary<string>> = {
-    'date-time': fc.date({ min: new Date('1900-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
-    date: fc.date({ min: new Date('1900-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+    'date-time': fc
+      .date({ min: new Date('1900-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+      .map((d) => d.toISOString()),
+    date: fc
+      .date({ min: new Date('1900-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10)),
     uuid: fc.uuid(),
     email: fc.emailAddress(),
     uri: fc.webUrl(),
@@ -63,7 +86,11 @@ function stringArbitrary(s: Record<string, any>): fc.Arbitrary<string> {
   return fc.oneof(...options);
 }
 
-export function schemaArbitrary(schema: Schema | undefined, resolve: ReturnType<typeof createResolver>, depth = 0): fc.Arbitrary<Json> {
+export function schemaArbitrary(
+  schema: Schema | undefined,
+  resolve: ReturnType<typeof createResolver>,
+  depth = 0,
+): fc.Arbitrary<Json> {
   const s = resolve(schema);
   if (s === undefined || s === true || depth > 6) return fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>;
   if (s === false || typeof s !== 'object') return fc.constant(null);
@@ -73,7 +100,10 @@ export function schemaArbitrary(schema: Schema | undefined, resolve: ReturnType<
   const union = s.anyOf ?? s.oneOf;
   if (Array.isArray(union) && union.length) return fc.oneof(...union.map(next));
   if (Array.isArray(s.allOf) && s.allOf.length) {
-    const parts = s.allOf.map((p: Schema) => resolve(p)).filter((p: unknown) => p && typeof p === 'object') as Record<string, any>[];
+    const parts = s.allOf.map((p: Schema) => resolve(p)).filter((p: unknown) => p && typeof p === 'object') as Record<
+      string,
+      any
+    >[];
     const merged: Record<string, any> = { ...s };
     for (const part of parts) {
       merged.type ??= part.type;
@@ -96,7 +126,11 @@ export function schemaArbitrary(schema: Schema | undefined, resolve: ReturnType<
   return fc.oneof(...types.map((type) => typedArbitrary(type, s, next)));
 }
 
-function typedArbitrary(type: string, s: Record<string, any>, next: (inner: Schema) => fc.Arbitrary<Json>): fc.Arbitrary<Json> {
+function typedArbitrary(
+  type: string,
+  s: Record<string, any>,
+  next: (inner: Schema) => fc.Arbitrary<Json>,
+): fc.Arbitrary<Json> {
   switch (type) {
     case 'null':
       return fc.constant(null);
@@ -104,11 +138,17 @@ function typedArbitrary(type: string, s: Record<string, any>, next: (inner: Sche
       return fc.boolean();
     case 'integer':
     case 'number': {
-      const min = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum : -1e6;
-      const max = typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum : 1e6;
-      const inRange = type === 'integer'
-        ? fc.integer({ min: Math.max(Math.ceil(min), Number.MIN_SAFE_INTEGER), max: Math.min(Math.floor(max), Number.MAX_SAFE_INTEGER) })
-        : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
+      const min =
+        typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum : -1e6;
+      const max =
+        typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum : 1e6;
+      const inRange =
+        type === 'integer'
+          ? fc.integer({
+              min: Math.max(Math.ceil(min), Number.MIN_SAFE_INTEGER),
+              max: Math.min(Math.floor(max), Number.MAX_SAFE_INTEGER),
+            })
+          : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
       return fc.oneof(inRange, inRange, fc.constantFrom(0, -1, min - 1, max + 1, 1.5, 1e308, -1e308, 2 ** 53));
     }
     case 'string':
@@ -122,9 +162,14 @@ function typedArbitrary(type: string, s: Record<string, any>, next: (inner: Sche
     case 'object': {
       const props: Record<string, any> = s.properties ?? {};
       const keys = Object.keys(props);
-      if (!keys.length) return fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<Json>, { maxKeys: 3 });
+      if (!keys.length)
+        return fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<Json>, {
+          maxKeys: 3,
+        });
       const required = (s.required ?? []).filter((k: string) => keys.includes(k));
-      return fc.record(Object.fromEntries(keys.map((k) => [k, next(props[k])])), { requiredKeys: required }) as fc.Arbitrary<Json>;
+      return fc.record(Object.fromEntries(keys.map((k) => [k, next(props[k])])), {
+        requiredKeys: required,
+      }) as fc.Arbitrary<Json>;
     }
     default:
       return fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>;

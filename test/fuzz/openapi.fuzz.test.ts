@@ -21,8 +21,20 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 const doc = parse(readFileSync(fileURLToPath(new URL('../../openapi.yaml', import.meta.url)), 'utf8'));
 const resolve = createResolver(doc);
 
-interface Param { name: string; in: string; required?: boolean; schema?: any; content?: Record<string, { schema?: any }> }
-interface Operation { method: string; path: string; id: string; params: Param[]; body?: { mediaType: string; schema: any; required: boolean } }
+interface Param {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: any;
+  content?: Record<string, { schema?: any }>;
+}
+interface Operation {
+  method: string;
+  path: string;
+  id: string;
+  params: Param[];
+  body?: { mediaType: string; schema: any; required: boolean };
+}
 
 function operations(): Operation[] {
   const out: Operation[] = [];
@@ -33,15 +45,26 @@ function operations(): Operation[] {
       if (!op) continue;
       // Operation parameters override path-level ones with the same name and location.
       const byKey = new Map<string, Param>();
-      for (const p of [...(item.parameters ?? []), ...(op.parameters ?? [])].map((x) => resolve<Param>(x))) byKey.set(`${p.in}:${p.name}`, p);
+      for (const p of [...(item.parameters ?? []), ...(op.parameters ?? [])].map((x) => resolve<Param>(x)))
+        byKey.set(`${p.in}:${p.name}`, p);
       const requestBody = resolve<any>(op.requestBody);
       let body: Operation['body'];
       if (requestBody?.content) {
         const types = Object.keys(requestBody.content);
         const mediaType = types.find((t) => /^application\/(.+\+)?json/.test(t)) ?? types[0];
-        body = { mediaType, schema: resolve(requestBody.content[mediaType]?.schema), required: Boolean(requestBody.required) };
+        body = {
+          mediaType,
+          schema: resolve(requestBody.content[mediaType]?.schema),
+          required: Boolean(requestBody.required),
+        };
       }
-      out.push({ method: method.toUpperCase(), path, id: op.operationId ?? `${method} ${path}`, params: [...byKey.values()], body });
+      out.push({
+        method: method.toUpperCase(),
+        path,
+        id: op.operationId ?? `${method} ${path}`,
+        params: [...byKey.values()],
+        body,
+      });
     }
   }
   return out;
@@ -51,9 +74,29 @@ const paramSchema = (p: Param) => p.schema ?? Object.values(p.content ?? {})[0]?
 
 // ---- hostile mutations ------------------------------------------------------------------------------
 const hostileString = fc.constantFrom(
-  'x\ud800', '\udc00y', 'a\u0000b', '\u0000', 'x'.repeat(70_000), '\uFFFF\uFFFE', '\u202Eevil', '%00', '%ED%A0%80', '😀'.repeat(500),
+  'x\ud800',
+  '\udc00y',
+  'a\u0000b',
+  '\u0000',
+  'x'.repeat(70_000),
+  '\uFFFF\uFFFE',
+  '\u202Eevil',
+  '%00',
+  '%ED%A0%80',
+  '😀'.repeat(500),
 );
-const wrongType: fc.Arbitrary<Json> = fc.constantFrom<Json>(null, true, 0, -1, 1e308, [], {}, [1, 'a'], { a: { b: [] } }, '');
+const wrongType: fc.Arbitrary<Json> = fc.constantFrom<Json>(
+  null,
+  true,
+  0,
+  -1,
+  1e308,
+  [],
+  {},
+  [1, 'a'],
+  { a: { b: [] } },
+  '',
+);
 
 /** Replaces one leaf (or the whole value) of a generated value by something hostile. */
 function mutate(value: Json): fc.Arbitrary<Json> {
@@ -74,25 +117,44 @@ function mutate(value: Json): fc.Arbitrary<Json> {
   });
 }
 
-const deepJson = fc.tuple(fc.integer({ min: 500, max: 20_000 }), fc.boolean()).map(([depth, arrays]) =>
-  arrays ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '"x"' + '}'.repeat(depth),
+const deepJson = fc
+  .tuple(fc.integer({ min: 500, max: 20_000 }), fc.boolean())
+  .map(([depth, arrays]) =>
+    arrays ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '"x"' + '}'.repeat(depth),
+  );
+const rawBodies = fc.oneof(
+  deepJson,
+  fc.constantFrom('{', '{"a":1,}', 'null', '[]', '"x"', '123', '{"__proto__":{"x":1}}', '{"a":"\\ud800"}', '\u0000'),
 );
-const rawBodies = fc.oneof(deepJson, fc.constantFrom('{', '{"a":1,}', 'null', '[]', '"x"', '123', '{"__proto__":{"x":1}}', '{"a":"\\ud800"}', '\u0000'));
 
 function encode(value: string): string {
   try {
     return encodeURIComponent(value);
   } catch {
     // A lone surrogate has no UTF-8 form; send the bytes a careless client would (CESU-8).
-    return value.replace(/[\ud800-\udfff]/g, '\u0001').split('\u0001').map((part) => encodeURIComponent(part)).join('%ED%A0%80');
+    return value
+      .replace(/[\ud800-\udfff]/g, '\u0001')
+      .split('\u0001')
+      .map((part) => encodeURIComponent(part))
+      .join('%ED%A0%80');
   }
 }
-const asParam = (v: Json): string => (typeof v === 'string' ? v : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+const asParam = (v: Json): string =>
+  typeof v === 'string' ? v : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
 
 // ---- requests -------------------------------------------------------------------------------------
-interface Request { method: string; url: string; headers: Record<string, string>; payload?: string }
+interface Request {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  payload?: string;
+}
 
-function requestArbitrary(op: Operation, realIds: string[], keys: { all: string; readOnly: string }): fc.Arbitrary<Request> {
+function requestArbitrary(
+  op: Operation,
+  realIds: string[],
+  keys: { all: string; readOnly: string },
+): fc.Arbitrary<Request> {
   const idArb = fc.oneof(
     { weight: 4, arbitrary: fc.constantFrom(...realIds) },
     { weight: 1, arbitrary: fc.uuid() },
@@ -100,7 +162,13 @@ function requestArbitrary(op: Operation, realIds: string[], keys: { all: string;
     { weight: 1, arbitrary: hostileString },
   );
   const paramArb = (p: Param): fc.Arbitrary<string | undefined> => {
-    if (p.in === 'path') return idArb.chain((id) => fc.oneof({ weight: 5, arbitrary: fc.constant(id) }, { weight: 1, arbitrary: schemaArbitrary(paramSchema(p), resolve).map(asParam) }));
+    if (p.in === 'path')
+      return idArb.chain((id) =>
+        fc.oneof(
+          { weight: 5, arbitrary: fc.constant(id) },
+          { weight: 1, arbitrary: schemaArbitrary(paramSchema(p), resolve).map(asParam) },
+        ),
+      );
     const valueArb = fc.oneof(
       { weight: 4, arbitrary: schemaArbitrary(paramSchema(p), resolve).map(asParam) },
       { weight: 1, arbitrary: hostileString },
@@ -110,23 +178,42 @@ function requestArbitrary(op: Operation, realIds: string[], keys: { all: string;
   };
   const bodyArb: fc.Arbitrary<string | undefined> = op.body
     ? schemaArbitrary(op.body.schema, resolve).chain((valid) =>
-        fc.oneof(
-          { weight: 4, arbitrary: fc.constant(valid) },
-          { weight: 3, arbitrary: mutate(valid) },
-        ).map((v) => JSON.stringify(v)).chain((json) => fc.oneof({ weight: 6, arbitrary: fc.constant(json) }, { weight: 1, arbitrary: rawBodies })),
+        fc
+          .oneof({ weight: 4, arbitrary: fc.constant(valid) }, { weight: 3, arbitrary: mutate(valid) })
+          .map((v) => JSON.stringify(v))
+          .chain((json) => fc.oneof({ weight: 6, arbitrary: fc.constant(json) }, { weight: 1, arbitrary: rawBodies })),
       )
     : fc.option(rawBodies, { nil: undefined, freq: 10 });
   const authArb = fc.oneof(
     { weight: 12, arbitrary: fc.constant(`Bearer ${keys.all}`) },
     { weight: 1, arbitrary: fc.constant(`Bearer ${keys.readOnly}`) },
-    { weight: 1, arbitrary: fc.constantFrom(`Bearer ${generateApiKey()}`, 'Bearer nope', '', 'Basic abc', `Bearer ${'k'.repeat(5000)}`) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        `Bearer ${generateApiKey()}`,
+        'Bearer nope',
+        '',
+        'Basic abc',
+        `Bearer ${'k'.repeat(5000)}`,
+      ),
+    },
   );
   return fc
     .record({
       params: fc.tuple(...op.params.map(paramArb)),
       body: bodyArb,
       auth: authArb,
-      contentType: fc.oneof({ weight: 12, arbitrary: fc.constant(op.body?.mediaType ?? 'application/json') }, { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1') }),
+      contentType: fc.oneof(
+        { weight: 12, arbitrary: fc.constant(op.body?.mediaType ?? 'application/json') },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom(
+            'text/plain',
+            'application/x-www-form-urlencoded',
+            'application/json; charset=latin1',
+          ),
+        },
+      ),
     })
     .map(({ params, body, auth, contentType }) => {
       let url = op.path;
@@ -147,8 +234,17 @@ function requestArbitrary(op: Operation, realIds: string[], keys: { all: string;
       const shown = (v: string | undefined) => (v && v.length > 300 ? `${v.slice(0, 300)}… (${v.length} chars)` : v);
       // Counterexamples are printed short: a 20,000-level body would otherwise flood the report.
       return {
-        method: op.method, url, headers, payload: body,
-        [fc.toStringMethod]: () => JSON.stringify({ method: op.method, url: shown(url), headers: { ...headers, authorization: shown(headers.authorization) }, payload: shown(body) }),
+        method: op.method,
+        url,
+        headers,
+        payload: body,
+        [fc.toStringMethod]: () =>
+          JSON.stringify({
+            method: op.method,
+            url: shown(url),
+            headers: { ...headers, authorization: shown(headers.authorization) },
+            payload: shown(body),
+          }),
       };
     });
 }
@@ -161,7 +257,11 @@ const keys = { all: '', readOnly: '' };
 
 beforeAll(async () => {
   console.log(`openapi fuzz: seed ${SEED} (replay with FUZZ_SEED=${SEED}), ${TOTAL_RUNS} requests`);
-  t = await createTestApp({ LOG_LEVEL: 'silent', WEBHOOK_TIMEOUT_MS: '1000', PRE_AUTH_RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await createTestApp({
+    LOG_LEVEL: 'silent',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    PRE_AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+  });
   acme = await t.tenant();
   keys.all = acme.key;
   keys.readOnly = (await acme.newKey({ scopes: 'assets:read,tools:read' })).key;
@@ -202,7 +302,12 @@ describe('fuzzing every operation of openapi.yaml', () => {
       await fc.assert(
         fc.asyncProperty(requestArbitrary(op, realIds, keys), async (req) => {
           sent += 1;
-          const res = await t.app.inject({ method: req.method as any, url: req.url, headers: req.headers, payload: req.payload });
+          const res = await t.app.inject({
+            method: req.method as any,
+            url: req.url,
+            headers: req.headers,
+            payload: req.payload,
+          });
           const where = `${op.id}: ${req.method} ${req.url.slice(0, 200)} -> ${res.statusCode} ${res.body.slice(0, 300)}`;
           seen.set(op.id, (seen.get(op.id) ?? 0) + 1);
           if (res.statusCode >= 500) throw new Error(`5xx from ${where}`);
@@ -213,7 +318,8 @@ describe('fuzzing every operation of openapi.yaml', () => {
             } catch {
               throw new Error(`4xx without a JSON body from ${where}`);
             }
-            if (body?.ok !== false || typeof body.error !== 'string') throw new Error(`4xx without the error envelope from ${where}`);
+            if (body?.ok !== false || typeof body.error !== 'string')
+              throw new Error(`4xx without the error envelope from ${where}`);
             if (res.statusCode === 422 && (typeof body.fieldErrors !== 'object' || body.fieldErrors === null)) {
               throw new Error(`422 without fieldErrors from ${where}`);
             }

@@ -24,16 +24,29 @@ export type Res = LightMyRequestResponse & { body: string; json: <T = any>() => 
 
 /** Thin wrapper over app.inject: `api.get('/api/v1/assets', key)`, `api.post(url, key, body)`. */
 export function apiClient(app: FastifyInstance) {
-  const call = (method: InjectOptions['method'], url: string, key?: string | null, body?: Body, headers: Record<string, string> = {}) =>
+  const call = (
+    method: InjectOptions['method'],
+    url: string,
+    key?: string | null,
+    body?: Body,
+    headers: Record<string, string> = {},
+  ) =>
     app.inject({
-      method, url,
-      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      method,
+      url,
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
       payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     }) as Promise<Res>;
   return {
-    get: (url: string, key?: string | null, headers?: Record<string, string>) => call('GET', url, key, undefined, headers),
+    get: (url: string, key?: string | null, headers?: Record<string, string>) =>
+      call('GET', url, key, undefined, headers),
     delete: (url: string, key?: string | null) => call('DELETE', url, key),
-    post: (url: string, key?: string | null, body?: Body, headers?: Record<string, string>) => call('POST', url, key, body ?? {}, headers),
+    post: (url: string, key?: string | null, body?: Body, headers?: Record<string, string>) =>
+      call('POST', url, key, body ?? {}, headers),
     patch: (url: string, key?: string | null, body?: Body) => call('PATCH', url, key, body ?? {}),
     raw: call,
   };
@@ -47,28 +60,44 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   const db = await createTestDatabase();
   const logs: Record<string, unknown>[] = [];
   const stream = { write: (line: string) => logs.push(JSON.parse(line)) };
-  const logger = pino(loggerOptions(env.LOG_LEVEL ?? 'warn') as pino.LoggerOptions, stream) as unknown as FastifyBaseLogger;
+  const logger = pino(
+    loggerOptions(env.LOG_LEVEL ?? 'warn') as pino.LoggerOptions,
+    stream,
+  ) as unknown as FastifyBaseLogger;
   // Rate limiting has its own tests (which set the cap); elsewhere a file's many requests must not hit it.
-  const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000', PRE_AUTH_RATE_LIMIT_PER_MINUTE: '100000', ...env });
+  const config = loadConfig({
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    PRE_AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+    ...env,
+  });
   const deps = createDeps(config, db, logger);
   const app = await buildApp(deps);
   const undeclared: string[] = [];
   app.addHook('onSend', async (request, reply) => {
     const schema = request.routeOptions.schema as { response?: Record<string, unknown> } | undefined;
-    if (request.routeOptions.url?.startsWith('/api/v1') && schema?.response && !(String(reply.statusCode) in schema.response)) {
+    if (
+      request.routeOptions.url?.startsWith('/api/v1') &&
+      schema?.response &&
+      !(String(reply.statusCode) in schema.response)
+    ) {
       undeclared.push(`${request.method} ${request.routeOptions.url} -> ${reply.statusCode}`);
     }
   });
   await app.ready();
   return {
-    app, db, deps, logs,
+    app,
+    db,
+    deps,
+    logs,
     api: apiClient(app),
     tenant: (name?: string) => createTenant(db, name),
     async close() {
       await app.close();
       await deps.close();
       await db.close();
-      if (undeclared.length) throw new Error(`responses with undeclared status codes:\n${[...new Set(undeclared)].join('\n')}`);
+      if (undeclared.length)
+        throw new Error(`responses with undeclared status codes:\n${[...new Set(undeclared)].join('\n')}`);
     },
   };
 }

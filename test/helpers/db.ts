@@ -19,7 +19,10 @@ export interface TestDatabase extends Database {
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
     const template = inject('pgliteTemplate');
-    const db = await openDatabase({ dataDir: 'memory://', pgliteTemplate: template ? await openAsBlob(template) : undefined });
+    const db = await openDatabase({
+      dataDir: 'memory://',
+      pgliteTemplate: template ? await openAsBlob(template) : undefined,
+    });
     await migrate(db.sql);
     return db;
   }

@@ -11,7 +11,12 @@ export interface TestTenant {
   key: string;
   keyId: string;
   /** Issues another key for this tenant's user, e.g. with fewer scopes. */
-  newKey(opts?: { scopes?: string; rateLimit?: number; expires?: string; label?: string }): Promise<{ key: string; id: string }>;
+  newKey(opts?: {
+    scopes?: string;
+    rateLimit?: number;
+    expires?: string;
+    label?: string;
+  }): Promise<{ key: string; id: string }>;
 }
 
 /** An organisation with one user and an all-scopes key. */
@@ -22,8 +27,12 @@ export async function createTenant(db: Database, name = 'Acme Haulage'): Promise
   const user = await admin.createUser(slug, `ops@${slug}.example.com`, 'Olive Ops');
   const newKey = async (opts: { scopes?: string; rateLimit?: number; expires?: string; label?: string } = {}) => {
     const k = await admin.createKey({
-      orgSlug: slug, userEmail: user.email, label: opts.label ?? 'test', scopes: opts.scopes ?? 'all',
-      expires: opts.expires, rateLimit: opts.rateLimit?.toString(),
+      orgSlug: slug,
+      userEmail: user.email,
+      label: opts.label ?? 'test',
+      scopes: opts.scopes ?? 'all',
+      expires: opts.expires,
+      rateLimit: opts.rateLimit?.toString(),
     });
     return { key: k.key, id: k.id };
   };

@@ -11,11 +11,14 @@ export async function holdWrite(t: TestApp, write: (tx: Tx) => Promise<unknown>)
   const released = new Promise<void>((resolve) => (release = resolve));
   let written!: () => void;
   const ready = new Promise<void>((resolve) => (written = resolve));
-  const done = t.db.prisma.$transaction(async (tx) => {
-    await write(tx);
-    written();
-    await released;
-  }, { maxWait: 15_000, timeout: 30_000 });
+  const done = t.db.prisma.$transaction(
+    async (tx) => {
+      await write(tx);
+      written();
+      await released;
+    },
+    { maxWait: 15_000, timeout: 30_000 },
+  );
   await ready;
   return {
     async release(afterMs = 300) {

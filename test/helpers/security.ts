@@ -25,7 +25,12 @@ export function securitySuite(name: string, ctx: () => { t: TestApp; tenant: Tes
       describe(route.label, () => {
         it(`without a key is 401 missing_bearer`, async () => {
           const { t } = ctx();
-          const res = await t.api.raw(route.method, route.path(), null, route.method === 'GET' || route.method === 'DELETE' ? undefined : (route.body ?? {}));
+          const res = await t.api.raw(
+            route.method,
+            route.path(),
+            null,
+            route.method === 'GET' || route.method === 'DELETE' ? undefined : (route.body ?? {}),
+          );
           expect(res.statusCode, route.path()).toBe(401);
           expect(res.json()).toMatchObject({ ok: false, error: 'missing_bearer' });
         });
@@ -34,15 +39,25 @@ export function securitySuite(name: string, ctx: () => { t: TestApp; tenant: Tes
             const { t, tenant } = ctx();
             const other = SCOPES.filter((s) => s !== route.scope).join(',');
             const { key } = await tenant.newKey({ scopes: other });
-            const res = await t.api.raw(route.method, route.path(), key, route.method === 'GET' || route.method === 'DELETE' ? undefined : (route.body ?? {}));
+            const res = await t.api.raw(
+              route.method,
+              route.path(),
+              key,
+              route.method === 'GET' || route.method === 'DELETE' ? undefined : (route.body ?? {}),
+            );
             expect(res.statusCode, route.path()).toBe(403);
             expect(res.json()).toMatchObject({ ok: false, error: `missing_scope:${route.scope}` });
           });
         }
         if (route.crossTenant) {
-          it('answers 404 for another organisation\'s id', async () => {
+          it("answers 404 for another organisation's id", async () => {
             const { t, tenant } = ctx();
-            const res = await t.api.raw(route.method, route.path(), tenant.key, route.method === 'GET' || route.method === 'DELETE' ? undefined : (route.body ?? {}));
+            const res = await t.api.raw(
+              route.method,
+              route.path(),
+              tenant.key,
+              route.method === 'GET' || route.method === 'DELETE' ? undefined : (route.body ?? {}),
+            );
             expect(res.statusCode, `${route.method} ${route.path()}: ${res.body}`).toBe(404);
             expect(res.json()).toMatchObject({ ok: false, error: 'not_found' });
           });

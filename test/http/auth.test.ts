@@ -36,7 +36,12 @@ describe('bearer authentication', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.organization).toMatchObject({ id: acme.orgId, slug: acme.slug, name: 'Acme Haulage' });
-    expect(body.apiKey).toMatchObject({ id: acme.keyId, label: 'test', expiresAt: null, createdBy: { id: acme.userId, email: acme.email, name: 'Olive Ops' } });
+    expect(body.apiKey).toMatchObject({
+      id: acme.keyId,
+      label: 'test',
+      expiresAt: null,
+      createdBy: { id: acme.userId, email: acme.email, name: 'Olive Ops' },
+    });
     expect(body.apiKey.scopes).toHaveLength(20); // the spec's sixteen plus users:* and keys:*
     expect(Date.parse(body.apiKey.lastUsedAt)).toBeGreaterThan(Date.now() - 60_000);
   });

@@ -13,14 +13,26 @@ afterAll(() => t.close());
 describe('CORS (spec rule 7)', () => {
   it('answers preflight for any origin with the allowed methods, headers and a day of caching', async () => {
     const res = await t.app.inject({
-      method: 'OPTIONS', url: '/api/v1/assets',
-      headers: { origin: 'https://dashboard.example.com', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization,content-type,idempotency-key' },
+      method: 'OPTIONS',
+      url: '/api/v1/assets',
+      headers: {
+        origin: 'https://dashboard.example.com',
+        'access-control-request-method': 'PATCH',
+        'access-control-request-headers': 'authorization,content-type,idempotency-key',
+      },
     });
     expect(res.statusCode).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe('*');
     expect(res.headers['access-control-allow-methods']).toBe('GET, POST, PATCH, DELETE, OPTIONS');
     const allowed = String(res.headers['access-control-allow-headers']).toLowerCase();
-    for (const h of ['authorization', 'content-type', 'idempotency-key', 'x-service-signature', 'x-service-timestamp', 'x-service-event']) {
+    for (const h of [
+      'authorization',
+      'content-type',
+      'idempotency-key',
+      'x-service-signature',
+      'x-service-timestamp',
+      'x-service-event',
+    ]) {
       expect(allowed).toContain(h);
     }
     expect(res.headers['access-control-max-age']).toBe('86400');
@@ -30,7 +42,8 @@ describe('CORS (spec rule 7)', () => {
     const res = await t.api.get('/api/v1/me', acme.key, { origin: 'https://x.example' });
     expect(res.headers['access-control-allow-origin']).toBe('*');
     const exposed = String(res.headers['access-control-expose-headers']);
-    for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']) expect(exposed).toContain(h);
+    for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'])
+      expect(exposed).toContain(h);
   });
 });
 
@@ -45,13 +58,24 @@ describe('request handling', () => {
   });
 
   it('answers 415 for a body that is not JSON', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { authorization: `Bearer ${acme.key}`, 'content-type': 'text/plain' }, payload: 'hi' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/assets',
+      headers: { authorization: `Bearer ${acme.key}`, 'content-type': 'text/plain' },
+      payload: 'hi',
+    });
     expect(res.statusCode).toBe(415);
     expect(res.json()).toMatchObject({ ok: false, error: 'unsupported_media_type' });
   });
 
   it('refuses prototype poisoning as invalid JSON', async () => {
-    const res = await t.api.raw('POST', '/api/v1/assets', acme.key, '{"nickname":"x","assetClass":"trailer","__proto__":{"admin":true}}', {});
+    const res = await t.api.raw(
+      'POST',
+      '/api/v1/assets',
+      acme.key,
+      '{"nickname":"x","assetClass":"trailer","__proto__":{"admin":true}}',
+      {},
+    );
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toBe('invalid_json');
   });
@@ -80,7 +104,12 @@ describe('request handling', () => {
       broken.db.sql.query = () => Promise.reject(new Error('relation "secret_table" does not exist'));
       const res = await broken.api.get('/api/v1/assets', tenant.key, { 'x-request-id': 'req-500' });
       expect(res.statusCode).toBe(500);
-      expect(res.json()).toEqual({ ok: false, error: 'internal_error', message: expect.any(String), requestId: 'req-500' });
+      expect(res.json()).toEqual({
+        ok: false,
+        error: 'internal_error',
+        message: expect.any(String),
+        requestId: 'req-500',
+      });
       expect(res.body).not.toContain('secret_table');
       expect(broken.logs.some((l) => l.reqId === 'req-500' && l.level === 50)).toBe(true);
     } finally {

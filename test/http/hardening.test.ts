@@ -18,11 +18,23 @@ afterAll(() => t.close());
 
 describe('inputs the database cannot store are 422, never 500', () => {
   it.each([
-    ['a body string', () => t.api.post('/api/v1/assets', acme.key, { nickname: 'a\u0000b', assetClass: 'trailer' }), 'nickname'],
-    ['a nested body string', () => t.api.post('/api/v1/assets/batch', acme.key, [{ nickname: 'ok', assetClass: 'trailer', vin: 'x\u0000' }]), '0.vin'],
+    [
+      'a body string',
+      () => t.api.post('/api/v1/assets', acme.key, { nickname: 'a\u0000b', assetClass: 'trailer' }),
+      'nickname',
+    ],
+    [
+      'a nested body string',
+      () => t.api.post('/api/v1/assets/batch', acme.key, [{ nickname: 'ok', assetClass: 'trailer', vin: 'x\u0000' }]),
+      '0.vin',
+    ],
     ['a query value', () => t.api.get('/api/v1/tools?category=a%00b', acme.key), 'category'],
     ['a path id', () => t.api.get('/api/v1/assets/a%00b', acme.key), 'id'],
-    ['the Idempotency-Key header', () => t.api.post('/api/v1/hours', acme.key, { assetId, hoursReading: 1 }, { 'idempotency-key': 'k\u0000' }), 'Idempotency-Key'],
+    [
+      'the Idempotency-Key header',
+      () => t.api.post('/api/v1/hours', acme.key, { assetId, hoursReading: 1 }, { 'idempotency-key': 'k\u0000' }),
+      'Idempotency-Key',
+    ],
   ])('a NUL character in %s', async (_name, call, field) => {
     const res = await call();
     expect(res.statusCode, res.body).toBe(422);
@@ -30,8 +42,16 @@ describe('inputs the database cannot store are 422, never 500', () => {
   });
 
   it.each([
-    ['PATCH /assets/:id purchaseDate', () => t.api.patch(`/api/v1/assets/${assetId}`, acme.key, { purchaseDate: '0000-01-01' }), 'purchaseDate'],
-    ['POST /hours loggedAt', () => t.api.post('/api/v1/hours', acme.key, { assetId, hoursReading: 5, loggedAt: '0000-01-01T00:00:00Z' }), 'loggedAt'],
+    [
+      'PATCH /assets/:id purchaseDate',
+      () => t.api.patch(`/api/v1/assets/${assetId}`, acme.key, { purchaseDate: '0000-01-01' }),
+      'purchaseDate',
+    ],
+    [
+      'POST /hours loggedAt',
+      () => t.api.post('/api/v1/hours', acme.key, { assetId, hoursReading: 5, loggedAt: '0000-01-01T00:00:00Z' }),
+      'loggedAt',
+    ],
     ['GET /hours since', () => t.api.get('/api/v1/hours?since=0000-01-01', acme.key), 'since'],
   ])('year 0000 in %s', async (_name, call, field) => {
     const res = await call();
@@ -39,16 +59,25 @@ describe('inputs the database cannot store are 422, never 500', () => {
     expect(res.json().fieldErrors).toHaveProperty(field);
   });
 
-  it.each(['/api/v1/assets', '/api/v1/flags', '/api/v1/hours', '/api/v1/repairs', '/api/v1/projects', '/api/v1/webhooks'])(
-    'hand-made cursors on %s',
-    async (path) => {
-      for (const values of [['2020-01-01T00:00:00Z', 5], ['2020-01-01T00:00:00Z', null], ['0000-01-01T00:00:00Z', 'x'], ['+275760-09-13T00:00:00Z', 'x']]) {
-        const res = await t.api.get(`${path}?cursor=${encodeCursor(values as (string | number | null)[])}`, acme.key);
-        expect(res.statusCode, `${path} ${JSON.stringify(values)}: ${res.body}`).toBe(422);
-        expect(res.json().fieldErrors).toHaveProperty('cursor');
-      }
-    },
-  );
+  it.each([
+    '/api/v1/assets',
+    '/api/v1/flags',
+    '/api/v1/hours',
+    '/api/v1/repairs',
+    '/api/v1/projects',
+    '/api/v1/webhooks',
+  ])('hand-made cursors on %s', async (path) => {
+    for (const values of [
+      ['2020-01-01T00:00:00Z', 5],
+      ['2020-01-01T00:00:00Z', null],
+      ['0000-01-01T00:00:00Z', 'x'],
+      ['+275760-09-13T00:00:00Z', 'x'],
+    ]) {
+      const res = await t.api.get(`${path}?cursor=${encodeCursor(values as (string | number | null)[])}`, acme.key);
+      expect(res.statusCode, `${path} ${JSON.stringify(values)}: ${res.body}`).toBe(422);
+      expect(res.json().fieldErrors).toHaveProperty('cursor');
+    }
+  });
 
   it('an id of any length that does not exist is 404', async () => {
     for (const id of ['x'.repeat(150), 'y'.repeat(450)]) {
@@ -81,7 +110,10 @@ describe('keys and users', () => {
     const original = t.db.prisma.apiKey;
     let lookups = 0;
     const counting = new Proxy(original, {
-      get: (target, prop) => (prop === 'findUnique' ? (...args: unknown[]) => (lookups++, (target.findUnique as (...a: unknown[]) => unknown)(...args)) : Reflect.get(target, prop)),
+      get: (target, prop) =>
+        prop === 'findUnique'
+          ? (...args: unknown[]) => (lookups++, (target.findUnique as (...a: unknown[]) => unknown)(...args))
+          : Reflect.get(target, prop),
     });
     Object.defineProperty(t.db.prisma, 'apiKey', { value: counting, configurable: true });
     try {
@@ -97,7 +129,9 @@ describe('keys and users', () => {
 describe('concurrent updates emit one event per real change', () => {
   it('five identical PATCHes of an asset record one asset.updated', async () => {
     const id = await makeAsset(t, acme.key, { nickname: 'Contended', assetClass: 'trailer' });
-    const results = await Promise.all(Array.from({ length: 5 }, () => t.api.patch(`/api/v1/assets/${id}`, acme.key, { licensePlate: 'RACE 1' })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => t.api.patch(`/api/v1/assets/${id}`, acme.key, { licensePlate: 'RACE 1' })),
+    );
     expect(results.every((r) => r.statusCode === 200)).toBe(true);
     const updates = (await t.db.prisma.event.findMany({ where: { orgId: acme.orgId, type: 'asset.updated' } })).filter(
       (e) => (e.data as { assetId: string }).assetId === id,
@@ -107,10 +141,12 @@ describe('concurrent updates emit one event per real change', () => {
 
   it('five identical tool reassignments record one tool.assignment_changed', async () => {
     const id = await makeTool(t, acme.key, { name: 'Contended drill' });
-    await Promise.all(Array.from({ length: 5 }, () => t.api.patch(`/api/v1/tools/${id}`, acme.key, { assignedUserId: acme.userId })));
-    const changes = (await t.db.prisma.event.findMany({ where: { orgId: acme.orgId, type: 'tool.assignment_changed' } })).filter(
-      (e) => (e.data as { toolId: string }).toolId === id,
+    await Promise.all(
+      Array.from({ length: 5 }, () => t.api.patch(`/api/v1/tools/${id}`, acme.key, { assignedUserId: acme.userId })),
     );
+    const changes = (
+      await t.db.prisma.event.findMany({ where: { orgId: acme.orgId, type: 'tool.assignment_changed' } })
+    ).filter((e) => (e.data as { toolId: string }).toolId === id);
     expect(changes).toHaveLength(1);
   });
 });
@@ -119,7 +155,12 @@ describe('notifications', () => {
   it('a notification whose last attempt never reported back is marked FAILED', async () => {
     const stranded = await t.db.prisma.notification.create({
       data: {
-        orgId: acme.orgId, channel: 'EMAIL', kind: 'test', subject: 's', body: 'b', attempts: 5,
+        orgId: acme.orgId,
+        channel: 'EMAIL',
+        kind: 'test',
+        subject: 's',
+        body: 'b',
+        attempts: 5,
         createdAt: new Date(Date.now() - 3 * 3600 * 1000),
       },
     });

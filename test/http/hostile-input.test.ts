@@ -22,22 +22,30 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const envelope = (res: { json: () => any }) => expect(res.json()).toMatchObject({ ok: false, error: expect.any(String) });
+const envelope = (res: { json: () => any }) =>
+  expect(res.json()).toMatchObject({ ok: false, error: expect.any(String) });
 
 describe('deeply nested JSON', () => {
   const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
   const nestedObject = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
 
-  it.each([5_000, 100_000])('a body nested %i levels is 422 naming the field, never a stack overflow', async (depth) => {
-    for (const body of [nested(depth), `{"nickname":"x","assetClass":"trailer","meta":${nestedObject(depth)}}`]) {
-      const res = await t.api.post('/api/v1/assets', acme.key, body);
-      expect(res.statusCode, res.body.slice(0, 200)).toBe(422);
-      expect(Object.values(res.json().fieldErrors)[0]).toMatch(/nested too deeply/);
-    }
-  });
+  it.each([5_000, 100_000])(
+    'a body nested %i levels is 422 naming the field, never a stack overflow',
+    async (depth) => {
+      for (const body of [nested(depth), `{"nickname":"x","assetClass":"trailer","meta":${nestedObject(depth)}}`]) {
+        const res = await t.api.post('/api/v1/assets', acme.key, body);
+        expect(res.statusCode, res.body.slice(0, 200)).toBe(422);
+        expect(Object.values(res.json().fieldErrors)[0]).toMatch(/nested too deeply/);
+      }
+    },
+  );
 
   it(`accepts nesting up to ${MAX_NESTING_DEPTH} levels in the guard (the schema decides the rest)`, async () => {
-    const res = await t.api.post('/api/v1/assets', acme.key, `{"nickname":"x","assetClass":"trailer","meta":${nestedObject(MAX_NESTING_DEPTH - 2)}}`);
+    const res = await t.api.post(
+      '/api/v1/assets',
+      acme.key,
+      `{"nickname":"x","assetClass":"trailer","meta":${nestedObject(MAX_NESTING_DEPTH - 2)}}`,
+    );
     expect(res.statusCode).not.toBe(500);
     expect(res.json().fieldErrors?.meta ?? '').not.toMatch(/nested too deeply/);
   });
@@ -100,11 +108,14 @@ describe('framework errors in the API envelope', () => {
     try {
       const port = (t.app.server.address() as AddressInfo).port;
       const res = await new Promise<{ status: number; body: string; type: string }>((resolve, reject) => {
-        const req = http.get({ host: '127.0.0.1', port, path: '/api/v1/health', headers: { 'x-big': 'a'.repeat(20_000) } }, (r) => {
-          let body = '';
-          r.on('data', (d) => (body += d));
-          r.on('end', () => resolve({ status: r.statusCode!, body, type: String(r.headers['content-type']) }));
-        });
+        const req = http.get(
+          { host: '127.0.0.1', port, path: '/api/v1/health', headers: { 'x-big': 'a'.repeat(20_000) } },
+          (r) => {
+            let body = '';
+            r.on('data', (d) => (body += d));
+            r.on('end', () => resolve({ status: r.statusCode!, body, type: String(r.headers['content-type']) }));
+          },
+        );
         req.on('error', reject);
       });
       expect(res.status).toBe(431);
@@ -130,7 +141,10 @@ describe('authentication lookups per client address', () => {
     };
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 12; i++) statuses.push((await t.api.get('/api/v1/me', generateApiKey(), { 'x-forwarded-for': `10.0.0.${i}` })).statusCode);
+      for (let i = 0; i < 12; i++)
+        statuses.push(
+          (await t.api.get('/api/v1/me', generateApiKey(), { 'x-forwarded-for': `10.0.0.${i}` })).statusCode,
+        );
       // X-Forwarded-For is ignored without TRUST_PROXY: all 12 come from one address.
       expect(statuses.slice(0, 4)).toEqual([401, 401, 401, 401]);
       expect(statuses.slice(4)).toEqual(Array(8).fill(429));
@@ -150,7 +164,11 @@ describe('authentication lookups per client address', () => {
     const proxied = await createTestApp({ PRE_AUTH_RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: '127.0.0.1' });
     try {
       const from = (ip: string) => proxied.api.get('/api/v1/me', generateApiKey(), { 'x-forwarded-for': ip });
-      expect([(await from('203.0.113.1')).statusCode, (await from('203.0.113.1')).statusCode, (await from('203.0.113.1')).statusCode]).toEqual([401, 401, 429]);
+      expect([
+        (await from('203.0.113.1')).statusCode,
+        (await from('203.0.113.1')).statusCode,
+        (await from('203.0.113.1')).statusCode,
+      ]).toEqual([401, 401, 429]);
       expect((await from('203.0.113.2')).statusCode).toBe(401);
     } finally {
       await proxied.close();
@@ -177,7 +195,9 @@ describe('shutting down', () => {
     socket.on('data', (d) => (raw += d));
     const ended = new Promise<void>((resolve) => {
       socket.on('close', () => resolve());
-      socket.on('data', () => (raw.split('HTTP/1.1 ').length > 2 && raw.trimEnd().endsWith('}') ? resolve() : undefined));
+      socket.on('data', () =>
+        raw.split('HTTP/1.1 ').length > 2 && raw.trimEnd().endsWith('}') ? resolve() : undefined,
+      );
     });
     socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
     await new Promise((r) => setTimeout(r, 100));
@@ -190,14 +210,23 @@ describe('shutting down', () => {
     const second = raw.slice(raw.indexOf('HTTP/1.1', 10));
     expect(second).toMatch(/^HTTP\/1.1 503/);
     expect(second).toMatch(/retry-after: 5/i);
-    expect(JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4))).toMatchObject({ ok: false, error: 'shutting_down' });
+    expect(JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      ok: false,
+      error: 'shutting_down',
+    });
   });
 });
 
 describe('clamped text never splits a surrogate pair', () => {
   const note = 'a'.repeat(499) + '😀' + 'tail';
   it.each([
-    ['asset check-in note', () => t.api.post(`/api/v1/assets/${assetId}/checkout`, acme.key, { toUserId: acme.userId }).then(() => t.api.post(`/api/v1/assets/${assetId}/checkin`, acme.key, { note }))],
+    [
+      'asset check-in note',
+      () =>
+        t.api
+          .post(`/api/v1/assets/${assetId}/checkout`, acme.key, { toUserId: acme.userId })
+          .then(() => t.api.post(`/api/v1/assets/${assetId}/checkin`, acme.key, { note })),
+    ],
     ['tool mark-serviced note', () => t.api.post(`/api/v1/tools/${toolId}/mark-serviced`, acme.key, { note })],
   ])('%s cut at 500 characters', async (_name, call) => {
     const res = await call();

@@ -7,7 +7,9 @@ const KEY = 'flt_' + 'a'.repeat(43);
 describe('request URLs in logs', () => {
   it('scrubs credentials from query strings and keeps the rest', () => {
     expect(scrubUrl(`/api/v1/assets?api_key=${KEY}&limit=5`)).toBe('/api/v1/assets?api_key=[redacted]&limit=5');
-    expect(scrubUrl('/x?token=abc&access_token=d&sig=e&password=f&q=ok')).toBe('/x?token=[redacted]&access_token=[redacted]&sig=[redacted]&password=[redacted]&q=ok');
+    expect(scrubUrl('/x?token=abc&access_token=d&sig=e&password=f&q=ok')).toBe(
+      '/x?token=[redacted]&access_token=[redacted]&sig=[redacted]&password=[redacted]&q=ok',
+    );
     expect(scrubUrl(`/x?q=${KEY}`)).toBe('/x?q=[redacted]');
     expect(scrubUrl(`/x/${KEY}`)).toBe('/x/[redacted]');
     expect(scrubUrl('/api/v1/assets?cursor=abc')).toBe('/api/v1/assets?cursor=abc');

@@ -23,22 +23,35 @@ interface ProxiedApp {
   close(): Promise<void>;
 }
 
-async function proxiedApp(base: TestDatabase, proxy: TcpProxy, env: Record<string, string>, queryMs: number): Promise<ProxiedApp> {
+async function proxiedApp(
+  base: TestDatabase,
+  proxy: TcpProxy,
+  env: Record<string, string>,
+  queryMs: number,
+): Promise<ProxiedApp> {
   const url = new URL(base.url!);
   url.host = `127.0.0.1:${proxy.port}`;
   const db = await openDatabase({
-    databaseUrl: url.toString(), dataDir: 'unused', poolSize: 4,
+    databaseUrl: url.toString(),
+    dataDir: 'unused',
+    poolSize: 4,
     timeouts: { connectMs: 500, statementMs: 1_000, idleInTransactionMs: 3_000, queryMs },
   });
   const logs: Record<string, any>[] = [];
-  const logger = pino(loggerOptions('warn') as pino.LoggerOptions, { write: (l: string) => logs.push(JSON.parse(l)) }) as unknown as FastifyBaseLogger;
+  const logger = pino(loggerOptions('warn') as pino.LoggerOptions, {
+    write: (l: string) => logs.push(JSON.parse(l)),
+  }) as unknown as FastifyBaseLogger;
   // A short key cache so the outage also hits authentication, as it does for keys not seen recently.
   const config = loadConfig({ RATE_LIMIT_PER_MINUTE: '100000', AUTH_CACHE_TTL_MS: '0', ...env });
   const deps = createDeps(config, db, logger);
   const app = await buildApp(deps);
   await app.ready();
   return {
-    app, db, deps, logs, api: apiClient(app),
+    app,
+    db,
+    deps,
+    logs,
+    api: apiClient(app),
     async close() {
       await app.close();
       await deps.close();
@@ -59,7 +72,11 @@ describe.skipIf(!onPostgres)('PostgreSQL partitioned or refusing (TCP proxy in b
   let t: ProxiedApp;
   let acme: TestTenant;
   const committed = async (prefix: string) =>
-    (await base.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM assets WHERE nickname LIKE $1`, [`${prefix}%`]))[0].n;
+    (
+      await base.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM assets WHERE nickname LIKE $1`, [
+        `${prefix}%`,
+      ])
+    )[0].n;
 
   beforeAll(async () => {
     base = await createTestDatabase();
@@ -164,10 +181,14 @@ describe.skipIf(!onPostgres)('the request deadline', () => {
   });
 
   it('answers 503 request_timeout when it passes, and the abandoned write never commits', async () => {
-    expect((await t.api.post('/api/v1/assets', acme.key, { nickname: 'warm', assetClass: 'trailer' })).statusCode).toBe(201);
+    expect((await t.api.post('/api/v1/assets', acme.key, { nickname: 'warm', assetClass: 'trailer' })).statusCode).toBe(
+      201,
+    );
     // Cut in the middle of the handler's transaction (after authentication, at the INSERT).
     proxy.cutWhen((chunk) => chunk.includes('INSERT INTO'));
-    const [res, ms] = await timed(() => t.api.post('/api/v1/assets', acme.key, { nickname: 'late-1', assetClass: 'trailer' }));
+    const [res, ms] = await timed(() =>
+      t.api.post('/api/v1/assets', acme.key, { nickname: 'late-1', assetClass: 'trailer' }),
+    );
     expect(proxy.mode).toBe('blackhole');
     expect(res.statusCode, res.body).toBe(503);
     expect(res.json()).toMatchObject({ ok: false, error: 'request_timeout' });

@@ -26,7 +26,9 @@ describe('GET /metrics', () => {
     const text = res.body;
     expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/v1\/assets",status="200"\} 1/);
     expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/v1\/assets",status="429"\} 1/);
-    expect(text).toMatch(/http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/v1\/assets",status="200"\}/);
+    expect(text).toMatch(
+      /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/v1\/assets",status="200"\}/,
+    );
     expect(text).toMatch(/rate_limit_rejections_total 1/);
     expect(text).toMatch(/webhook_queue_depth \d+/);
     expect(text).toMatch(/webhook_oldest_due_age_seconds \d+/);
@@ -37,7 +39,10 @@ describe('GET /metrics', () => {
     const tenant = await t.tenant();
     const { key } = await tenant.newKey({ rateLimit: 1000 });
     // Nothing listens on port 9 of loopback: the attempt fails and is re-queued.
-    const sub = await t.api.post('/api/v1/webhooks', key, { url: 'https://127.0.0.1:9/hook', events: ['asset.created'] });
+    const sub = await t.api.post('/api/v1/webhooks', key, {
+      url: 'https://127.0.0.1:9/hook',
+      events: ['asset.created'],
+    });
     expect(sub.statusCode, sub.body).toBe(201);
     await t.api.post('/api/v1/assets', key, { nickname: 'Metered', assetClass: 'trailer' });
     const summary = await t.deps.delivery.dispatcher.dispatchOnce();

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- one scenario across two real processes; its set-up and its checks belong together */
 /**
  * Operations test: the service scales past one process. Two real API processes (node --import tsx
  * src/main.ts, as deployed) share one PostgreSQL database and one Redis; the test talks to them over HTTP and
@@ -49,7 +50,14 @@ const killAllNow = () => {
 /** Distinct free high ports chosen by the kernel (held together so they cannot repeat). */
 async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<net.Server>((resolve) => { const s = net.createServer(); s.listen(0, '127.0.0.1', () => resolve(s)); })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<net.Server>((resolve) => {
+          const s = net.createServer();
+          s.listen(0, '127.0.0.1', () => resolve(s));
+        }),
+    ),
   );
   const ports = servers.map((s) => (s.address() as AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
@@ -60,18 +68,32 @@ async function startApi(name: string, port: number, env: Record<string, string>)
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: {
-      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), TMPDIR: os.tmpdir(),
-      HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env,
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? os.tmpdir(),
+      TMPDIR: os.tmpdir(),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';
-  const keep = (chunk: Buffer) => { tail = (tail + chunk.toString('utf8')).slice(-20_000); };
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-20_000);
+  };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const proc: ApiProcess = {
-    name, port, base: `http://127.0.0.1:${port}`, pid: child.pid!, child, exited,
+    name,
+    port,
+    base: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    child,
+    exited,
     alive: () => child.exitCode === null && child.signalCode === null,
     output: () => tail,
   };
@@ -109,7 +131,10 @@ interface CallResult {
 async function call(p: ApiProcess, method: string, url: string, key?: string, body?: unknown): Promise<CallResult> {
   const res = await fetch(`${p.base}${url}`, {
     method,
-    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(30_000),
   });
@@ -184,7 +209,10 @@ function socketOwner(clientPort: number, pids: number[]): number | undefined {
 
 /** HTTPS receiver with its own self-signed certificate (trusted by the API processes through WEBHOOK_CA_FILE). */
 async function startReceiver(): Promise<Receiver> {
-  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, algorithm: 'sha256' });
+  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+    keySize: 2048,
+    algorithm: 'sha256',
+  });
   const caFile = path.join(os.tmpdir(), `fleet-multi-ca-${randomBytes(6).toString('hex')}.pem`);
   writeFileSync(caFile, pems.cert);
   const owners = new WeakMap<object, number | undefined>();
@@ -194,7 +222,10 @@ async function startReceiver(): Promise<Receiver> {
     const socket = req.socket as TLSSocket;
     // Identify the sender while its socket is certainly open (at its first request).
     if (!owners.has(socket)) {
-      const pid = socketOwner(socket.remotePort ?? -1, children.filter((c) => c.alive()).map((c) => c.pid));
+      const pid = socketOwner(
+        socket.remotePort ?? -1,
+        children.filter((c) => c.alive()).map((c) => c.pid),
+      );
       owners.set(socket, pid);
       if (pid === undefined) unknownOwners++;
     }
@@ -207,7 +238,14 @@ async function startReceiver(): Promise<Receiver> {
       } catch {
         // recorded with empty fields
       }
-      const hit: Hit = { path: req.url ?? '/', id: json.id, event: json.event, assetId: json.data?.assetId, pid: owners.get(socket), at: Date.now() };
+      const hit: Hit = {
+        path: req.url ?? '/',
+        id: json.id,
+        event: json.event,
+        assetId: json.data?.assetId,
+        pid: owners.get(socket),
+        at: Date.now(),
+      };
       receiver.hits.push(hit);
       const delay = receiver.onHit(hit);
       const answer = () => {
@@ -221,7 +259,11 @@ async function startReceiver(): Promise<Receiver> {
   return Object.assign(receiver, {
     origin: `https://localhost:${(server.address() as AddressInfo).port}`,
     ownersKnown: () => unknownOwners === 0,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   });
 }
 
@@ -262,7 +304,11 @@ describe.skipIf(!TEST_DATABASE_URL)(
       await admin.createUser('multi-a', email, 'Olive Ops');
       receiver = await startReceiver();
       const ports = await freePorts(2);
-      pair = await Promise.all(ports.map((port, i) => startApi(`api-${i + 1}`, port, { ...baseEnv(), WEBHOOK_BATCH_SIZE: '50', WEBHOOK_TIMEOUT_MS: '10000' })));
+      pair = await Promise.all(
+        ports.map((port, i) =>
+          startApi(`api-${i + 1}`, port, { ...baseEnv(), WEBHOOK_BATCH_SIZE: '50', WEBHOOK_TIMEOUT_MS: '10000' }),
+        ),
+      );
     }, 150_000);
 
     afterAll(async () => {
@@ -289,7 +335,9 @@ describe.skipIf(!TEST_DATABASE_URL)(
         const { key } = await admin.createKey({ orgSlug: 'multi-a', userEmail: email, label: `burst ${attempt}` });
         const ok: CallResult[] = [];
         for (let round = 0; round < 6; round++) {
-          ok.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => call(pair[i % 2], 'GET', '/api/v1/me', key)))));
+          ok.push(
+            ...(await Promise.all(Array.from({ length: 10 }, (_, i) => call(pair[i % 2], 'GET', '/api/v1/me', key)))),
+          );
         }
         const over = [await call(pair[0], 'GET', '/api/v1/me', key), await call(pair[1], 'GET', '/api/v1/me', key)];
         const resets = new Set([...ok, ...over].map((r) => r.headers.get('x-ratelimit-reset')));
@@ -319,158 +367,223 @@ describe.skipIf(!TEST_DATABASE_URL)(
       }
     });
 
-    it('sends each of 500 deliveries exactly once, on the first attempt, from both dispatchers', { timeout: 180_000 }, async () => {
-      const { key } = await admin.createKey({ orgSlug: 'multi-a', userEmail: email, label: 'bulk', rateLimit: '1000000' });
-      const sub = await call(pair[0], 'POST', '/api/v1/webhooks', key, { url: `${receiver.origin}/bulk`, events: ['asset.created'] });
-      expect(sub.status, JSON.stringify(sub.json)).toBe(201);
-      const subscriptionId = sub.json.subscriptionId as string;
+    it(
+      'sends each of 500 deliveries exactly once, on the first attempt, from both dispatchers',
+      { timeout: 180_000 },
+      async () => {
+        const { key } = await admin.createKey({
+          orgSlug: 'multi-a',
+          userEmail: email,
+          label: 'bulk',
+          rateLimit: '1000000',
+        });
+        const sub = await call(pair[0], 'POST', '/api/v1/webhooks', key, {
+          url: `${receiver.origin}/bulk`,
+          events: ['asset.created'],
+        });
+        expect(sub.status, JSON.stringify(sub.json)).toBe(201);
+        const subscriptionId = sub.json.subscriptionId as string;
 
-      const created: string[] = [];
-      for (let b = 0; b < 10; b++) {
-        const entries = Array.from({ length: 50 }, (_, i) => ({ nickname: `Bulk ${b * 50 + i}`, assetClass: 'trailer' }));
-        const res = await call(pair[b % 2], 'POST', '/api/v1/assets/batch', key, entries);
-        expect(res.status, JSON.stringify(res.json)).toBe(200);
-        expect(res.json.summary).toEqual({ received: 50, succeeded: 50, failed: 0 });
-        created.push(...res.json.results.map((r: { assetId: string }) => r.assetId));
-      }
-      expect(new Set(created).size).toBe(500);
-
-      const bulk = () => receiver.hits.filter((h) => h.path === '/bulk');
-      await waitFor('500 distinct envelopes at the receiver', () => new Set(bulk().map((h) => h.id)).size >= 500, 90_000);
-      const deliveredRows = () => db.prisma.webhookDelivery.count({ where: { subscriptionId, status: 'DELIVERED' } });
-      await waitFor('500 outcomes recorded', async () => (await deliveredRows()) === 500, 15_000);
-      await sleep(2_000); // a couple more ticks: a second send of anything would show up now
-
-      const hits = bulk();
-      const ids = hits.map((h) => h.id);
-      expect(new Set(ids).size, 'distinct envelope ids').toBe(500);
-      expect(ids.length, 'requests received (a repeat would make this > 500)').toBe(500);
-      expect(hits.every((h) => h.event === 'asset.created')).toBe(true);
-      expect(new Set(hits.map((h) => h.assetId))).toEqual(new Set(created));
-      const rows = await db.prisma.webhookDelivery.groupBy({ by: ['status', 'attempts'], where: { subscriptionId }, _count: { _all: true } });
-      expect(rows).toEqual([{ status: 'DELIVERED', attempts: 1, _count: { _all: 500 } }]);
-      const dbIds = await db.prisma.webhookDelivery.findMany({ where: { subscriptionId }, select: { id: true } });
-      expect(new Set(dbIds.map((r) => r.id))).toEqual(new Set(ids));
-
-      if (receiver.ownersKnown()) {
-        const per = pair.map((p) => hits.filter((h) => h.pid === p.pid).length);
-        console.log(`[multi-instance] deliveries sent per process: ${pair.map((p, i) => `${p.name}=${per[i]}`).join(', ')}`);
-        expect(per[0] + per[1]).toBe(500);
-        expect(per[0], `${pair[0].name} delivered some`).toBeGreaterThan(0);
-        expect(per[1], `${pair[1].name} delivered some`).toBeGreaterThan(0);
-      } else {
-        console.warn('[multi-instance] cannot tell which process sent each webhook here (no /proc): per-process split not asserted');
-      }
-    });
-
-    it('loses no committed asset and no webhook when one instance is SIGKILLed mid-load', { timeout: 180_000 }, async () => {
-      // Fresh pair with short leases (renewed while a send runs) and a short poll: takeover takes seconds.
-      const leaseSec = 3;
-      const timeoutMs = 2_000;
-      await Promise.all(pair.map((p) => stopApi(p)));
-      const ports = await freePorts(2);
-      const [survivor, victim] = await Promise.all(
-        ports.map((port, i) => startApi(`crash-${i + 1}`, port, { ...baseEnv(), WEBHOOK_LEASE_SEC: String(leaseSec), WEBHOOK_POLL_MS: '500', WEBHOOK_TIMEOUT_MS: String(timeoutMs) })),
-      );
-      const pairB = [survivor, victim];
-
-      await admin.createOrg('Multi Instance B', 'multi-b');
-      await admin.createUser('multi-b', email, 'Olive Ops');
-      const { key } = await admin.createKey({ orgSlug: 'multi-b', userEmail: email, label: 'crash', rateLimit: '1000000' });
-      const orgId = (await db.prisma.organization.findUniqueOrThrow({ where: { slug: 'multi-b' } })).id;
-      const sub = await call(survivor, 'POST', '/api/v1/webhooks', key, { url: `${receiver.origin}/crash`, events: ['asset.created'] });
-      expect(sub.status, JSON.stringify(sub.json)).toBe(201);
-      const subscriptionId = sub.json.subscriptionId as string;
-
-      // Kill the victim while one of its webhook sends is in flight (the receiver holds every answer 300 ms), so it
-      // dies holding claimed rows that only the lease expiry can free. Armed once the load is under way.
-      let armed = false;
-      let killedAt = 0;
-      let killedMidSend: string | undefined;
-      const kill = (envelopeId?: string) => {
-        if (killedAt) return;
-        killedAt = Date.now();
-        killedMidSend = envelopeId;
-        victim.child.kill('SIGKILL');
-      };
-      receiver.onHit = (hit) => {
-        if (hit.path !== '/crash') return 0;
-        if (armed && hit.pid === victim.pid) kill(hit.id);
-        return 300;
-      };
-
-      const confirmed: string[] = [];
-      const failures: string[] = [];
-      const lane = async (p: ApiProcess, lane: number) => {
+        const created: string[] = [];
         for (let b = 0; b < 10; b++) {
-          if (p === victim && b === 3) {
-            if (receiver.ownersKnown()) armed = true;
-            else kill(); // cannot tell senders apart here: just kill it part-way
-          }
-          if (p === victim && b === 7) kill(); // fallback: it sent no webhook meanwhile
-          const entries = Array.from({ length: 10 }, (_, i) => ({ nickname: `Crash ${lane}-${b}-${i}`, assetClass: 'trailer' }));
-          try {
-            const res = await call(p, 'POST', '/api/v1/assets/batch', key, entries);
-            if (res.status === 200) confirmed.push(...res.json.results.filter((r: { ok: boolean }) => r.ok).map((r: { assetId: string }) => r.assetId));
-            else failures.push(`${p.name} batch ${b}: ${res.status}`);
-          } catch (err) {
-            failures.push(`${p.name} batch ${b}: ${(err as Error).message}`);
-          }
-          await sleep(250);
+          const entries = Array.from({ length: 50 }, (_, i) => ({
+            nickname: `Bulk ${b * 50 + i}`,
+            assetClass: 'trailer',
+          }));
+          const res = await call(pair[b % 2], 'POST', '/api/v1/assets/batch', key, entries);
+          expect(res.status, JSON.stringify(res.json)).toBe(200);
+          expect(res.json.summary).toEqual({ received: 50, succeeded: 50, failed: 0 });
+          created.push(...res.json.results.map((r: { assetId: string }) => r.assetId));
         }
-      };
-      await Promise.all(pairB.map((p, i) => lane(p, i)));
-      expect(killedAt, 'the victim was killed during the load').toBeGreaterThan(0);
-      expect(await victim.exited).toEqual({ code: null, signal: 'SIGKILL' });
-      expect(survivor.alive(), survivor.output()).toBe(true);
+        expect(new Set(created).size).toBe(500);
 
-      const assetIds = async () => (await db.prisma.asset.findMany({ where: { orgId }, select: { id: true } })).map((a) => a.id);
-      const deliveries = () =>
-        db.sql.query<{ assetId: string; id: string; status: string; attempts: number }>(
-          `SELECT e.data->>'assetId' AS "assetId", d.id, d.status::text AS status, d.attempts
+        const bulk = () => receiver.hits.filter((h) => h.path === '/bulk');
+        await waitFor(
+          '500 distinct envelopes at the receiver',
+          () => new Set(bulk().map((h) => h.id)).size >= 500,
+          90_000,
+        );
+        const deliveredRows = () => db.prisma.webhookDelivery.count({ where: { subscriptionId, status: 'DELIVERED' } });
+        await waitFor('500 outcomes recorded', async () => (await deliveredRows()) === 500, 15_000);
+        await sleep(2_000); // a couple more ticks: a second send of anything would show up now
+
+        const hits = bulk();
+        const ids = hits.map((h) => h.id);
+        expect(new Set(ids).size, 'distinct envelope ids').toBe(500);
+        expect(ids.length, 'requests received (a repeat would make this > 500)').toBe(500);
+        expect(hits.every((h) => h.event === 'asset.created')).toBe(true);
+        expect(new Set(hits.map((h) => h.assetId))).toEqual(new Set(created));
+        const rows = await db.prisma.webhookDelivery.groupBy({
+          by: ['status', 'attempts'],
+          where: { subscriptionId },
+          _count: { _all: true },
+        });
+        expect(rows).toEqual([{ status: 'DELIVERED', attempts: 1, _count: { _all: 500 } }]);
+        const dbIds = await db.prisma.webhookDelivery.findMany({ where: { subscriptionId }, select: { id: true } });
+        expect(new Set(dbIds.map((r) => r.id))).toEqual(new Set(ids));
+
+        if (receiver.ownersKnown()) {
+          const per = pair.map((p) => hits.filter((h) => h.pid === p.pid).length);
+          console.log(
+            `[multi-instance] deliveries sent per process: ${pair.map((p, i) => `${p.name}=${per[i]}`).join(', ')}`,
+          );
+          expect(per[0] + per[1]).toBe(500);
+          expect(per[0], `${pair[0].name} delivered some`).toBeGreaterThan(0);
+          expect(per[1], `${pair[1].name} delivered some`).toBeGreaterThan(0);
+        } else {
+          console.warn(
+            '[multi-instance] cannot tell which process sent each webhook here (no /proc): per-process split not asserted',
+          );
+        }
+      },
+    );
+
+    it(
+      'loses no committed asset and no webhook when one instance is SIGKILLed mid-load',
+      { timeout: 180_000 },
+      async () => {
+        // Fresh pair with short leases (renewed while a send runs) and a short poll: takeover takes seconds.
+        const leaseSec = 3;
+        const timeoutMs = 2_000;
+        await Promise.all(pair.map((p) => stopApi(p)));
+        const ports = await freePorts(2);
+        const [survivor, victim] = await Promise.all(
+          ports.map((port, i) =>
+            startApi(`crash-${i + 1}`, port, {
+              ...baseEnv(),
+              WEBHOOK_LEASE_SEC: String(leaseSec),
+              WEBHOOK_POLL_MS: '500',
+              WEBHOOK_TIMEOUT_MS: String(timeoutMs),
+            }),
+          ),
+        );
+        const pairB = [survivor, victim];
+
+        await admin.createOrg('Multi Instance B', 'multi-b');
+        await admin.createUser('multi-b', email, 'Olive Ops');
+        const { key } = await admin.createKey({
+          orgSlug: 'multi-b',
+          userEmail: email,
+          label: 'crash',
+          rateLimit: '1000000',
+        });
+        const orgId = (await db.prisma.organization.findUniqueOrThrow({ where: { slug: 'multi-b' } })).id;
+        const sub = await call(survivor, 'POST', '/api/v1/webhooks', key, {
+          url: `${receiver.origin}/crash`,
+          events: ['asset.created'],
+        });
+        expect(sub.status, JSON.stringify(sub.json)).toBe(201);
+        const subscriptionId = sub.json.subscriptionId as string;
+
+        // Kill the victim while one of its webhook sends is in flight (the receiver holds every answer 300 ms), so it
+        // dies holding claimed rows that only the lease expiry can free. Armed once the load is under way.
+        let armed = false;
+        let killedAt = 0;
+        let killedMidSend: string | undefined;
+        const kill = (envelopeId?: string) => {
+          if (killedAt) return;
+          killedAt = Date.now();
+          killedMidSend = envelopeId;
+          victim.child.kill('SIGKILL');
+        };
+        receiver.onHit = (hit) => {
+          if (hit.path !== '/crash') return 0;
+          if (armed && hit.pid === victim.pid) kill(hit.id);
+          return 300;
+        };
+
+        const confirmed: string[] = [];
+        const failures: string[] = [];
+        const lane = async (p: ApiProcess, lane: number) => {
+          for (let b = 0; b < 10; b++) {
+            if (p === victim && b === 3) {
+              if (receiver.ownersKnown()) armed = true;
+              else kill(); // cannot tell senders apart here: just kill it part-way
+            }
+            if (p === victim && b === 7) kill(); // fallback: it sent no webhook meanwhile
+            const entries = Array.from({ length: 10 }, (_, i) => ({
+              nickname: `Crash ${lane}-${b}-${i}`,
+              assetClass: 'trailer',
+            }));
+            try {
+              const res = await call(p, 'POST', '/api/v1/assets/batch', key, entries);
+              if (res.status === 200)
+                confirmed.push(
+                  ...res.json.results.filter((r: { ok: boolean }) => r.ok).map((r: { assetId: string }) => r.assetId),
+                );
+              else failures.push(`${p.name} batch ${b}: ${res.status}`);
+            } catch (err) {
+              failures.push(`${p.name} batch ${b}: ${(err as Error).message}`);
+            }
+            await sleep(250);
+          }
+        };
+        await Promise.all(pairB.map((p, i) => lane(p, i)));
+        expect(killedAt, 'the victim was killed during the load').toBeGreaterThan(0);
+        expect(await victim.exited).toEqual({ code: null, signal: 'SIGKILL' });
+        expect(survivor.alive(), survivor.output()).toBe(true);
+
+        const assetIds = async () =>
+          (await db.prisma.asset.findMany({ where: { orgId }, select: { id: true } })).map((a) => a.id);
+        const deliveries = () =>
+          db.sql.query<{ assetId: string; id: string; status: string; attempts: number }>(
+            `SELECT e.data->>'assetId' AS "assetId", d.id, d.status::text AS status, d.attempts
              FROM webhook_deliveries d JOIN events e ON e.id = d."eventId"
             WHERE d."subscriptionId" = $1 AND e.type = 'asset.created'`,
-          [subscriptionId],
-        );
-      const leasedAfterLoad = await db.prisma.webhookDelivery.count({ where: { subscriptionId, status: 'PENDING', leaseUntil: { gt: new Date() } } });
-      const survivorsDone = async () => {
-        const [assets, rows] = await Promise.all([assetIds(), deliveries()]);
-        return rows.length === assets.length && rows.every((r) => r.status === 'DELIVERED');
-      };
-      await waitFor('every delivery of the crashed load DELIVERED', survivorsDone, (leaseSec + 30) * 1000, 500);
+            [subscriptionId],
+          );
+        const leasedAfterLoad = await db.prisma.webhookDelivery.count({
+          where: { subscriptionId, status: 'PENDING', leaseUntil: { gt: new Date() } },
+        });
+        const survivorsDone = async () => {
+          const [assets, rows] = await Promise.all([assetIds(), deliveries()]);
+          return rows.length === assets.length && rows.every((r) => r.status === 'DELIVERED');
+        };
+        await waitFor('every delivery of the crashed load DELIVERED', survivorsDone, (leaseSec + 30) * 1000, 500);
 
-      const assets = await assetIds();
-      const rows = await deliveries();
-      // Committed data: everything the API confirmed is there (plus possibly a batch committed just before the kill).
-      const inDb = new Set(assets);
-      expect(confirmed.filter((id) => !inDb.has(id)), 'confirmed assets missing from the database').toEqual([]);
-      expect(assets.length).toBeGreaterThanOrEqual(confirmed.length);
-      // Exactly one delivery row per asset, delivered.
-      const byAsset = new Map<string, typeof rows>();
-      for (const r of rows) byAsset.set(r.assetId, [...(byAsset.get(r.assetId) ?? []), r]);
-      expect(assets.filter((id) => byAsset.get(id)?.length !== 1), 'assets without exactly one delivery').toEqual([]);
-      expect(rows.filter((r) => r.status !== 'DELIVERED')).toEqual([]);
-      // The receiver got each asset's webhook under exactly one envelope id (that row's id); a repeat of that id is
-      // the documented at-least-once redelivery of a send the victim had in flight when it died.
-      const crash = receiver.hits.filter((h) => h.path === '/crash');
-      for (const id of assets) {
-        const envelopeIds = new Set(crash.filter((h) => h.assetId === id).map((h) => h.id));
-        expect([...envelopeIds], `envelopes for asset ${id}`).toEqual([byAsset.get(id)![0].id]);
-      }
-      const repeats = crash.length - new Set(crash.map((h) => h.id)).size;
-      if (killedMidSend) {
-        const again = crash.filter((h) => h.id === killedMidSend);
-        expect(again.length, 'the send cut off by the kill was made again').toBeGreaterThanOrEqual(2);
-        expect(again.at(-1)!.pid, 'and by the survivor').toBe(survivor.pid);
-        // The victim renewed its lease every leaseSec/3 while alive: the row is free 2/3 to 1 lease after the kill.
-        expect(again.at(-1)!.at - killedAt, 'only after the lease ran out').toBeGreaterThan((leaseSec * 2_000) / 3 - 250);
-        expect(again.at(-1)!.at - killedAt, 'within seconds of the lease running out').toBeLessThan((leaseSec + 5) * 1000);
-      }
-      console.log(
-        `[multi-instance] crash: ${assets.length} assets (${confirmed.length} confirmed, ${failures.length} failed requests), ` +
-          `${leasedAfterLoad} rows under lease after the load, ${repeats} redelivered envelope(s), killed ${killedMidSend ? 'mid-send' : 'between sends'}, ` +
-          `all delivered ${Math.round((Date.now() - killedAt) / 1000)} s after the kill (lease ${leaseSec} s)`,
-      );
-    });
+        const assets = await assetIds();
+        const rows = await deliveries();
+        // Committed data: everything the API confirmed is there (plus possibly a batch committed just before the kill).
+        const inDb = new Set(assets);
+        expect(
+          confirmed.filter((id) => !inDb.has(id)),
+          'confirmed assets missing from the database',
+        ).toEqual([]);
+        expect(assets.length).toBeGreaterThanOrEqual(confirmed.length);
+        // Exactly one delivery row per asset, delivered.
+        const byAsset = new Map<string, typeof rows>();
+        for (const r of rows) byAsset.set(r.assetId, [...(byAsset.get(r.assetId) ?? []), r]);
+        expect(
+          assets.filter((id) => byAsset.get(id)?.length !== 1),
+          'assets without exactly one delivery',
+        ).toEqual([]);
+        expect(rows.filter((r) => r.status !== 'DELIVERED')).toEqual([]);
+        // The receiver got each asset's webhook under exactly one envelope id (that row's id); a repeat of that id is
+        // the documented at-least-once redelivery of a send the victim had in flight when it died.
+        const crash = receiver.hits.filter((h) => h.path === '/crash');
+        for (const id of assets) {
+          const envelopeIds = new Set(crash.filter((h) => h.assetId === id).map((h) => h.id));
+          expect([...envelopeIds], `envelopes for asset ${id}`).toEqual([byAsset.get(id)![0].id]);
+        }
+        const repeats = crash.length - new Set(crash.map((h) => h.id)).size;
+        if (killedMidSend) {
+          const again = crash.filter((h) => h.id === killedMidSend);
+          expect(again.length, 'the send cut off by the kill was made again').toBeGreaterThanOrEqual(2);
+          expect(again.at(-1)!.pid, 'and by the survivor').toBe(survivor.pid);
+          // The victim renewed its lease every leaseSec/3 while alive: the row is free 2/3 to 1 lease after the kill.
+          expect(again.at(-1)!.at - killedAt, 'only after the lease ran out').toBeGreaterThan(
+            (leaseSec * 2_000) / 3 - 250,
+          );
+          expect(again.at(-1)!.at - killedAt, 'within seconds of the lease running out').toBeLessThan(
+            (leaseSec + 5) * 1000,
+          );
+        }
+        console.log(
+          `[multi-instance] crash: ${assets.length} assets (${confirmed.length} confirmed, ${failures.length} failed requests), ` +
+            `${leasedAfterLoad} rows under lease after the load, ${repeats} redelivered envelope(s), killed ${killedMidSend ? 'mid-send' : 'between sends'}, ` +
+            `all delivered ${Math.round((Date.now() - killedAt) / 1000)} s after the kill (lease ${leaseSec} s)`,
+        );
+      },
+    );
   },
 );

@@ -10,7 +10,8 @@ describe('Redis (rate-limit store) partitioned or refusing, behind a TCP proxy',
   let t: TestApp;
   let acme: TestTenant;
   const freshKey = async () => (await acme.newKey()).key;
-  const warnings = () => t.logs.filter((l) => l.msg === 'rate-limit store unavailable; allowing requests without a limit until it is back');
+  const warnings = () =>
+    t.logs.filter((l) => l.msg === 'rate-limit store unavailable; allowing requests without a limit until it is back');
 
   beforeAll(async () => {
     proxy = await startTcpProxy({ host: '127.0.0.1', port: 6379 });
@@ -40,25 +41,28 @@ describe('Redis (rate-limit store) partitioned or refusing, behind a TCP proxy',
     expect(statuses).toEqual([200, 200, 200, 429]);
   });
 
-  it.each(['blackhole', 'refuse'] as const)('%s: fails open at the cost of one timeout and one warning per interval, and is back within seconds', async (mode) => {
-    const before = warnings().length;
-    await proxy.setMode(mode);
-    const key = await freshKey();
-    const { statuses, ms } = await burst(key, 30);
-    expect(statuses.every((s) => s === 200)).toBe(true); // fail-open, as documented
-    // 30 requests, at most one 300 ms probe per 1 s interval: without the breaker this is 30 x 300 ms.
-    expect(ms).toBeLessThan(2_500);
-    expect(warnings().length - before).toBeLessThanOrEqual(Math.ceil(ms / 1000) + 1);
-    expect(t.logs.filter((l) => Number(l.level) >= 50)).toEqual([]); // no error line (or stack trace) per request
-    await proxy.setMode('pass');
-    // Back within seconds: a new key is limited again.
-    let limitedAgain = false;
-    const deadline = Date.now() + 5_000;
-    while (!limitedAgain && Date.now() < deadline) {
-      const { statuses: again } = await burst(await freshKey(), 4);
-      limitedAgain = again[3] === 429;
-      if (!limitedAgain) await sleep(250);
-    }
-    expect(limitedAgain).toBe(true);
-  });
+  it.each(['blackhole', 'refuse'] as const)(
+    '%s: fails open at the cost of one timeout and one warning per interval, and is back within seconds',
+    async (mode) => {
+      const before = warnings().length;
+      await proxy.setMode(mode);
+      const key = await freshKey();
+      const { statuses, ms } = await burst(key, 30);
+      expect(statuses.every((s) => s === 200)).toBe(true); // fail-open, as documented
+      // 30 requests, at most one 300 ms probe per 1 s interval: without the breaker this is 30 x 300 ms.
+      expect(ms).toBeLessThan(2_500);
+      expect(warnings().length - before).toBeLessThanOrEqual(Math.ceil(ms / 1000) + 1);
+      expect(t.logs.filter((l) => Number(l.level) >= 50)).toEqual([]); // no error line (or stack trace) per request
+      await proxy.setMode('pass');
+      // Back within seconds: a new key is limited again.
+      let limitedAgain = false;
+      const deadline = Date.now() + 5_000;
+      while (!limitedAgain && Date.now() < deadline) {
+        const { statuses: again } = await burst(await freshKey(), 4);
+        limitedAgain = again[3] === 429;
+        if (!limitedAgain) await sleep(250);
+      }
+      expect(limitedAgain).toBe(true);
+    },
+  );
 });

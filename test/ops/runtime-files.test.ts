@@ -28,19 +28,24 @@ function relativeReads(): { file: string; target: string }[] {
     for (const [, rel] of readFileSync(file, 'utf8').matchAll(/new URL\(\s*'([^']+)'\s*,\s*import\.meta\.url\s*\)/g)) {
       // dist/ mirrors src/ at the same depth, so the compiled file resolves the same repository path.
       const compiled = path.join(ROOT, 'dist', path.relative(path.join(ROOT, 'src'), file));
-      reads.push({ file: path.relative(ROOT, file), target: path.relative(ROOT, path.resolve(path.dirname(compiled), rel)) });
+      reads.push({
+        file: path.relative(ROOT, file),
+        target: path.relative(ROOT, path.resolve(path.dirname(compiled), rel)),
+      });
     }
   }
   return reads;
 }
 
-const shipped = (target: string, list: string[]) => list.some((entry) => target === entry || target.startsWith(`${entry}/`));
+const shipped = (target: string, list: string[]) =>
+  list.some((entry) => target === entry || target.startsWith(`${entry}/`));
 
 describe('runtime-files.txt', () => {
   const list: string[] = runtimeFiles();
 
   it('ships the compiled output, the manifest and lockfile, and the migrations', () => {
-    for (const needed of ['dist', 'package.json', 'package-lock.json', 'prisma/migrations']) expect(list).toContain(needed);
+    for (const needed of ['dist', 'package.json', 'package-lock.json', 'prisma/migrations'])
+      expect(list).toContain(needed);
   });
 
   it('ships every file the server reads by a path relative to its own module', () => {

@@ -24,42 +24,67 @@ async function waitHealthy() {
 }
 
 describe('graceful shutdown (real process, embedded database)', () => {
-  it('finishes an in-flight request after SIGTERM, then exits 0 and releases the data directory', { timeout: 180_000 }, async () => {
-    const quick = spawnSync(tsx, ['src/cli/admin.ts', 'quickstart', '--json'], { env, encoding: 'utf8', timeout: 60_000 });
-    expect(quick.status, quick.stderr).toBe(0);
-    const key = JSON.parse(quick.stdout).key.key as string;
-
-    const server: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-    const exited = new Promise<number | null>((r) => server.once('exit', (code) => r(code)));
-    await waitHealthy();
-
-    // Start a request whose body is not yet sent: it is in flight when the signal arrives.
-    const body = JSON.stringify({ nickname: 'Sent during shutdown', assetClass: 'trailer' });
-    const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request({
-        host: '127.0.0.1', port, method: 'POST', path: '/api/v1/assets',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+  it(
+    'finishes an in-flight request after SIGTERM, then exits 0 and releases the data directory',
+    { timeout: 180_000 },
+    async () => {
+      const quick = spawnSync(tsx, ['src/cli/admin.ts', 'quickstart', '--json'], {
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
       });
-      req.on('error', reject);
-      req.write(body.slice(0, 10));
-      setTimeout(() => {
-        server.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(10)), 300);
-      }, 300);
-    });
+      expect(quick.status, quick.stderr).toBe(0);
+      const key = JSON.parse(quick.stdout).key.key as string;
 
-    const res = await response;
-    expect(res.status, res.text).toBe(201);
-    expect(JSON.parse(res.text)).toMatchObject({ ok: true, assetId: expect.any(String) });
-    expect(await exited).toBe(0);
-    expect(existsSync(path.join(dir, 'server.lock'))).toBe(false);
+      const server: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        env,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      const exited = new Promise<number | null>((r) => server.once('exit', (code) => r(code)));
+      await waitHealthy();
 
-    // The committed asset is there after the restart.
-    const list = spawnSync(tsx, ['src/cli/admin.ts', 'key', 'list', '--org', 'demo', '--json'], { env, encoding: 'utf8', timeout: 60_000 });
-    expect(list.status, list.stderr).toBe(0);
-  });
+      // Start a request whose body is not yet sent: it is in flight when the signal arrives.
+      const body = JSON.stringify({ nickname: 'Sent during shutdown', assetClass: 'trailer' });
+      const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/api/v1/assets',
+            headers: {
+              authorization: `Bearer ${key}`,
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+            },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          },
+        );
+        req.on('error', reject);
+        req.write(body.slice(0, 10));
+        setTimeout(() => {
+          server.kill('SIGTERM');
+          setTimeout(() => req.end(body.slice(10)), 300);
+        }, 300);
+      });
+
+      const res = await response;
+      expect(res.status, res.text).toBe(201);
+      expect(JSON.parse(res.text)).toMatchObject({ ok: true, assetId: expect.any(String) });
+      expect(await exited).toBe(0);
+      expect(existsSync(path.join(dir, 'server.lock'))).toBe(false);
+
+      // The committed asset is there after the restart.
+      const list = spawnSync(tsx, ['src/cli/admin.ts', 'key', 'list', '--org', 'demo', '--json'], {
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(list.status, list.stderr).toBe(0);
+    },
+  );
 });

@@ -14,7 +14,10 @@ interface Run {
 }
 
 /** Starts the real server (src/main.ts) and waits for it to exit, or for `until` to see its output. */
-function startServer(env: Record<string, string>, until?: (stdout: string) => boolean): Promise<Run & { kill(): void }> {
+function startServer(
+  env: Record<string, string>,
+  until?: (stdout: string) => boolean,
+): Promise<Run & { kill(): void }> {
   const started = Date.now();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
@@ -39,7 +42,12 @@ describe.skipIf(!onPostgres)('start-up against a database that is not there', ()
   let base: TestDatabase;
   let proxy: TcpProxy;
   let url: string;
-  const env = () => ({ DATABASE_URL: url, DB_STARTUP_TIMEOUT_MS: '2500', DB_CONNECT_TIMEOUT_MS: '400', DB_QUERY_TIMEOUT_MS: '400' });
+  const env = () => ({
+    DATABASE_URL: url,
+    DB_STARTUP_TIMEOUT_MS: '2500',
+    DB_CONNECT_TIMEOUT_MS: '400',
+    DB_QUERY_TIMEOUT_MS: '400',
+  });
 
   beforeAll(async () => {
     base = await createTestDatabase();
@@ -53,19 +61,25 @@ describe.skipIf(!onPostgres)('start-up against a database that is not there', ()
     await base?.close();
   });
 
-  it.each(['refuse', 'blackhole'] as const)('%s: retries with a log line per attempt, then exits 1 with one line', async (mode) => {
-    await proxy.setMode(mode);
-    const run = await startServer(env());
-    expect(run.code).toBe(1);
-    expect(run.ms).toBeLessThan(10_000);
-    const retries = run.stdout.split('\n').filter((l) => l.includes('database not reachable'));
-    expect(retries.length).toBeGreaterThanOrEqual(2);
-    const errLines = run.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'));
-    expect(errLines).toHaveLength(1);
-    expect(errLines[0]).toMatch(/^fleet API failed to start: database not reachable after \d+ attempts in 3 s: /);
-    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
-    await proxy.setMode('pass');
-  });
+  it.each(['refuse', 'blackhole'] as const)(
+    '%s: retries with a log line per attempt, then exits 1 with one line',
+    async (mode) => {
+      await proxy.setMode(mode);
+      const run = await startServer(env());
+      expect(run.code).toBe(1);
+      expect(run.ms).toBeLessThan(10_000);
+      const retries = run.stdout.split('\n').filter((l) => l.includes('database not reachable'));
+      expect(retries.length).toBeGreaterThanOrEqual(2);
+      const errLines = run.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('npm warn'));
+      expect(errLines).toHaveLength(1);
+      expect(errLines[0]).toMatch(/^fleet API failed to start: database not reachable after \d+ attempts in 3 s: /);
+      expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+      await proxy.setMode('pass');
+    },
+  );
 
   it('starts once the database comes back within the start-up window', async () => {
     await proxy.setMode('refuse');

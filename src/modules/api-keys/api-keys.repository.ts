@@ -8,9 +8,17 @@ const SUMMARY = `k.id, k.label, k.scopes, k."createdAt", k."lastUsedAt", k."expi
   FROM api_keys k LEFT JOIN users u ON u.id = k."createdById" AND u."orgId" = k."orgId"`;
 
 /** Keys of the organisation newest first, on the (orgId, createdAt, id) index; `after` is the last row's key. */
-export function listApiKeyRows(sql: SqlRunner, orgId: string, after: [Date, string] | null, take: number): Promise<ApiKeyRecord[]> {
+export function listApiKeyRows(
+  sql: SqlRunner,
+  orgId: string,
+  after: [Date, string] | null,
+  take: number,
+): Promise<ApiKeyRecord[]> {
   if (!after) {
-    return sql.query<ApiKeyRecord>(`SELECT ${SUMMARY} WHERE k."orgId" = $1 ORDER BY k."createdAt" DESC, k.id DESC LIMIT $2`, [orgId, take]);
+    return sql.query<ApiKeyRecord>(
+      `SELECT ${SUMMARY} WHERE k."orgId" = $1 ORDER BY k."createdAt" DESC, k.id DESC LIMIT $2`,
+      [orgId, take],
+    );
   }
   return sql.query<ApiKeyRecord>(
     `SELECT ${SUMMARY} WHERE k."orgId" = $1 AND (k."createdAt", k.id) < ($2::timestamptz, $3)
@@ -26,6 +34,8 @@ export async function findApiKeyRow(sql: SqlRunner, orgId: string, id: string): 
 
 /** The key of the organisation under a row lock until the transaction ends (rolls and revocations serialise on it). */
 export async function lockApiKey(tx: Tx, orgId: string, id: string) {
-  const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM api_keys WHERE id = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
+  const locked = await tx.$queryRaw<
+    { id: string }[]
+  >`SELECT id FROM api_keys WHERE id = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
   return locked.length === 0 ? null : tx.apiKey.findUniqueOrThrow({ where: { id } });
 }

@@ -9,20 +9,36 @@ const scope = z.enum(SCOPES, { error: `must be one of ${SCOPES.join(', ')}` });
 export const CreateApiKeyBody = z
   .object({
     label: requiredText(200),
-    scopes: z.array(scope).min(1, 'needs at least one scope').max(SCOPES.length * 2)
+    scopes: z
+      .array(scope)
+      .min(1, 'needs at least one scope')
+      .max(SCOPES.length * 2)
       .transform((s) => [...new Set(s)])
-      .describe('A subset of the calling key\'s scopes (403 scope_escalation otherwise)'),
-    expiresAt: dateTimeInput().nullable().optional()
-      .describe('In the future; default (and at most) the calling key\'s expiry, none if it has none'),
-    rateLimitPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional()
-      .describe('At most the calling key\'s limit (403 rate_limit_escalation otherwise); default the calling key\'s'),
+      .describe("A subset of the calling key's scopes (403 scope_escalation otherwise)"),
+    expiresAt: dateTimeInput()
+      .nullable()
+      .optional()
+      .describe("In the future; default (and at most) the calling key's expiry, none if it has none"),
+    rateLimitPerMinute: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .nullable()
+      .optional()
+      .describe("At most the calling key's limit (403 rate_limit_escalation otherwise); default the calling key's"),
   })
   .describe('A new key for the organisation, issued by the user who issued the calling key');
 export type CreateApiKeyInput = z.output<typeof CreateApiKeyBody>;
 
 export const RollApiKeyBody = z
   .object({
-    expireOldInSeconds: z.number().int().min(0).max(MAX_ROLL_OVERLAP_SEC, 'must be at most 604800 (7 days)').optional()
+    expireOldInSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_ROLL_OVERLAP_SEC, 'must be at most 604800 (7 days)')
+      .optional()
       .describe('How long the old key keeps working: 0 (default) revokes it now, at most 7 days'),
   })
   // Optional body: nullish renders as "may be null" in OpenAPI, which marks the request body optional there.
@@ -49,7 +65,11 @@ export const ApiKeySummary = z
   .describe('The summary of GET /me plus revokedAt, rateLimitPerMinute and rolledFromId; never the key or its hash')
   .meta({ id: 'ApiKeySummary' });
 
-export const ListApiKeysResponse = z.object({ ok: z.literal(true), apiKeys: z.array(ApiKeySummary), nextCursor: z.string().nullable() });
+export const ListApiKeysResponse = z.object({
+  ok: z.literal(true),
+  apiKeys: z.array(ApiKeySummary),
+  nextCursor: z.string().nullable(),
+});
 export const ApiKeyResponse = z.object({ ok: z.literal(true), apiKey: ApiKeySummary });
 export const CreateApiKeyResponse = z.object({
   ok: z.literal(true),
@@ -58,7 +78,8 @@ export const CreateApiKeyResponse = z.object({
   apiKey: ApiKeySummary,
 });
 export const RollApiKeyResponse = CreateApiKeyResponse.extend({
-  previousKey: z.object({ id: z.string(), expiresAt: dateTime().nullable(), revokedAt: dateTime().nullable() })
+  previousKey: z
+    .object({ id: z.string(), expiresAt: dateTime().nullable(), revokedAt: dateTime().nullable() })
     .describe('The rolled key: revoked now, or expiring after expireOldInSeconds'),
 });
 export const RevokeApiKeyResponse = z.object({
@@ -85,8 +106,15 @@ export interface ApiKeyRecord {
 export function toApiKeySummary(k: ApiKeyRecord, lastUsedAt: Date | null): z.input<typeof ApiKeySummary> {
   const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
   return {
-    id: k.id, label: k.label, scopes: k.scopes, createdAt: new Date(k.createdAt).toISOString(), lastUsedAt: iso(lastUsedAt),
-    expiresAt: iso(k.expiresAt), revokedAt: iso(k.revokedAt), rateLimitPerMinute: k.rateLimitPerMinute, rolledFromId: k.rolledFromId,
+    id: k.id,
+    label: k.label,
+    scopes: k.scopes,
+    createdAt: new Date(k.createdAt).toISOString(),
+    lastUsedAt: iso(lastUsedAt),
+    expiresAt: iso(k.expiresAt),
+    revokedAt: iso(k.revokedAt),
+    rateLimitPerMinute: k.rateLimitPerMinute,
+    rolledFromId: k.rolledFromId,
     createdBy: k.creatorId ? { id: k.creatorId, name: k.creatorName, email: k.creatorEmail ?? '' } : null,
   };
 }

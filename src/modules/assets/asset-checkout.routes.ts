@@ -10,24 +10,40 @@ export const assetCheckoutRoutes =
     const checkouts = services.assetCheckout;
     const tags = ['assets'];
 
-    app.post('/assets/:id/checkout', {
-      config: { scope: 'assets:write' },
-      schema: {
-        operationId: 'checkoutAsset', tags,
-        summary: 'Check an asset out to a user and/or a project (idempotent for the same target)',
-        params: IdParams, body: CheckoutAssetBody,
-        response: {
-          200: AssetCheckoutResponse,
-          409: ErrorResponse.describe('asset_checked_out: held by another user (send force: true); asset_unavailable: SOLD or ARCHIVED'),
+    app.post(
+      '/assets/:id/checkout',
+      {
+        config: { scope: 'assets:write' },
+        schema: {
+          operationId: 'checkoutAsset',
+          tags,
+          summary: 'Check an asset out to a user and/or a project (idempotent for the same target)',
+          params: IdParams,
+          body: CheckoutAssetBody,
+          response: {
+            200: AssetCheckoutResponse,
+            409: ErrorResponse.describe(
+              'asset_checked_out: held by another user (send force: true); asset_unavailable: SOLD or ARCHIVED',
+            ),
+          },
         },
       },
-    }, (req) => checkouts.checkout(contextOf(req), req.params.id, req.body));
+      (req) => checkouts.checkout(contextOf(req), req.params.id, req.body),
+    );
 
-    app.post('/assets/:id/checkin', {
-      config: { scope: 'assets:write' },
-      schema: {
-        operationId: 'checkinAsset', tags, summary: 'Check an asset in (a no-op when it is not checked out)',
-        params: IdParams, body: CheckinAssetBody, response: { 200: AssetCheckoutResponse },
+    app.post(
+      '/assets/:id/checkin',
+      {
+        config: { scope: 'assets:write' },
+        schema: {
+          operationId: 'checkinAsset',
+          tags,
+          summary: 'Check an asset in (a no-op when it is not checked out)',
+          params: IdParams,
+          body: CheckinAssetBody,
+          response: { 200: AssetCheckoutResponse },
+        },
       },
-    }, (req) => checkouts.checkin(contextOf(req), req.params.id, req.body));
+      (req) => checkouts.checkin(contextOf(req), req.params.id, req.body),
+    );
   };

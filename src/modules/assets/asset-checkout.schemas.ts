@@ -47,5 +47,7 @@ export const AssetCheckoutResponse = z.object({
   ok: z.literal(true),
   assetId: z.string(),
   changed: z.boolean().describe('False when the call found the asset already in the requested state (no event sent)'),
-  checkout: AssetCheckoutState.nullable().describe('The checkout after the call (the same object as on the asset detail); null when checked in'),
+  checkout: AssetCheckoutState.nullable().describe(
+    'The checkout after the call (the same object as on the asset detail); null when checked in',
+  ),
 });

@@ -12,7 +12,13 @@ import { lockOwnedAsset } from './assets.repository.ts';
 /** Sold and archived assets have left the fleet; like RETIRED tools they cannot be checked out. */
 const UNAVAILABLE = new Set<Asset['lifecycleStatus']>(['SOLD', 'ARCHIVED']);
 
-const CLEARED = { checkedOutToUserId: null, checkedOutToProjectId: null, checkedOutAt: null, expectedReturnAt: null, checkoutNote: null };
+const CLEARED = {
+  checkedOutToUserId: null,
+  checkedOutToProjectId: null,
+  checkedOutAt: null,
+  expectedReturnAt: null,
+  checkoutNote: null,
+};
 
 /**
  * Reads the asset under a row lock, so concurrent checkouts and check-ins of one asset run one after
@@ -48,18 +54,29 @@ export function createAssetCheckoutService({ db }: Pick<ServiceDeps, 'db'>) {
           throw conflict('asset_unavailable', `The asset is ${asset.lifecycleStatus} and cannot be checked out`);
         }
         if (current?.toUserId && current.toUserId !== toUserId && !input.force) {
-          throw conflict('asset_checked_out', 'The asset is checked out to another user; check it in first or send force: true');
+          throw conflict(
+            'asset_checked_out',
+            'The asset is checked out to another user; check it in first or send force: true',
+          );
         }
         const after = await tx.asset.update({
           where: { id },
           data: {
-            checkedOutToUserId: toUserId, checkedOutToProjectId: toProjectId, checkedOutAt: new Date(),
-            expectedReturnAt: input.expectedReturnAt ?? null, checkoutNote: input.note ?? null,
+            checkedOutToUserId: toUserId,
+            checkedOutToProjectId: toProjectId,
+            checkedOutAt: new Date(),
+            expectedReturnAt: input.expectedReturnAt ?? null,
+            checkoutNote: input.note ?? null,
           },
         });
         await emit(tx, ctx.orgId, 'asset.checked_out', {
-          assetId: id, nickname: after.nickname, toUserId, toProjectId, actorId: ctx.actorId,
-          expectedReturnAt: after.expectedReturnAt?.toISOString() ?? null, note: after.checkoutNote,
+          assetId: id,
+          nickname: after.nickname,
+          toUserId,
+          toProjectId,
+          actorId: ctx.actorId,
+          expectedReturnAt: after.expectedReturnAt?.toISOString() ?? null,
+          note: after.checkoutNote,
           ...(current ? { fromUserId: current.toUserId, fromProjectId: current.toProjectId } : {}),
           at: (after.checkedOutAt as Date).toISOString(),
         });
@@ -75,8 +92,14 @@ export function createAssetCheckoutService({ db }: Pick<ServiceDeps, 'db'>) {
         if (!current) return { ok: true as const, assetId: id, changed: false, checkout: null };
         await tx.asset.update({ where: { id }, data: CLEARED });
         await emit(tx, ctx.orgId, 'asset.checked_in', {
-          assetId: id, nickname: asset.nickname, fromUserId: current.toUserId, fromProjectId: current.toProjectId,
-          note: input?.note ?? null, checkedOutAt: current.checkedOutAt, actorId: ctx.actorId, at: new Date().toISOString(),
+          assetId: id,
+          nickname: asset.nickname,
+          fromUserId: current.toUserId,
+          fromProjectId: current.toProjectId,
+          note: input?.note ?? null,
+          checkedOutAt: current.checkedOutAt,
+          actorId: ctx.actorId,
+          at: new Date().toISOString(),
         });
         return { ok: true as const, assetId: id, changed: true, checkout: null };
       });

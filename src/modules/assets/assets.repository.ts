@@ -10,7 +10,17 @@ import type { Asset } from '../../generated/prisma/client.ts';
  */
 type AssetRowRecord = Pick<
   Asset,
-  'id' | 'nickname' | 'customerAssetNumber' | 'vin' | 'serial' | 'meterType' | 'meterUnit' | 'lifecycleStatus' | 'yardId' | 'createdAt' | 'updatedAt'
+  | 'id'
+  | 'nickname'
+  | 'customerAssetNumber'
+  | 'vin'
+  | 'serial'
+  | 'meterType'
+  | 'meterUnit'
+  | 'lifecycleStatus'
+  | 'yardId'
+  | 'createdAt'
+  | 'updatedAt'
 > & { assetClass: 'on-road' | 'off-road' | 'trailer' };
 
 const COLUMNS = `id, nickname, "customerAssetNumber", "assetClass", vin, serial, "meterType", "meterUnit",
@@ -43,6 +53,8 @@ export async function listAssetRows(
  * resolution of AUTO_PM flags, so none of them can interleave on one asset.
  */
 export async function lockOwnedAsset(tx: Tx, orgId: string, id: string): Promise<Asset | null> {
-  const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM assets WHERE id = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
+  const locked = await tx.$queryRaw<
+    { id: string }[]
+  >`SELECT id FROM assets WHERE id = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
   return locked.length === 0 ? null : tx.asset.findFirst({ where: { id, orgId } });
 }

@@ -1,7 +1,15 @@
 import { batchResponse } from '../../core/batch.ts';
 import { z } from 'zod';
 import type { Asset } from '../../generated/prisma/client.ts';
-import { cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText, requiredText } from '../../core/schemas.ts';
+import {
+  cursorQuery,
+  dateTime,
+  dateTimeInput,
+  iso,
+  limitQuery,
+  optionalText,
+  requiredText,
+} from '../../core/schemas.ts';
 
 export const ASSET_CLASSES = ['on-road', 'off-road', 'trailer'] as const;
 export const METER_TYPES = ['HOURS', 'ODOMETER', 'NONE'] as const;
@@ -11,7 +19,11 @@ export type AssetClassWire = (typeof ASSET_CLASSES)[number];
 export type MeterTypeWire = (typeof METER_TYPES)[number];
 
 /** Default meter per class (spec) and the unit each meter reads in. */
-export const DEFAULT_METER: Record<AssetClassWire, MeterTypeWire> = { 'on-road': 'ODOMETER', 'off-road': 'HOURS', trailer: 'NONE' };
+export const DEFAULT_METER: Record<AssetClassWire, MeterTypeWire> = {
+  'on-road': 'ODOMETER',
+  'off-road': 'HOURS',
+  trailer: 'NONE',
+};
 export const METER_UNIT: Record<MeterTypeWire, string> = { HOURS: 'hrs', ODOMETER: 'mi', NONE: 'none' };
 
 const CLASS_TO_DB = { 'on-road': 'ON_ROAD', 'off-road': 'OFF_ROAD', trailer: 'TRAILER' } as const;
@@ -26,21 +38,50 @@ const id = () => z.string().min(1).max(100).nullable().optional();
 
 export const CreateAssetBody = z.object({
   nickname: requiredText(200),
-  assetClass: z.enum(ASSET_CLASSES, { error: (i) => (i.input === undefined ? 'is required' : `must be one of ${ASSET_CLASSES.join(', ')}`) }),
+  assetClass: z.enum(ASSET_CLASSES, {
+    error: (i) => (i.input === undefined ? 'is required' : `must be one of ${ASSET_CLASSES.join(', ')}`),
+  }),
   customerAssetNumber: optionalText(100),
   vin: optionalText(64),
   serial: optionalText(100),
-  meterType: z.enum(METER_TYPES).optional().describe('Defaults from assetClass: on-road ODOMETER, off-road HOURS, trailer NONE'),
+  meterType: z
+    .enum(METER_TYPES)
+    .optional()
+    .describe('Defaults from assetClass: on-road ODOMETER, off-road HOURS, trailer NONE'),
   yardId: id(),
   pmInterval: z.number().positive().max(1e9).nullable().optional().describe('Service every N meter units'),
-  pmBaselineReading: z.number().nonnegative().max(1e12).nullable().optional().describe('Meter reading at the last service'),
+  pmBaselineReading: z
+    .number()
+    .nonnegative()
+    .max(1e12)
+    .nullable()
+    .optional()
+    .describe('Meter reading at the last service'),
 });
 export type CreateAssetInput = z.output<typeof CreateAssetBody>;
 
 export const UPDATABLE_FIELDS = [
-  'nickname', 'customerAssetNumber', 'licensePlate', 'licenseState', 'registrationExpiresAt', 'insuranceExpiresAt',
-  'purchaseCost', 'purchaseDate', 'depreciationMethod', 'usefulLifeYears', 'currentValue', 'lifecycleStatus',
-  'soldAt', 'soldPrice', 'soldTo', 'vin', 'serial', 'yardId', 'pmInterval', 'pmBaselineReading', 'parentAssetId',
+  'nickname',
+  'customerAssetNumber',
+  'licensePlate',
+  'licenseState',
+  'registrationExpiresAt',
+  'insuranceExpiresAt',
+  'purchaseCost',
+  'purchaseDate',
+  'depreciationMethod',
+  'usefulLifeYears',
+  'currentValue',
+  'lifecycleStatus',
+  'soldAt',
+  'soldPrice',
+  'soldTo',
+  'vin',
+  'serial',
+  'yardId',
+  'pmInterval',
+  'pmBaselineReading',
+  'parentAssetId',
   'primaryOperatorId',
 ] as const;
 
@@ -128,62 +169,115 @@ export const AssetDetail = AssetRow.extend({
   financialSummary: z.object({
     purchaseCost: z.number().nullable(),
     currentValue: z.number().nullable(),
-    bookValue: z.number().nullable().describe('From purchaseCost, purchaseDate, usefulLifeYears and depreciationMethod'),
+    bookValue: z
+      .number()
+      .nullable()
+      .describe('From purchaseCost, purchaseDate, usefulLifeYears and depreciationMethod'),
     totalRepairCost: z.number(),
     repairCount: z.number().int(),
   }),
   checkout: AssetCheckoutState.nullable().describe('Current checkout, or null when the asset is not checked out'),
 }).meta({ id: 'AssetDetail' });
 
-export const ListAssetsResponse = z.object({ ok: z.literal(true), assets: z.array(AssetRow), nextCursor: z.string().nullable() });
+export const ListAssetsResponse = z.object({
+  ok: z.literal(true),
+  assets: z.array(AssetRow),
+  nextCursor: z.string().nullable(),
+});
 export const AssetIdResponse = z.object({ ok: z.literal(true), assetId: z.string() });
 export const AssetDetailResponse = z.object({ ok: z.literal(true), asset: AssetDetail });
 export const AssetBatchResponse = batchResponse('Asset', { assetId: z.string() });
 
 // ---- mapping
 
-type RowFields = Pick<Asset, 'id' | 'nickname' | 'customerAssetNumber' | 'vin' | 'serial' | 'meterType' | 'meterUnit' | 'lifecycleStatus' | 'yardId' | 'createdAt' | 'updatedAt'> & {
+type RowFields = Pick<
+  Asset,
+  | 'id'
+  | 'nickname'
+  | 'customerAssetNumber'
+  | 'vin'
+  | 'serial'
+  | 'meterType'
+  | 'meterUnit'
+  | 'lifecycleStatus'
+  | 'yardId'
+  | 'createdAt'
+  | 'updatedAt'
+> & {
   /** Prisma's enum name (ON_ROAD) or, from raw SQL, the stored value (on-road). */
   assetClass: Asset['assetClass'] | AssetClassWire;
 };
 
-const toWireClass = (c: RowFields['assetClass']): AssetClassWire => (c in CLASS_FROM_DB ? CLASS_FROM_DB[c as Asset['assetClass']] : (c as AssetClassWire));
+const toWireClass = (c: RowFields['assetClass']): AssetClassWire =>
+  c in CLASS_FROM_DB ? CLASS_FROM_DB[c as Asset['assetClass']] : (c as AssetClassWire);
 
 export function toAssetRow(a: RowFields): z.input<typeof AssetRow> {
   return {
-    id: a.id, nickname: a.nickname, customerAssetNumber: a.customerAssetNumber, assetClass: toWireClass(a.assetClass),
-    vin: a.vin, serial: a.serial, meterType: a.meterType, meterUnit: a.meterUnit, lifecycleStatus: a.lifecycleStatus,
-    yardId: a.yardId, createdAt: a.createdAt.toISOString(), updatedAt: a.updatedAt.toISOString(),
+    id: a.id,
+    nickname: a.nickname,
+    customerAssetNumber: a.customerAssetNumber,
+    assetClass: toWireClass(a.assetClass),
+    vin: a.vin,
+    serial: a.serial,
+    meterType: a.meterType,
+    meterUnit: a.meterUnit,
+    lifecycleStatus: a.lifecycleStatus,
+    yardId: a.yardId,
+    createdAt: a.createdAt.toISOString(),
+    updatedAt: a.updatedAt.toISOString(),
   };
 }
 
-export function toAssetDetail(a: Asset, repairs: { total: number; count: number }, now = new Date()): z.input<typeof AssetDetail> {
+export function toAssetDetail(
+  a: Asset,
+  repairs: { total: number; count: number },
+  now = new Date(),
+): z.input<typeof AssetDetail> {
   return {
     ...toAssetRow(a),
-    licensePlate: a.licensePlate, licenseState: a.licenseState,
-    registrationExpiresAt: iso(a.registrationExpiresAt), insuranceExpiresAt: iso(a.insuranceExpiresAt),
-    purchaseCost: a.purchaseCost, purchaseDate: iso(a.purchaseDate), depreciationMethod: a.depreciationMethod,
-    usefulLifeYears: a.usefulLifeYears, currentValue: a.currentValue,
-    soldAt: iso(a.soldAt), soldPrice: a.soldPrice, soldTo: a.soldTo,
-    pmInterval: a.pmInterval, pmBaselineReading: a.pmBaselineReading,
+    licensePlate: a.licensePlate,
+    licenseState: a.licenseState,
+    registrationExpiresAt: iso(a.registrationExpiresAt),
+    insuranceExpiresAt: iso(a.insuranceExpiresAt),
+    purchaseCost: a.purchaseCost,
+    purchaseDate: iso(a.purchaseDate),
+    depreciationMethod: a.depreciationMethod,
+    usefulLifeYears: a.usefulLifeYears,
+    currentValue: a.currentValue,
+    soldAt: iso(a.soldAt),
+    soldPrice: a.soldPrice,
+    soldTo: a.soldTo,
+    pmInterval: a.pmInterval,
+    pmBaselineReading: a.pmBaselineReading,
     pmNextDueReading: a.pmInterval != null ? (a.pmBaselineReading ?? 0) + a.pmInterval : null,
-    lastMeterReading: a.lastMeterReading, lastMeterAt: iso(a.lastMeterAt),
-    parentAssetId: a.parentAssetId, primaryOperatorId: a.primaryOperatorId,
+    lastMeterReading: a.lastMeterReading,
+    lastMeterAt: iso(a.lastMeterAt),
+    parentAssetId: a.parentAssetId,
+    primaryOperatorId: a.primaryOperatorId,
     financialSummary: {
-      purchaseCost: a.purchaseCost, currentValue: a.currentValue, bookValue: bookValue(a, now),
-      totalRepairCost: repairs.total, repairCount: repairs.count,
+      purchaseCost: a.purchaseCost,
+      currentValue: a.currentValue,
+      bookValue: bookValue(a, now),
+      totalRepairCost: repairs.total,
+      repairCount: repairs.count,
     },
     checkout: toCheckoutState(a),
   };
 }
 
-type CheckoutColumns = Pick<Asset, 'checkedOutToUserId' | 'checkedOutToProjectId' | 'checkedOutAt' | 'expectedReturnAt' | 'checkoutNote'>;
+type CheckoutColumns = Pick<
+  Asset,
+  'checkedOutToUserId' | 'checkedOutToProjectId' | 'checkedOutAt' | 'expectedReturnAt' | 'checkoutNote'
+>;
 
 export function toCheckoutState(a: CheckoutColumns): z.input<typeof AssetCheckoutState> | null {
   if (!a.checkedOutToUserId && !a.checkedOutToProjectId) return null;
   return {
-    toUserId: a.checkedOutToUserId, toProjectId: a.checkedOutToProjectId, checkedOutAt: iso(a.checkedOutAt),
-    expectedReturnAt: iso(a.expectedReturnAt), note: a.checkoutNote,
+    toUserId: a.checkedOutToUserId,
+    toProjectId: a.checkedOutToProjectId,
+    checkedOutAt: iso(a.checkedOutAt),
+    expectedReturnAt: iso(a.expectedReturnAt),
+    note: a.checkoutNote,
   };
 }
 
@@ -194,7 +288,10 @@ const YEAR_MS = 365.25 * 24 * 3600 * 1000;
  * linearly to zero over the useful life. DECLINING_BALANCE: double-declining, cost x (1 - 2/life)^years.
  * Null when the cost, the purchase date or (for the depreciating methods) the useful life is missing.
  */
-export function bookValue(a: Pick<Asset, 'purchaseCost' | 'purchaseDate' | 'usefulLifeYears' | 'depreciationMethod' | 'currentValue'>, now: Date): number | null {
+export function bookValue(
+  a: Pick<Asset, 'purchaseCost' | 'purchaseDate' | 'usefulLifeYears' | 'depreciationMethod' | 'currentValue'>,
+  now: Date,
+): number | null {
   if (a.depreciationMethod === 'NONE') return a.currentValue ?? a.purchaseCost;
   if (a.purchaseCost == null || !a.purchaseDate || !a.usefulLifeYears) return null;
   const years = Math.max(0, (now.getTime() - a.purchaseDate.getTime()) / YEAR_MS);

@@ -9,8 +9,16 @@ import { assertReferences } from '../shared/references.ts';
 import { listAssetRows, lockOwnedAsset } from './assets.repository.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import {
-  classToDb, CreateAssetBody, DEFAULT_METER, METER_UNIT, toAssetDetail, toAssetRow,
-  UPDATABLE_FIELDS, type CreateAssetInput, type UpdateAssetInput, type AssetBatchResponse,
+  classToDb,
+  CreateAssetBody,
+  DEFAULT_METER,
+  METER_UNIT,
+  toAssetDetail,
+  toAssetRow,
+  UPDATABLE_FIELDS,
+  type CreateAssetInput,
+  type UpdateAssetInput,
+  type AssetBatchResponse,
 } from './assets.schemas.ts';
 
 export const ASSET_BATCH_CAP = 50;
@@ -20,16 +28,28 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
     const meterType = input.meterType ?? DEFAULT_METER[input.assetClass];
     const asset = await tx.asset.create({
       data: {
-        orgId: ctx.orgId, nickname: input.nickname, assetClass: classToDb(input.assetClass),
-        customerAssetNumber: input.customerAssetNumber ?? null, vin: input.vin ?? null, serial: input.serial ?? null,
-        meterType, meterUnit: METER_UNIT[meterType], yardId: input.yardId ?? null,
-        pmInterval: input.pmInterval ?? null, pmBaselineReading: input.pmBaselineReading ?? null,
+        orgId: ctx.orgId,
+        nickname: input.nickname,
+        assetClass: classToDb(input.assetClass),
+        customerAssetNumber: input.customerAssetNumber ?? null,
+        vin: input.vin ?? null,
+        serial: input.serial ?? null,
+        meterType,
+        meterUnit: METER_UNIT[meterType],
+        yardId: input.yardId ?? null,
+        pmInterval: input.pmInterval ?? null,
+        pmBaselineReading: input.pmBaselineReading ?? null,
       },
     });
     await emit(tx, ctx.orgId, 'asset.created', {
-      assetId: asset.id, nickname: asset.nickname, assetClass: input.assetClass,
-      customerAssetNumber: asset.customerAssetNumber, meterType: asset.meterType, lifecycleStatus: asset.lifecycleStatus,
-      actorId: ctx.actorId, createdAt: asset.createdAt.toISOString(),
+      assetId: asset.id,
+      nickname: asset.nickname,
+      assetClass: input.assetClass,
+      customerAssetNumber: asset.customerAssetNumber,
+      meterType: asset.meterType,
+      lifecycleStatus: asset.lifecycleStatus,
+      actorId: ctx.actorId,
+      createdAt: asset.createdAt.toISOString(),
     });
     return asset;
   }
@@ -87,19 +107,26 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
         _sum: { cost: true },
         _count: { _all: true },
       });
-      return { ok: true as const, asset: toAssetDetail(asset, { total: repairs._sum.cost ?? 0, count: repairs._count._all }) };
+      return {
+        ok: true as const,
+        asset: toAssetDetail(asset, { total: repairs._sum.cost ?? 0, count: repairs._count._all }),
+      };
     },
 
     async update(ctx: RequestContext, id: string, patch: UpdateAssetInput) {
       const fields = UPDATABLE_FIELDS.filter((f) => patch[f] !== undefined);
       if (fields.length === 0) {
-        throw new ValidationError({ body: `send at least one of: ${UPDATABLE_FIELDS.join(', ')}` }, 'The patch is empty');
+        throw new ValidationError(
+          { body: `send at least one of: ${UPDATABLE_FIELDS.join(', ')}` },
+          'The patch is empty',
+        );
       }
       await transaction(db, async (tx) => {
         // Locked: concurrent PATCHes compare against each other's result, so one change emits one event.
         const before = await lockOwnedAsset(tx, ctx.orgId, id);
         if (!before) throw notFound('Asset');
-        if (patch.parentAssetId === id) throw new ValidationError({ parentAssetId: 'an asset cannot be attached to itself' });
+        if (patch.parentAssetId === id)
+          throw new ValidationError({ parentAssetId: 'an asset cannot be attached to itself' });
         await assertReferences(tx, ctx.orgId, [
           { field: 'yardId', kind: 'yard', id: patch.yardId },
           { field: 'parentAssetId', kind: 'asset', id: patch.parentAssetId },
@@ -115,15 +142,24 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
           }
         }
         // Marking an asset SOLD without a date records the sale as of now.
-        if (patch.lifecycleStatus === 'SOLD' && before.lifecycleStatus !== 'SOLD' && patch.soldAt === undefined && !before.soldAt) {
+        if (
+          patch.lifecycleStatus === 'SOLD' &&
+          before.lifecycleStatus !== 'SOLD' &&
+          patch.soldAt === undefined &&
+          !before.soldAt
+        ) {
           data.soldAt = new Date();
           changed.push('soldAt');
         }
         if (changed.length === 0) return;
         const after = await tx.asset.update({ where: { id: before.id }, data });
         await emit(tx, ctx.orgId, 'asset.updated', {
-          assetId: after.id, nickname: after.nickname, changedFields: changed, lifecycleStatus: after.lifecycleStatus,
-          actorId: ctx.actorId, updatedAt: after.updatedAt.toISOString(),
+          assetId: after.id,
+          nickname: after.nickname,
+          changedFields: changed,
+          lifecycleStatus: after.lifecycleStatus,
+          actorId: ctx.actorId,
+          updatedAt: after.updatedAt.toISOString(),
         });
       });
       return { ok: true as const, assetId: id };

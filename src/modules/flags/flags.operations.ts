@@ -31,17 +31,35 @@ export async function insertFlag(tx: Tx, ctx: RequestContext, input: NewFlag): P
   const raisedById = input.bySystem ? SYSTEM_ACTOR : (ctx.actorId ?? SYSTEM_ACTOR);
   const flag = await tx.flag.create({
     data: {
-      orgId: ctx.orgId, assetId: input.asset.id, severity: input.severity, note: input.note ?? null,
-      photoUrl: input.photoUrl ?? null, raisedById, lat: input.lat ?? null, lng: input.lng ?? null,
-      accuracyM: input.accuracyM ?? null, pmDueReading: input.pmDueReading ?? null,
+      orgId: ctx.orgId,
+      assetId: input.asset.id,
+      severity: input.severity,
+      note: input.note ?? null,
+      photoUrl: input.photoUrl ?? null,
+      raisedById,
+      lat: input.lat ?? null,
+      lng: input.lng ?? null,
+      accuracyM: input.accuracyM ?? null,
+      pmDueReading: input.pmDueReading ?? null,
     },
   });
-  const user = raisedById === SYSTEM_ACTOR ? null : await tx.user.findUnique({ where: { id: raisedById }, select: { name: true } });
+  const user =
+    raisedById === SYSTEM_ACTOR
+      ? null
+      : await tx.user.findUnique({ where: { id: raisedById }, select: { name: true } });
   const payload = {
-    flagId: flag.id, assetId: flag.assetId, assetNickname: input.asset.nickname, severity: flag.severity,
-    reason: flag.note, photoUrl: flag.photoUrl,
-    raisedBy: raisedById === SYSTEM_ACTOR ? { userId: null, name: SYSTEM_ACTOR } : { userId: raisedById, name: user?.name ?? null },
-    raisedAt: flag.createdAt.toISOString(), pmDueReading: flag.pmDueReading,
+    flagId: flag.id,
+    assetId: flag.assetId,
+    assetNickname: input.asset.nickname,
+    severity: flag.severity,
+    reason: flag.note,
+    photoUrl: flag.photoUrl,
+    raisedBy:
+      raisedById === SYSTEM_ACTOR
+        ? { userId: null, name: SYSTEM_ACTOR }
+        : { userId: raisedById, name: user?.name ?? null },
+    raisedAt: flag.createdAt.toISOString(),
+    pmDueReading: flag.pmDueReading,
   };
   await emit(tx, ctx.orgId, 'flag.created', payload);
   await queueFlagNotifications(tx, ctx.orgId, payload);
@@ -69,17 +87,25 @@ export async function resolveFlag(
   const { count } = await tx.flag.updateMany({
     where: { id: flag.id, orgId: ctx.orgId, status: { in: ['OPEN', 'IN_PROGRESS'] } },
     data: {
-      status: 'RESOLVED', resolvedAt: now, resolvedById: ctx.actorId, resolutionNote: input.resolutionNote,
+      status: 'RESOLVED',
+      resolvedAt: now,
+      resolvedById: ctx.actorId,
+      resolutionNote: input.resolutionNote,
       returnToServiceConfirmed: input.returnToServiceConfirmed ?? false,
     },
   });
   if (count === 0) return null;
   const baseline = asset ? (flag.pmDueReading ?? asset.lastMeterReading) : null;
-  if (asset && baseline !== null) await tx.asset.update({ where: { id: asset.id }, data: { pmBaselineReading: baseline } });
+  if (asset && baseline !== null)
+    await tx.asset.update({ where: { id: asset.id }, data: { pmBaselineReading: baseline } });
   const actor = ctx.actorId ? await tx.user.findUnique({ where: { id: ctx.actorId }, select: { name: true } }) : null;
   await emit(tx, ctx.orgId, 'flag.resolved', {
-    flagId: flag.id, assetId: flag.assetId, severity: flag.severity, resolutionNote: input.resolutionNote,
-    resolvedBy: { userId: ctx.actorId, name: actor?.name ?? null }, resolvedAt: now.toISOString(),
+    flagId: flag.id,
+    assetId: flag.assetId,
+    severity: flag.severity,
+    resolutionNote: input.resolutionNote,
+    resolvedBy: { userId: ctx.actorId, name: actor?.name ?? null },
+    resolvedAt: now.toISOString(),
     workOrderId: input.workOrderId ?? null,
   });
   return tx.flag.findUniqueOrThrow({ where: { id: flag.id } });

@@ -7,15 +7,56 @@ export const RED_NOTE_MIN_CHARS = 15;
 export const RED_NOTE_MIN_WORDS = 3;
 /** ...and not consist only of filler that says nothing about the repair. */
 const PLACEHOLDER_WORDS = new Set([
-  'fixed', 'fix', 'done', 'ok', 'okay', 'resolved', 'repaired', 'good', 'fine', 'all', 'na', 'n/a', 'none', 'test',
-  'testing', 'tbd', 'complete', 'completed', 'checked', 'works', 'working', 'now', 'it', 'is', 'was', 'the', 'a',
-  'see', 'above', 'asdf', 'xxx', 'no', 'issue', 'issues', 'problem', 'nothing', 'closed', 'close', 'yes', 'and',
+  'fixed',
+  'fix',
+  'done',
+  'ok',
+  'okay',
+  'resolved',
+  'repaired',
+  'good',
+  'fine',
+  'all',
+  'na',
+  'n/a',
+  'none',
+  'test',
+  'testing',
+  'tbd',
+  'complete',
+  'completed',
+  'checked',
+  'works',
+  'working',
+  'now',
+  'it',
+  'is',
+  'was',
+  'the',
+  'a',
+  'see',
+  'above',
+  'asdf',
+  'xxx',
+  'no',
+  'issue',
+  'issues',
+  'problem',
+  'nothing',
+  'closed',
+  'close',
+  'yes',
+  'and',
 ]);
 
 /** Why a note is not specific enough for a RED flag, or null when it is. */
 export function unspecificNoteReason(note: string | null | undefined): string | null {
   if (!note) return 'is required to resolve a RED flag: describe what was repaired';
-  const words = note.toLowerCase().split(/\s+/).map((w) => w.replace(/[^\p{L}\p{N}/]/gu, '')).filter(Boolean);
+  const words = note
+    .toLowerCase()
+    .split(/\s+/)
+    .map((w) => w.replace(/[^\p{L}\p{N}/]/gu, ''))
+    .filter(Boolean);
   if (note.length < RED_NOTE_MIN_CHARS || words.length < RED_NOTE_MIN_WORDS) {
     return `must describe the repair in at least ${RED_NOTE_MIN_WORDS} words and ${RED_NOTE_MIN_CHARS} characters`;
   }

@@ -23,17 +23,29 @@ export const CreateFlagBody = z.object({
   assetId: z.string().min(1).max(100),
   severity: z.enum(RAISABLE_SEVERITIES, {
     error: (i) =>
-      i.input === undefined ? 'is required' : i.input === 'AUTO_PM' ? 'AUTO_PM flags are raised only by the system' : 'must be one of YELLOW, RED',
+      i.input === undefined
+        ? 'is required'
+        : i.input === 'AUTO_PM'
+          ? 'AUTO_PM flags are raised only by the system'
+          : 'must be one of YELLOW, RED',
   }),
   note: optionalText(FLAG_NOTE_MAX),
-  photoUrl: z.url({ protocol: /^https?$/ }).max(2000).nullable().optional().describe('Link to a photo of the defect'),
+  photoUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .nullable()
+    .optional()
+    .describe('Link to a photo of the defect'),
   geo: GeoBody.nullable().optional(),
 });
 export type CreateFlagInput = z.output<typeof CreateFlagBody>;
 
 export const UpdateFlagBody = z
   .object({
-    status: z.string().optional().describe('Only RESOLVED is accepted: flags cannot be re-opened or moved to another status'),
+    status: z
+      .string()
+      .optional()
+      .describe('Only RESOLVED is accepted: flags cannot be re-opened or moved to another status'),
     resolutionNote: optionalText(RESOLUTION_NOTE_MAX).describe('Required (and specific) for RED flags'),
     returnToServiceConfirmed: z.boolean().optional().describe('Must be true to resolve a RED flag'),
   })
@@ -44,7 +56,9 @@ export const ListFlagsQuery = z.object({
   limit: limitQuery,
   cursor: cursorQuery,
   severity: csvEnum(FLAG_SEVERITIES, FLAG_SEVERITIES),
-  status: csvEnum(FLAG_STATUSES, ['OPEN']).describe('Comma-separated subset of OPEN, IN_PROGRESS, RESOLVED; default OPEN; unknown values are ignored'),
+  status: csvEnum(FLAG_STATUSES, ['OPEN']).describe(
+    'Comma-separated subset of OPEN, IN_PROGRESS, RESOLVED; default OPEN; unknown values are ignored',
+  ),
   assetId: z.string().min(1).max(100).optional(),
 });
 export type ListFlagsInput = z.output<typeof ListFlagsQuery>;
@@ -81,18 +95,39 @@ export const FlagDetail = FlagRow.extend({
   resolvedBy: FlagActor.nullable(),
 }).meta({ id: 'FlagDetail' });
 
-export const ListFlagsResponse = z.object({ ok: z.literal(true), flags: z.array(FlagRow), nextCursor: z.string().nullable() });
+export const ListFlagsResponse = z.object({
+  ok: z.literal(true),
+  flags: z.array(FlagRow),
+  nextCursor: z.string().nullable(),
+});
 export const FlagIdResponse = z.object({ ok: z.literal(true), flagId: z.string() });
 export const FlagDetailResponse = z.object({ ok: z.literal(true), flag: FlagDetail });
-export const FlagResolvedResponse = z.object({ ok: z.literal(true), flagId: z.string(), status: z.enum(FLAG_STATUSES) });
+export const FlagResolvedResponse = z.object({
+  ok: z.literal(true),
+  flagId: z.string(),
+  status: z.enum(FLAG_STATUSES),
+});
 
 // ---- mapping
 
 export function toFlagRow(f: Flag): z.input<typeof FlagRow> {
   return {
-    id: f.id, assetId: f.assetId, severity: f.severity, status: f.status, note: f.note, photoUrl: f.photoUrl,
-    raisedById: f.raisedById, resolvedById: f.resolvedById, resolvedAt: iso(f.resolvedAt), resolutionNote: f.resolutionNote,
-    returnToServiceConfirmed: f.returnToServiceConfirmed, lat: f.lat, lng: f.lng, accuracyM: f.accuracyM,
-    pmDueReading: f.pmDueReading, createdAt: f.createdAt.toISOString(), updatedAt: f.updatedAt.toISOString(),
+    id: f.id,
+    assetId: f.assetId,
+    severity: f.severity,
+    status: f.status,
+    note: f.note,
+    photoUrl: f.photoUrl,
+    raisedById: f.raisedById,
+    resolvedById: f.resolvedById,
+    resolvedAt: iso(f.resolvedAt),
+    resolutionNote: f.resolutionNote,
+    returnToServiceConfirmed: f.returnToServiceConfirmed,
+    lat: f.lat,
+    lng: f.lng,
+    accuracyM: f.accuracyM,
+    pmDueReading: f.pmDueReading,
+    createdAt: f.createdAt.toISOString(),
+    updatedAt: f.updatedAt.toISOString(),
   };
 }

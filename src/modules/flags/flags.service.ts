@@ -32,11 +32,19 @@ export function createFlagService({ db }: Pick<ServiceDeps, 'db'>) {
 
     async create(ctx: RequestContext, input: CreateFlagInput) {
       const flag = await transaction(db, async (tx) => {
-        const asset = await tx.asset.findFirst({ where: { id: input.assetId, orgId: ctx.orgId }, select: { id: true, nickname: true } });
+        const asset = await tx.asset.findFirst({
+          where: { id: input.assetId, orgId: ctx.orgId },
+          select: { id: true, nickname: true },
+        });
         if (!asset) throw new ValidationError({ assetId: 'no asset with this id in your organisation' });
         return insertFlag(tx, ctx, {
-          asset, severity: input.severity, note: input.note, photoUrl: input.photoUrl,
-          lat: input.geo?.lat, lng: input.geo?.lng, accuracyM: input.geo?.accuracyM,
+          asset,
+          severity: input.severity,
+          note: input.note,
+          photoUrl: input.photoUrl,
+          lat: input.geo?.lat,
+          lng: input.geo?.lng,
+          accuracyM: input.geo?.accuracyM,
         });
       });
       return { ok: true as const, flagId: flag.id };
@@ -44,9 +52,15 @@ export function createFlagService({ db }: Pick<ServiceDeps, 'db'>) {
 
     async get(ctx: RequestContext, id: string) {
       const flag = await findOwned(db.prisma, ctx, id);
-      const asset = await db.prisma.asset.findUniqueOrThrow({ where: { id: flag.assetId }, select: { id: true, nickname: true } });
+      const asset = await db.prisma.asset.findUniqueOrThrow({
+        where: { id: flag.assetId },
+        select: { id: true, nickname: true },
+      });
       const raisedBy = (await actorOf(db.prisma, flag.raisedById))!;
-      const resolvedBy = flag.status === 'RESOLVED' ? ((await actorOf(db.prisma, flag.resolvedById)) ?? { userId: null, name: null }) : null;
+      const resolvedBy =
+        flag.status === 'RESOLVED'
+          ? ((await actorOf(db.prisma, flag.resolvedById)) ?? { userId: null, name: null })
+          : null;
       return { ok: true as const, flag: { ...toFlagRow(flag), asset, raisedBy, resolvedBy } };
     },
 
@@ -55,10 +69,12 @@ export function createFlagService({ db }: Pick<ServiceDeps, 'db'>) {
       const flag = await transaction(db, async (tx) => {
         const current = await findOwned(tx, ctx, id);
         const errors = resolutionErrors(current, input);
-        if (Object.keys(errors).length > 0) throw new ValidationError(errors, 'The flag cannot be resolved like this; see fieldErrors.');
+        if (Object.keys(errors).length > 0)
+          throw new ValidationError(errors, 'The flag cannot be resolved like this; see fieldErrors.');
         if (current.status === 'RESOLVED') throw alreadyResolved();
         const resolved = await resolveFlag(tx, ctx, current, {
-          resolutionNote: input.resolutionNote ?? null, returnToServiceConfirmed: input.returnToServiceConfirmed,
+          resolutionNote: input.resolutionNote ?? null,
+          returnToServiceConfirmed: input.returnToServiceConfirmed,
         });
         if (!resolved) throw alreadyResolved();
         return resolved;

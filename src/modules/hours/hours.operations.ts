@@ -22,7 +22,12 @@ const FUTURE_SKEW_MS = 5 * 60 * 1000;
  * Opens an AUTO_PM flag when the reading reached the asset's next service point and no AUTO_PM flag is
  * OPEN or IN_PROGRESS on it (at most one; the asset lock makes the check race-free). Returns its id.
  */
-export async function openPmFlagIfDue(tx: Tx, ctx: RequestContext, asset: LockedAsset, reading: number): Promise<string | null> {
+export async function openPmFlagIfDue(
+  tx: Tx,
+  ctx: RequestContext,
+  asset: LockedAsset,
+  reading: number,
+): Promise<string | null> {
   const point = servicePointReached(reading, asset.pmInterval, asset.pmBaselineReading);
   if (point === null) return null;
   const open = await tx.flag.findFirst({
@@ -31,7 +36,10 @@ export async function openPmFlagIfDue(tx: Tx, ctx: RequestContext, asset: Locked
   });
   if (open) return null;
   const flag = await insertFlag(tx, ctx, {
-    asset, severity: 'AUTO_PM', bySystem: true, pmDueReading: point,
+    asset,
+    severity: 'AUTO_PM',
+    bySystem: true,
+    pmDueReading: point,
     note: `Preventive maintenance due at ${point} ${asset.meterUnit} (reading ${reading} ${asset.meterUnit})`,
   });
   return flag.id;
@@ -48,7 +56,9 @@ export interface RecordedReading {
 export function renewalDue(asset: LockedAsset, now: Date): boolean {
   if (asset.lifecycleStatus !== 'IN_SERVICE' && asset.lifecycleStatus !== 'OUT_OF_SERVICE') return false;
   const until = now.getTime() + RENEWAL_WINDOW_DAYS * 86_400_000;
-  return [asset.registrationExpiresAt, asset.insuranceExpiresAt].some((d) => d !== null && d.getTime() >= now.getTime() && d.getTime() <= until);
+  return [asset.registrationExpiresAt, asset.insuranceExpiresAt].some(
+    (d) => d !== null && d.getTime() >= now.getTime() && d.getTime() <= until,
+  );
 }
 
 /**
@@ -56,7 +66,12 @@ export function renewalDue(asset: LockedAsset, now: Date): boolean {
  * against the asset's meter, delta, review routing, AUTO_PM, the asset's last reading, hours.logged.
  * Validation failures throw ValidationError (422) and leave nothing behind.
  */
-export async function recordReading(tx: Tx, ctx: RequestContext, input: CreateHoursInput, idempotencyKey: string | null): Promise<RecordedReading> {
+export async function recordReading(
+  tx: Tx,
+  ctx: RequestContext,
+  input: CreateHoursInput,
+  idempotencyKey: string | null,
+): Promise<RecordedReading> {
   const asset = await lockMeteredAsset(tx, ctx.orgId, input.assetId);
   if (!asset) throw noSuchAsset();
   // Re-checked under the lock: identical requests for one asset queue here and find the first one's row.
@@ -71,13 +86,33 @@ export async function recordReading(tx: Tx, ctx: RequestContext, input: CreateHo
   const autoFlagId = plan.pmCheck ? await openPmFlagIfDue(tx, ctx, asset, plan.values.hoursReading) : null;
   const { sql, params } = recordLogStatement(ctx, asset, plan, autoFlagId);
   const [row] = await tx.$queryRawUnsafe<(MeterLog & { outboxNotified?: string | null })[]>(sql, ...params);
-  return { ...logAndSignal(row, () => afterCommit(tx, signalQueued)), replayed: false, renewalDue: renewalDue(asset, now) };
+  return {
+    ...logAndSignal(row, () => afterCommit(tx, signalQueued)),
+    replayed: false,
+    renewalDue: renewalDue(asset, now),
+  };
 }
 
 export const noSuchAsset = () => new ValidationError({ assetId: 'no asset with this id in your organisation' });
 
-type NewLog = Pick<MeterLog, 'projectId' | 'loggedByDeviceId' | 'hoursReading' | 'delta' | 'state' | 'fuelVolume' | 'fuelUnit' | 'fuelCostTotal'
-  | 'note' | 'lat' | 'lng' | 'clientMutationId' | 'reviewStatus' | 'reviewReason' | 'loggedAt'>;
+type NewLog = Pick<
+  MeterLog,
+  | 'projectId'
+  | 'loggedByDeviceId'
+  | 'hoursReading'
+  | 'delta'
+  | 'state'
+  | 'fuelVolume'
+  | 'fuelUnit'
+  | 'fuelCostTotal'
+  | 'note'
+  | 'lat'
+  | 'lng'
+  | 'clientMutationId'
+  | 'reviewStatus'
+  | 'reviewReason'
+  | 'loggedAt'
+>;
 
 export interface ReadingPlan {
   metered: boolean;
@@ -90,41 +125,67 @@ export interface ReadingPlan {
  * The rules of one reading against its locked asset: validation against the meter (ValidationError, 422,
  * nothing written), delta, review routing. Shared by the Prisma and the raw-SQL write paths.
  */
-export function planReading(asset: LockedAsset, input: CreateHoursInput, idempotencyKey: string | null, now: Date): ReadingPlan {
+export function planReading(
+  asset: LockedAsset,
+  input: CreateHoursInput,
+  idempotencyKey: string | null,
+  now: Date,
+): ReadingPlan {
   const loggedAt = input.loggedAt ?? now;
   const errors: Record<string, string> = {};
   if (loggedAt.getTime() > now.getTime() + FUTURE_SKEW_MS) errors.loggedAt = 'cannot be in the future';
-  if ((input.lat == null) !== (input.lng == null)) errors[input.lat == null ? 'lat' : 'lng'] = 'lat and lng go together';
+  if ((input.lat == null) !== (input.lng == null))
+    errors[input.lat == null ? 'lat' : 'lng'] = 'lat and lng go together';
   const metered = asset.meterType !== 'NONE';
-  if (metered && input.hoursReading === undefined) errors.hoursReading = `is required (this asset's meter is ${asset.meterType})`;
-  if (!metered && input.hoursReading !== undefined) errors.hoursReading = 'must be omitted: this asset has no meter (meterType NONE); send a state-only entry';
+  if (metered && input.hoursReading === undefined)
+    errors.hoursReading = `is required (this asset's meter is ${asset.meterType})`;
+  if (!metered && input.hoursReading !== undefined)
+    errors.hoursReading = 'must be omitted: this asset has no meter (meterType NONE); send a state-only entry';
   if (!metered && !input.state) errors.state = 'is required for assets without a meter (meterType NONE)';
 
   const reading = metered ? (input.hoursReading ?? 0) : 0;
-  const previous = metered && asset.lastMeterReading !== null && asset.lastMeterAt !== null
-    ? { reading: asset.lastMeterReading, at: asset.lastMeterAt }
-    : null;
+  const previous =
+    metered && asset.lastMeterReading !== null && asset.lastMeterAt !== null
+      ? { reading: asset.lastMeterReading, at: asset.lastMeterAt }
+      : null;
   const delta = previous ? roundMeter(reading - previous.reading) : 0;
   if (metered && delta < 0 && !input.note) {
     errors.note = `is required to explain a reading lower than the previous one (${previous!.reading} ${asset.meterUnit})`;
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
-  const reviewReason = metered ? reviewReasonFor(asset.meterType as 'HOURS' | 'ODOMETER', reading, previous, loggedAt, asset.meterUnit) : null;
+  const reviewReason = metered
+    ? reviewReasonFor(asset.meterType as 'HOURS' | 'ODOMETER', reading, previous, loggedAt, asset.meterUnit)
+    : null;
   return {
     metered,
-    pmCheck: metered && !reviewReason && servicePointReached(reading, asset.pmInterval, asset.pmBaselineReading) !== null,
+    pmCheck:
+      metered && !reviewReason && servicePointReached(reading, asset.pmInterval, asset.pmBaselineReading) !== null,
     values: {
-      projectId: input.projectId ?? null, loggedByDeviceId: input.loggedByDeviceId ?? null, hoursReading: reading, delta,
-      state: input.state ?? null, fuelVolume: input.fuelVolume ?? null, fuelUnit: input.fuelUnit ?? (input.fuelVolume != null ? 'GALLON' : null),
-      fuelCostTotal: input.fuelCostTotal ?? null, note: input.note ?? null, lat: input.lat ?? null, lng: input.lng ?? null,
-      clientMutationId: idempotencyKey, reviewStatus: reviewReason ? 'PENDING' : 'NONE', reviewReason, loggedAt,
+      projectId: input.projectId ?? null,
+      loggedByDeviceId: input.loggedByDeviceId ?? null,
+      hoursReading: reading,
+      delta,
+      state: input.state ?? null,
+      fuelVolume: input.fuelVolume ?? null,
+      fuelUnit: input.fuelUnit ?? (input.fuelVolume != null ? 'GALLON' : null),
+      fuelCostTotal: input.fuelCostTotal ?? null,
+      note: input.note ?? null,
+      lat: input.lat ?? null,
+      lng: input.lng ?? null,
+      clientMutationId: idempotencyKey,
+      reviewStatus: reviewReason ? 'PENDING' : 'NONE',
+      reviewReason,
+      loggedAt,
     },
   };
 }
 
 /** Strips the outbox flag from a recordLogStatement row; `signal` runs when deliveries were queued. */
-export function logAndSignal(row: MeterLog & { outboxNotified?: string | null }, signal: () => void): { log: MeterLog } {
+export function logAndSignal(
+  row: MeterLog & { outboxNotified?: string | null },
+  signal: () => void,
+): { log: MeterLog } {
   const { outboxNotified, ...log } = row;
   if (outboxNotified != null) signal();
   return { log: log as MeterLog };
@@ -136,20 +197,63 @@ export function logAndSignal(row: MeterLog & { outboxNotified?: string | null },
  * `guarded` is for a statement run without the lock (recordReadingOptimistic): the asset is updated only if
  * every field the plan was computed from is still what was read, and nothing is written otherwise.
  */
-export function recordLogStatement(ctx: RequestContext, asset: LockedAsset, plan: ReadingPlan, autoFlagId: string | null, guarded = false) {
+export function recordLogStatement(
+  ctx: RequestContext,
+  asset: LockedAsset,
+  plan: ReadingPlan,
+  autoFlagId: string | null,
+  guarded = false,
+) {
   const v = plan.values;
   const id = randomUUID();
   const { eventId, payload } = outboxEvent('hours.logged', {
-    logId: id, assetId: asset.id, hoursReading: v.hoursReading, delta: v.delta, state: v.state, projectId: v.projectId,
-    reviewStatus: v.reviewStatus, reviewReason: v.reviewReason, loggedById: ctx.actorId, loggedAt: v.loggedAt.toISOString(), autoFlagId,
+    logId: id,
+    assetId: asset.id,
+    hoursReading: v.hoursReading,
+    delta: v.delta,
+    state: v.state,
+    projectId: v.projectId,
+    reviewStatus: v.reviewStatus,
+    reviewReason: v.reviewReason,
+    loggedById: ctx.actorId,
+    loggedAt: v.loggedAt.toISOString(),
+    autoFlagId,
   });
   const params: unknown[] = [
-    id, ctx.orgId, asset.id, v.projectId, ctx.actorId, v.loggedByDeviceId, v.hoursReading, v.delta, v.state, v.fuelVolume, v.fuelUnit,
-    v.fuelCostTotal, v.note, v.lat, v.lng, v.clientMutationId, v.reviewStatus, v.reviewReason, autoFlagId, v.loggedAt, plan.metered,
-    eventId, 'hours.logged', JSON.stringify(payload),
+    id,
+    ctx.orgId,
+    asset.id,
+    v.projectId,
+    ctx.actorId,
+    v.loggedByDeviceId,
+    v.hoursReading,
+    v.delta,
+    v.state,
+    v.fuelVolume,
+    v.fuelUnit,
+    v.fuelCostTotal,
+    v.note,
+    v.lat,
+    v.lng,
+    v.clientMutationId,
+    v.reviewStatus,
+    v.reviewReason,
+    autoFlagId,
+    v.loggedAt,
+    plan.metered,
+    eventId,
+    'hours.logged',
+    JSON.stringify(payload),
   ];
   if (!guarded) return { sql: RECORD_LOG_SQL, params };
-  params.push(asset.meterType, asset.meterUnit, asset.lastMeterReading, asset.lastMeterAt, asset.pmInterval, asset.pmBaselineReading);
+  params.push(
+    asset.meterType,
+    asset.meterUnit,
+    asset.lastMeterReading,
+    asset.lastMeterAt,
+    asset.pmInterval,
+    asset.pmBaselineReading,
+  );
   return { sql: GUARDED_RECORD_LOG_SQL, params };
 }
 
@@ -172,10 +276,13 @@ const recordLogSql = (guard: string, from: string) => `
 const RECORD_LOG_SQL = recordLogSql('', '');
 // Without the lock an UPDATE that waited for a concurrent reading re-checks these on the row it then sees
 // (READ COMMITTED), so a plan made from a stale read writes nothing.
-const GUARDED_RECORD_LOG_SQL = recordLogSql(`
+const GUARDED_RECORD_LOG_SQL = recordLogSql(
+  `
       AND "meterType"::text = $25 AND "meterUnit" = $26 AND "lastMeterReading" IS NOT DISTINCT FROM $27::float8
       AND "lastMeterAt" IS NOT DISTINCT FROM $28::timestamptz AND "pmInterval" IS NOT DISTINCT FROM $29::float8
-      AND "pmBaselineReading" IS NOT DISTINCT FROM $30::float8`, ' FROM moved');
+      AND "pmBaselineReading" IS NOT DISTINCT FROM $30::float8`,
+  ' FROM moved',
+);
 
 /**
  * recordReading() in raw SQL on the driver (db.sqlTransaction): the same rules and the same rows in four
@@ -192,10 +299,17 @@ const GUARDED_RECORD_LOG_SQL = recordLogSql(`
  * (the one-open-AUTO_PM check), or a concurrent change of the asset between the read and the write.
  * Idempotency keys are settled by the unique index: a lost race is a unique violation the caller replays.
  */
-export async function recordReadingOptimistic(sql: SqlRunner, ctx: RequestContext, input: CreateHoursInput, idempotencyKey: string | null): Promise<RecordedReading | null> {
-  const [asset] = await sql.query<LockedAsset & { projectFound: boolean }>(`${ASSET_WITH_PROJECT} FROM assets WHERE id = $1 AND "orgId" = $2`, [
-    input.assetId, ctx.orgId, input.projectId ?? null,
-  ], 'hours-asset-read');
+export async function recordReadingOptimistic(
+  sql: SqlRunner,
+  ctx: RequestContext,
+  input: CreateHoursInput,
+  idempotencyKey: string | null,
+): Promise<RecordedReading | null> {
+  const [asset] = await sql.query<LockedAsset & { projectFound: boolean }>(
+    `${ASSET_WITH_PROJECT} FROM assets WHERE id = $1 AND "orgId" = $2`,
+    [input.assetId, ctx.orgId, input.projectId ?? null],
+    'hours-asset-read',
+  );
   if (!asset) throw noSuchAsset();
   if (asset.meterType === 'NONE') return null;
   if (!asset.projectFound) throw new ValidationError({ projectId: 'no project with this id in your organisation' });
@@ -212,15 +326,25 @@ export async function recordReadingOptimistic(sql: SqlRunner, ctx: RequestContex
 const ASSET_WITH_PROJECT = `SELECT ${LOCKED_ASSET_COLUMNS},
   ($3::text IS NULL OR EXISTS (SELECT 1 FROM projects p WHERE p.id = $3::text AND p."orgId" = $2)) AS "projectFound"`;
 
-export async function recordReadingSql(tx: SqlTx, ctx: RequestContext, input: CreateHoursInput, idempotencyKey: string | null): Promise<RecordedReading | null> {
-  const [asset] = await tx.query<LockedAsset & { projectFound: boolean }>(`${ASSET_WITH_PROJECT} FROM assets WHERE id = $1 AND "orgId" = $2 FOR UPDATE`, [
-    input.assetId, ctx.orgId, input.projectId ?? null,
-  ], 'hours-asset-lock');
+export async function recordReadingSql(
+  tx: SqlTx,
+  ctx: RequestContext,
+  input: CreateHoursInput,
+  idempotencyKey: string | null,
+): Promise<RecordedReading | null> {
+  const [asset] = await tx.query<LockedAsset & { projectFound: boolean }>(
+    `${ASSET_WITH_PROJECT} FROM assets WHERE id = $1 AND "orgId" = $2 FOR UPDATE`,
+    [input.assetId, ctx.orgId, input.projectId ?? null],
+    'hours-asset-lock',
+  );
   if (!asset) throw noSuchAsset();
   // Re-checked under the lock, in a statement of its own (a snapshot taken after the lock was granted):
   // identical requests for one asset queue on the lock and find the first one's row.
   if (idempotencyKey) {
-    const [existing] = await tx.query<MeterLog>(`SELECT * FROM meter_logs WHERE "orgId" = $1 AND "clientMutationId" = $2`, [ctx.orgId, idempotencyKey]);
+    const [existing] = await tx.query<MeterLog>(
+      `SELECT * FROM meter_logs WHERE "orgId" = $1 AND "clientMutationId" = $2`,
+      [ctx.orgId, idempotencyKey],
+    );
     if (existing) return { log: existing, replayed: true };
   }
   if (!asset.projectFound) throw new ValidationError({ projectId: 'no project with this id in your organisation' });
@@ -236,5 +360,9 @@ export async function recordReadingSql(tx: SqlTx, ctx: RequestContext, input: Cr
   }
   const { sql, params } = recordLogStatement(ctx, asset, plan, null);
   const [row] = await tx.query<MeterLog & { outboxNotified?: string | null }>(sql, params, 'hours-record');
-  return { ...logAndSignal(row, () => tx.afterCommit(signalQueued)), replayed: false, renewalDue: renewalDue(asset, now) };
+  return {
+    ...logAndSignal(row, () => tx.afterCommit(signalQueued)),
+    replayed: false,
+    renewalDue: renewalDue(asset, now),
+  };
 }

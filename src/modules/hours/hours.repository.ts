@@ -24,7 +24,11 @@ export interface LockedAsset {
  * (no two deltas computed from the same "previous") and the one-open-AUTO_PM check cannot race.
  */
 export async function lockMeteredAsset(tx: Tx, orgId: string, assetId: string): Promise<LockedAsset | null> {
-  const rows = await tx.$queryRawUnsafe<LockedAsset[]>(`SELECT ${LOCKED_ASSET_COLUMNS} FROM assets WHERE id = $1 AND "orgId" = $2 FOR UPDATE`, assetId, orgId);
+  const rows = await tx.$queryRawUnsafe<LockedAsset[]>(
+    `SELECT ${LOCKED_ASSET_COLUMNS} FROM assets WHERE id = $1 AND "orgId" = $2 FOR UPDATE`,
+    assetId,
+    orgId,
+  );
   return rows[0] ?? null;
 }
 
@@ -36,7 +40,12 @@ export const LOCKED_ASSET_COLUMNS = `id, nickname, "meterType"::text AS "meterTy
  * meter_logs(orgId, loggedAt, id); a review-status subset (PENDING is the review queue) one range per
  * status on meter_logs(orgId, reviewStatus, loggedAt, id).
  */
-export async function listMeterLogs(sql: SqlRunner, orgId: string, query: ListHoursInput, after: [Date, string] | null): Promise<MeterLog[]> {
+export async function listMeterLogs(
+  sql: SqlRunner,
+  orgId: string,
+  query: ListHoursInput,
+  after: [Date, string] | null,
+): Promise<MeterLog[]> {
   const where = ['"orgId" = $1'];
   const params: unknown[] = [orgId];
   if (query.assetId) where.push(`"assetId" = $${params.push(query.assetId)}`);
@@ -47,9 +56,13 @@ export async function listMeterLogs(sql: SqlRunner, orgId: string, query: ListHo
     where.push(enumIn(params, '"reviewStatus"', 'ReviewStatus', query.reviewStatus));
   }
   const { text, params: all } = keysetSql({
-    from: 'meter_logs', where, params,
-    order: [{ column: '"loggedAt"', cast: 'timestamptz' }, { column: 'id' }], direction: 'desc',
-    after: after ? [after[0].toISOString(), after[1]] : null, take: query.limit + 1,
+    from: 'meter_logs',
+    where,
+    params,
+    order: [{ column: '"loggedAt"', cast: 'timestamptz' }, { column: 'id' }],
+    direction: 'desc',
+    after: after ? [after[0].toISOString(), after[1]] : null,
+    take: query.limit + 1,
     split: byAsset ? undefined : { column: '"reviewStatus"', values: query.reviewStatus, all: REVIEW_STATUSES },
   });
   return sql.query<MeterLog>(text, all);

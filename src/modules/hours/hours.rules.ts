@@ -24,7 +24,13 @@ export interface PreviousReading {
  * average of 100 per hour since the previous reading plus 5. Readings logged at or before the previous
  * one's time have zero elapsed time, so only the grace applies.
  */
-export function reviewReasonFor(meterType: 'HOURS' | 'ODOMETER', reading: number, previous: PreviousReading | null, loggedAt: Date, unit: string): string | null {
+export function reviewReasonFor(
+  meterType: 'HOURS' | 'ODOMETER',
+  reading: number,
+  previous: PreviousReading | null,
+  loggedAt: Date,
+  unit: string,
+): string | null {
   if (!previous) return null;
   const delta = roundMeter(reading - previous.reading);
   if (delta < 0) return `reading ${reading} is lower than the previous reading ${previous.reading}`;
@@ -43,7 +49,11 @@ export function reviewReasonFor(meterType: 'HOURS' | 'ODOMETER', reading: number
  * The highest service point at or below the reading (baseline + k x interval, k >= 1), or null when the
  * reading has not reached the next one. A null baseline counts as 0, as on the asset detail.
  */
-export function servicePointReached(reading: number, pmInterval: number | null, pmBaselineReading: number | null): number | null {
+export function servicePointReached(
+  reading: number,
+  pmInterval: number | null,
+  pmBaselineReading: number | null,
+): number | null {
   if (pmInterval == null || pmInterval <= 0) return null;
   const baseline = pmBaselineReading ?? 0;
   const intervals = Math.floor(roundMeter((reading - baseline) / pmInterval));

@@ -12,11 +12,24 @@ export const IDEMPOTENCY_KEY_MAX = 128;
 export const CreateHoursBody = z
   .object({
     assetId: z.string().min(1).max(100),
-    hoursReading: z.number().min(0).max(1e9).optional().describe('Meter reading (hours or miles); required unless the asset has meter NONE'),
+    hoursReading: z
+      .number()
+      .min(0)
+      .max(1e9)
+      .optional()
+      .describe('Meter reading (hours or miles); required unless the asset has meter NONE'),
     state: optionalText(100).describe('Free-form state (e.g. "parked at yard"); required for assets with meter NONE'),
     note: optionalText(1000).describe('Required when the reading is lower than the previous one'),
-    clientMutationId: z.string().min(1).max(IDEMPOTENCY_KEY_MAX).nullable().optional().describe('Idempotency key; the Idempotency-Key header wins'),
-    loggedAt: dateTimeInput().optional().describe('When the reading was taken (default now); at most 5 minutes in the future'),
+    clientMutationId: z
+      .string()
+      .min(1)
+      .max(IDEMPOTENCY_KEY_MAX)
+      .nullable()
+      .optional()
+      .describe('Idempotency key; the Idempotency-Key header wins'),
+    loggedAt: dateTimeInput()
+      .optional()
+      .describe('When the reading was taken (default now); at most 5 minutes in the future'),
     projectId: z.string().min(1).max(100).nullable().optional(),
     loggedByDeviceId: optionalText(128),
     fuelVolume: z.number().min(0).max(1e6).nullable().optional(),
@@ -29,7 +42,11 @@ export const CreateHoursBody = z
 export type CreateHoursInput = z.output<typeof CreateHoursBody>;
 
 export const IdempotencyHeaders = z.looseObject({
-  'idempotency-key': z.string().meta({ minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX }).optional().describe('Opaque key of up to 128 characters; a repeat returns the original logId and writes nothing'),
+  'idempotency-key': z
+    .string()
+    .meta({ minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX })
+    .optional()
+    .describe('Opaque key of up to 128 characters; a repeat returns the original logId and writes nothing'),
 });
 
 export const ReviewHoursBody = z.object({
@@ -41,7 +58,9 @@ export const ListHoursQuery = z.object({
   cursor: cursorQuery,
   assetId: z.string().min(1).max(100).optional(),
   since: dateTimeInput().optional().describe('Only logs with loggedAt at or after this time'),
-  reviewStatus: csvEnum(REVIEW_STATUSES, REVIEW_STATUSES).describe('Comma-separated subset of NONE, PENDING, APPROVED, REJECTED (default all); PENDING is the review queue'),
+  reviewStatus: csvEnum(REVIEW_STATUSES, REVIEW_STATUSES).describe(
+    'Comma-separated subset of NONE, PENDING, APPROVED, REJECTED (default all); PENDING is the review queue',
+  ),
 });
 export type ListHoursInput = z.output<typeof ListHoursQuery>;
 
@@ -55,7 +74,11 @@ export const HoursLog = z
     loggedById: z.string().nullable(),
     loggedByDeviceId: z.string().nullable(),
     hoursReading: z.number().describe('0 on state-only entries'),
-    delta: z.number().describe('This reading minus the previous reading on the asset (0 for the first reading and state-only entries)'),
+    delta: z
+      .number()
+      .describe(
+        'This reading minus the previous reading on the asset (0 for the first reading and state-only entries)',
+      ),
     state: z.string().nullable(),
     fuelVolume: z.number().nullable(),
     fuelUnit: z.string().nullable(),
@@ -78,7 +101,11 @@ export const HoursLogDetail = HoursLog.extend({
   asset: z.object({ id: z.string(), nickname: z.string(), meterType: z.string(), meterUnit: z.string() }),
 }).meta({ id: 'HoursLogDetail' });
 
-export const ListHoursResponse = z.object({ ok: z.literal(true), hoursLogs: z.array(HoursLog), nextCursor: z.string().nullable() });
+export const ListHoursResponse = z.object({
+  ok: z.literal(true),
+  hoursLogs: z.array(HoursLog),
+  nextCursor: z.string().nullable(),
+});
 export const HoursDetailResponse = z.object({ ok: z.literal(true), hoursLog: HoursLogDetail });
 export const HoursCreatedResponse = z.object({
   ok: z.literal(true),
@@ -89,7 +116,9 @@ export const HoursCreatedResponse = z.object({
   replayed: z.boolean().describe('True when this is a repeat of an earlier request with the same idempotency key'),
 });
 export const HoursReviewResponse = z.object({
-  ok: z.literal(true), logId: z.string(), reviewStatus: z.enum(REVIEW_STATUSES),
+  ok: z.literal(true),
+  logId: z.string(),
+  reviewStatus: z.enum(REVIEW_STATUSES),
   autoFlagId: z.string().nullable().describe('AUTO_PM flag opened by approving the reading, else null'),
 });
 export const HoursBatchResponse = batchResponse('HoursLog', {
@@ -104,11 +133,27 @@ export const HoursBatchResponse = batchResponse('HoursLog', {
 
 export function toHoursLog(l: MeterLog): z.input<typeof HoursLog> {
   return {
-    id: l.id, assetId: l.assetId, projectId: l.projectId, loggedById: l.loggedById, loggedByDeviceId: l.loggedByDeviceId,
-    hoursReading: l.hoursReading, delta: l.delta, state: l.state, fuelVolume: l.fuelVolume, fuelUnit: l.fuelUnit,
-    fuelCostTotal: l.fuelCostTotal, note: l.note, lat: l.lat, lng: l.lng, clientMutationId: l.clientMutationId,
-    reviewStatus: l.reviewStatus, reviewReason: l.reviewReason, reviewedById: l.reviewedById, reviewedAt: iso(l.reviewedAt),
+    id: l.id,
+    assetId: l.assetId,
+    projectId: l.projectId,
+    loggedById: l.loggedById,
+    loggedByDeviceId: l.loggedByDeviceId,
+    hoursReading: l.hoursReading,
+    delta: l.delta,
+    state: l.state,
+    fuelVolume: l.fuelVolume,
+    fuelUnit: l.fuelUnit,
+    fuelCostTotal: l.fuelCostTotal,
+    note: l.note,
+    lat: l.lat,
+    lng: l.lng,
+    clientMutationId: l.clientMutationId,
+    reviewStatus: l.reviewStatus,
+    reviewReason: l.reviewReason,
+    reviewedById: l.reviewedById,
+    reviewedAt: iso(l.reviewedAt),
     autoFlagId: l.autoFlagId,
-    loggedAt: l.loggedAt.toISOString(), createdAt: l.createdAt.toISOString(),
+    loggedAt: l.loggedAt.toISOString(),
+    createdAt: l.createdAt.toISOString(),
   };
 }

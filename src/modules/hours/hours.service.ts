@@ -8,20 +8,42 @@ import { queueRenewalHeadsUps } from '../notifications/notifications.repository.
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { listMeterLogs, lockMeteredAsset } from './hours.repository.ts';
-import { openPmFlagIfDue, recordReading, recordReadingOptimistic, recordReadingSql, type RecordedReading } from './hours.operations.ts';
-import { CreateHoursBody, IDEMPOTENCY_KEY_MAX, toHoursLog, type CreateHoursInput, type ListHoursInput, type HoursBatchResponse } from './hours.schemas.ts';
+import {
+  openPmFlagIfDue,
+  recordReading,
+  recordReadingOptimistic,
+  recordReadingSql,
+  type RecordedReading,
+} from './hours.operations.ts';
+import {
+  CreateHoursBody,
+  IDEMPOTENCY_KEY_MAX,
+  toHoursLog,
+  type CreateHoursInput,
+  type ListHoursInput,
+  type HoursBatchResponse,
+} from './hours.schemas.ts';
 
 export const HOURS_BATCH_CAP = 100;
 
 type BatchResult = BatchResultOf<typeof HoursBatchResponse>;
 
 const created = ({ log, replayed }: RecordedReading) => ({
-  logId: log.id, autoFlagId: log.autoFlagId, delta: log.delta, reviewStatus: log.reviewStatus, replayed,
+  logId: log.id,
+  autoFlagId: log.autoFlagId,
+  delta: log.delta,
+  reviewStatus: log.reviewStatus,
+  replayed,
 });
 
 export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 'background'>) {
   const findByKey = async (ctx: RequestContext, key: string) =>
-    (await db.sql.query<MeterLog>(`SELECT * FROM meter_logs WHERE "orgId" = $1 AND "clientMutationId" = $2`, [ctx.orgId, key]))[0] ?? null;
+    (
+      await db.sql.query<MeterLog>(`SELECT * FROM meter_logs WHERE "orgId" = $1 AND "clientMutationId" = $2`, [
+        ctx.orgId,
+        key,
+      ])
+    )[0] ?? null;
 
   /** One reading in its own transaction; a lost race on the idempotency key returns the winner's row. */
   async function record(ctx: RequestContext, input: CreateHoursInput, key: string | null): Promise<RecordedReading> {
@@ -32,9 +54,11 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
     try {
       // Cheapest path that applies: without the lock when the asset did not change under us, then under
       // the asset lock in raw SQL, then through Prisma for a reading that opens an AUTO_PM flag.
-      return (await recordReadingOptimistic(db.sql, ctx, input, key))
-        ?? (await sqlTransaction(db, (tx) => recordReadingSql(tx, ctx, input, key)))
-        ?? (await transaction(db, (tx) => recordReading(tx, ctx, input, key)));
+      return (
+        (await recordReadingOptimistic(db.sql, ctx, input, key)) ??
+        (await sqlTransaction(db, (tx) => recordReadingSql(tx, ctx, input, key))) ??
+        (await transaction(db, (tx) => recordReading(tx, ctx, input, key)))
+      );
     } catch (err) {
       if (!key || !isUniqueViolation(err)) throw err;
       const winner = await findByKey(ctx, key);
@@ -46,7 +70,9 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
   /** Renewal heads-ups are side work: after commit, in the background, never failing the reading. */
   function afterReadings(ctx: RequestContext, assetIds: string[]) {
     for (const assetId of new Set(assetIds)) {
-      background.run('renewal-heads-ups', { orgId: ctx.orgId, assetId }, () => queueRenewalHeadsUps(db.prisma, { orgId: ctx.orgId, assetId }));
+      background.run('renewal-heads-ups', { orgId: ctx.orgId, assetId }, () =>
+        queueRenewalHeadsUps(db.prisma, { orgId: ctx.orgId, assetId }),
+      );
     }
   }
 
@@ -62,7 +88,8 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
       const log = await db.prisma.meterLog.findFirst({ where: { id, orgId: ctx.orgId } });
       if (!log) throw notFound('Hours log');
       const asset = await db.prisma.asset.findUniqueOrThrow({
-        where: { id: log.assetId }, select: { id: true, nickname: true, meterType: true, meterUnit: true },
+        where: { id: log.assetId },
+        select: { id: true, nickname: true, meterType: true, meterUnit: true },
       });
       return { ok: true as const, hoursLog: { ...toHoursLog(log), asset } };
     },
@@ -107,11 +134,18 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
         const log = await tx.meterLog.findFirst({ where: { id, orgId: ctx.orgId } });
         if (!log) throw notFound('Hours log');
         const asset = await lockMeteredAsset(tx, ctx.orgId, log.assetId);
-        const { count } = await tx.meterLog.updateMany({ where: { id, reviewStatus: 'PENDING' }, data: { reviewStatus: decision, reviewedById: ctx.actorId, reviewedAt: new Date() } });
-        if (count === 0) throw conflict('not_pending_review', `This log is not awaiting review (reviewStatus ${log.reviewStatus})`);
+        const { count } = await tx.meterLog.updateMany({
+          where: { id, reviewStatus: 'PENDING' },
+          data: { reviewStatus: decision, reviewedById: ctx.actorId, reviewedAt: new Date() },
+        });
+        if (count === 0)
+          throw conflict('not_pending_review', `This log is not awaiting review (reviewStatus ${log.reviewStatus})`);
         let autoFlagId: string | null = null;
-        const latest = asset && asset.meterType !== 'NONE' && asset.lastMeterReading === log.hoursReading
-          && asset.lastMeterAt?.getTime() === log.loggedAt.getTime();
+        const latest =
+          asset &&
+          asset.meterType !== 'NONE' &&
+          asset.lastMeterReading === log.hoursReading &&
+          asset.lastMeterAt?.getTime() === log.loggedAt.getTime();
         if (decision === 'APPROVED' && asset && latest) {
           autoFlagId = await openPmFlagIfDue(tx, ctx, asset, log.hoursReading);
           if (autoFlagId) await tx.meterLog.update({ where: { id }, data: { autoFlagId } });

@@ -1,6 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../composition.ts';
-import { ChangelogResponse, HealthResponse, LiveResponse, MeResponse, UsageResponse, VersionResponse } from './meta.schemas.ts';
+import {
+  ChangelogResponse,
+  HealthResponse,
+  LiveResponse,
+  MeResponse,
+  UsageResponse,
+  VersionResponse,
+} from './meta.schemas.ts';
 
 export const metaRoutes =
   ({ services, build, changelog }: AppDeps): FastifyPluginAsyncZod =>
@@ -8,53 +15,106 @@ export const metaRoutes =
     const uptimeSec = () => Math.floor(process.uptime());
     const meta = services.meta;
 
-    app.get('/health', {
-      config: { public: true },
-      schema: {
-        operationId: 'getHealth', tags: ['meta'], summary: 'Readiness: pings the database',
-        response: { 200: HealthResponse.describe('Ready: the database answered the ping'), 503: HealthResponse.describe('Not ready: the database ping failed or timed out (2 s)') },
+    app.get(
+      '/health',
+      {
+        config: { public: true },
+        schema: {
+          operationId: 'getHealth',
+          tags: ['meta'],
+          summary: 'Readiness: pings the database',
+          response: {
+            200: HealthResponse.describe('Ready: the database answered the ping'),
+            503: HealthResponse.describe('Not ready: the database ping failed or timed out (2 s)'),
+          },
+        },
       },
-    }, async (_req, reply) => {
-      const database = await meta.pingDatabase();
-      const ok = database === 'ok';
-      return reply.code(ok ? 200 : 503).send({ ok, database, apiVersion: 'v1', commit: build.commit, uptimeSec: uptimeSec() });
-    });
-
-    app.get('/health/live', {
-      config: { public: true },
-      schema: {
-        operationId: 'getLiveness', tags: ['meta'], summary: 'Liveness: answers without touching the database',
-        response: { 200: LiveResponse },
+      async (_req, reply) => {
+        const database = await meta.pingDatabase();
+        const ok = database === 'ok';
+        return reply
+          .code(ok ? 200 : 503)
+          .send({ ok, database, apiVersion: 'v1', commit: build.commit, uptimeSec: uptimeSec() });
       },
-    }, async () => ({ ok: true as const, uptimeSec: uptimeSec() }));
+    );
 
-    app.get('/version', {
-      config: { public: true },
-      schema: { operationId: 'getVersion', tags: ['meta'], summary: 'Deployed build', response: { 200: VersionResponse } },
-    }, async () => ({
-      ok: true as const, commit: build.commit, branch: build.branch, uptimeSec: uptimeSec(),
-      nodeVersion: process.version, apiVersion: 'v1' as const,
-    }));
-
-    app.get('/changelog', {
-      config: { public: true },
-      schema: { operationId: 'getChangelog', tags: ['meta'], summary: 'What each release gives users', response: { 200: ChangelogResponse } },
-    }, async (_req, reply) => {
-      reply.header('Cache-Control', 'public, max-age=3600, s-maxage=3600');
-      return { entries: changelog };
-    });
-
-    app.get('/me', {
-      config: { scope: null },
-      schema: { operationId: 'getMe', tags: ['meta'], summary: 'The calling key and its organisation', response: { 200: MeResponse } },
-    }, async (req) => meta.me(req.key!));
-
-    app.get('/me/usage', {
-      config: { scope: null },
-      schema: {
-        operationId: 'getMyUsage', tags: ['meta'],
-        summary: 'Rate-limit usage of the calling key (this call counts; same numbers as its X-RateLimit headers)',
-        response: { 200: UsageResponse },
+    app.get(
+      '/health/live',
+      {
+        config: { public: true },
+        schema: {
+          operationId: 'getLiveness',
+          tags: ['meta'],
+          summary: 'Liveness: answers without touching the database',
+          response: { 200: LiveResponse },
+        },
       },
-    }, async (req) => meta.usage(req.key!, req.rateLimit!));
+      async () => ({ ok: true as const, uptimeSec: uptimeSec() }),
+    );
+
+    app.get(
+      '/version',
+      {
+        config: { public: true },
+        schema: {
+          operationId: 'getVersion',
+          tags: ['meta'],
+          summary: 'Deployed build',
+          response: { 200: VersionResponse },
+        },
+      },
+      async () => ({
+        ok: true as const,
+        commit: build.commit,
+        branch: build.branch,
+        uptimeSec: uptimeSec(),
+        nodeVersion: process.version,
+        apiVersion: 'v1' as const,
+      }),
+    );
+
+    app.get(
+      '/changelog',
+      {
+        config: { public: true },
+        schema: {
+          operationId: 'getChangelog',
+          tags: ['meta'],
+          summary: 'What each release gives users',
+          response: { 200: ChangelogResponse },
+        },
+      },
+      async (_req, reply) => {
+        reply.header('Cache-Control', 'public, max-age=3600, s-maxage=3600');
+        return { entries: changelog };
+      },
+    );
+
+    app.get(
+      '/me',
+      {
+        config: { scope: null },
+        schema: {
+          operationId: 'getMe',
+          tags: ['meta'],
+          summary: 'The calling key and its organisation',
+          response: { 200: MeResponse },
+        },
+      },
+      async (req) => meta.me(req.key!),
+    );
+
+    app.get(
+      '/me/usage',
+      {
+        config: { scope: null },
+        schema: {
+          operationId: 'getMyUsage',
+          tags: ['meta'],
+          summary: 'Rate-limit usage of the calling key (this call counts; same numbers as its X-RateLimit headers)',
+          response: { 200: UsageResponse },
+        },
+      },
+      async (req) => meta.usage(req.key!, req.rateLimit!),
+    );
   };

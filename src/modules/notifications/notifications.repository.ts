@@ -8,7 +8,11 @@ export const RENEWAL_WINDOW_DAYS = 30;
 const DAY_MS = 24 * 3600 * 1000;
 
 async function recipientsOf(tx: Tx, orgId: string): Promise<NotificationRecipient[]> {
-  const users = await tx.user.findMany({ where: { orgId, removedAt: null }, select: { id: true, email: true, name: true }, orderBy: { createdAt: 'asc' } });
+  const users = await tx.user.findMany({
+    where: { orgId, removedAt: null },
+    select: { id: true, email: true, name: true },
+    orderBy: { createdAt: 'asc' },
+  });
   return users.map((u) => ({ userId: u.id, email: u.email, name: u.name }));
 }
 
@@ -25,11 +29,19 @@ export async function queueFlagNotifications(tx: Tx, orgId: string, flag: EventD
     `${label} on ${flag.assetNickname}.`,
     flag.reason ? `Note: ${flag.reason}` : null,
     flag.raisedBy.name ? `Raised by ${flag.raisedBy.name} at ${flag.raisedAt}.` : `Raised at ${flag.raisedAt}.`,
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
   const payload = { ...flag, recipients } as unknown as Prisma.InputJsonValue;
   await tx.notification.createMany({
     data: (['PUSH', 'EMAIL'] as const).map((channel) => ({
-      orgId, channel, kind: 'flag.created', subject, body, payload, dedupeKey: `flag:${flag.flagId}:${channel}`,
+      orgId,
+      channel,
+      kind: 'flag.created',
+      subject,
+      body,
+      payload,
+      dedupeKey: `flag:${flag.flagId}:${channel}`,
     })),
     skipDuplicates: true,
   });
@@ -46,19 +58,27 @@ const RENEWALS = [
  * (orgId, dedupeKey) makes "once per renewal date" hold across sweeps, readings and processes; a changed
  * date is a new renewal and gets its own heads-up. Returns how many rows were created.
  */
-export async function queueRenewalHeadsUps(db: Tx, scope: { orgId?: string; assetId?: string } = {}, now = new Date()): Promise<number> {
+export async function queueRenewalHeadsUps(
+  db: Tx,
+  scope: { orgId?: string; assetId?: string } = {},
+  now = new Date(),
+): Promise<number> {
   const until = new Date(now.getTime() + RENEWAL_WINDOW_DAYS * DAY_MS);
   const assets = await db.asset.findMany({
     where: {
       ...(scope.orgId ? { orgId: scope.orgId } : {}),
       ...(scope.assetId ? { id: scope.assetId } : {}),
       lifecycleStatus: { in: ['IN_SERVICE', 'OUT_OF_SERVICE'] },
-      OR: [
-        { registrationExpiresAt: { gte: now, lte: until } },
-        { insuranceExpiresAt: { gte: now, lte: until } },
-      ],
+      OR: [{ registrationExpiresAt: { gte: now, lte: until } }, { insuranceExpiresAt: { gte: now, lte: until } }],
     },
-    select: { id: true, orgId: true, nickname: true, licensePlate: true, registrationExpiresAt: true, insuranceExpiresAt: true },
+    select: {
+      id: true,
+      orgId: true,
+      nickname: true,
+      licensePlate: true,
+      registrationExpiresAt: true,
+      insuranceExpiresAt: true,
+    },
   });
   const recipients = new Map<string, NotificationRecipient[]>();
   const rows: Prisma.NotificationCreateManyInput[] = [];
@@ -70,11 +90,17 @@ export async function queueRenewalHeadsUps(db: Tx, scope: { orgId?: string; asse
       const day = date.toISOString().slice(0, 10);
       const daysLeft = Math.max(0, Math.ceil((date.getTime() - now.getTime()) / DAY_MS));
       rows.push({
-        orgId: asset.orgId, channel: 'EMAIL', kind: `asset.${renewal.kind}_renewal_due`,
+        orgId: asset.orgId,
+        channel: 'EMAIL',
+        kind: `asset.${renewal.kind}_renewal_due`,
         subject: `${renewal.label} for ${asset.nickname} expires on ${day}`,
         body: `${renewal.label} for ${asset.nickname}${asset.licensePlate ? ` (${asset.licensePlate})` : ''} expires on ${day}, in ${daysLeft} day(s).`,
         payload: {
-          assetId: asset.id, assetNickname: asset.nickname, renewal: renewal.kind, expiresAt: date.toISOString(), daysLeft,
+          assetId: asset.id,
+          assetNickname: asset.nickname,
+          renewal: renewal.kind,
+          expiresAt: date.toISOString(),
+          daysLeft,
           recipients: recipients.get(asset.orgId),
         } as unknown as Prisma.InputJsonValue,
         dedupeKey: `renewal:${renewal.kind}:${asset.id}:${day}`,

@@ -83,18 +83,40 @@ export function createNotificationSender({ db, log, transport, batchSize = 50, t
       const outcome = { sent: 0, retrying: 0, failed: 0 };
       for (const row of rows) {
         const message: NotificationMessage = {
-          id: row.id, orgId: row.orgId, channel: row.channel, kind: row.kind, subject: row.subject, body: row.body,
-          payload: row.payload ?? {}, attempt: row.attempts,
+          id: row.id,
+          orgId: row.orgId,
+          channel: row.channel,
+          kind: row.kind,
+          subject: row.subject,
+          body: row.body,
+          payload: row.payload ?? {},
+          attempt: row.attempts,
         };
         try {
           await withTimeout(transport.send(message), timeoutMs);
-          await db.prisma.notification.update({ where: { id: row.id }, data: { status: 'SENT', sentAt: new Date(), error: null } });
+          await db.prisma.notification.update({
+            where: { id: row.id },
+            data: { status: 'SENT', sentAt: new Date(), error: null },
+          });
           outcome.sent++;
         } catch (err) {
           const final = row.attempts >= NOTIFICATION_MAX_ATTEMPTS;
           const error = (err instanceof Error ? err.message : String(err)).slice(0, 500);
-          await db.prisma.notification.update({ where: { id: row.id }, data: { status: final ? 'FAILED' : 'PENDING', error } });
-          log.warn({ notificationId: row.id, orgId: row.orgId, transport: transport.name, attempt: row.attempts, final, error }, 'notification send failed');
+          await db.prisma.notification.update({
+            where: { id: row.id },
+            data: { status: final ? 'FAILED' : 'PENDING', error },
+          });
+          log.warn(
+            {
+              notificationId: row.id,
+              orgId: row.orgId,
+              transport: transport.name,
+              attempt: row.attempts,
+              final,
+              error,
+            },
+            'notification send failed',
+          );
           if (final) outcome.failed++;
           else outcome.retrying++;
         }

@@ -38,8 +38,13 @@ export function createLoggingTransport(log: FastifyBaseLogger): NotificationTran
     async send(message) {
       log.info(
         {
-          notificationId: message.id, orgId: message.orgId, channel: message.channel, kind: message.kind,
-          subject: message.subject, recipients: (message.payload.recipients ?? []).length, attempt: message.attempt,
+          notificationId: message.id,
+          orgId: message.orgId,
+          channel: message.channel,
+          kind: message.kind,
+          subject: message.subject,
+          recipients: (message.payload.recipients ?? []).length,
+          attempt: message.attempt,
         },
         'notification sent (logging transport)',
       );

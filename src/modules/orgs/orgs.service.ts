@@ -11,14 +11,25 @@ export class AdminError extends Error {}
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 export function slugify(name: string): string {
-  return name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64) || 'org';
+  return (
+    name
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 64) || 'org'
+  );
 }
 
 export function parseScopes(input: string | undefined): Scope[] {
   if (!input || input === 'all') return [...SCOPES];
-  const scopes = input.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = input
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-  if (unknown.length) throw new AdminError(`unknown scope(s): ${unknown.join(', ')} (valid: all or ${SCOPES.join(',')})`);
+  if (unknown.length)
+    throw new AdminError(`unknown scope(s): ${unknown.join(', ')} (valid: all or ${SCOPES.join(',')})`);
   if (scopes.length === 0) throw new AdminError('--scopes needs at least one scope');
   return [...new Set(scopes)] as Scope[];
 }
@@ -57,7 +68,8 @@ export function createOrgAdmin(db: Database) {
     async createOrg(name: string, slug?: string) {
       if (!name.trim()) throw new AdminError('--name cannot be blank');
       const finalSlug = slug ?? slugify(name);
-      if (!SLUG.test(finalSlug)) throw new AdminError(`slug "${finalSlug}" must be lowercase letters, digits and dashes`);
+      if (!SLUG.test(finalSlug))
+        throw new AdminError(`slug "${finalSlug}" must be lowercase letters, digits and dashes`);
       if (await prisma.organization.findUnique({ where: { slug: finalSlug } })) {
         throw new AdminError(`an organisation with slug "${finalSlug}" already exists`);
       }
@@ -70,9 +82,10 @@ export function createOrgAdmin(db: Database) {
       const normalized = normalizeEmail(email);
       if (!EMAIL_PATTERN.test(normalized)) throw new AdminError(`"${email}" is not an email address`);
       const existing = await users.findByEmail(org.id, normalized);
-      const created = await cli(() =>
-        // The CLI's --name keeps a restored person's old name when omitted; null would clear it.
-        users.create(cliActor(org.id), { email: normalized, name: name ?? (existing ? undefined : null) }),
+      const created = await cli(
+        () =>
+          // The CLI's --name keeps a restored person's old name when omitted; null would clear it.
+          users.create(cliActor(org.id), { email: normalized, name: name ?? (existing ? undefined : null) }),
         { duplicate: `user ${normalized} already exists in ${orgSlug}` },
       );
       return { id: created.user.id, email: created.user.email, name: created.user.name };
@@ -87,7 +100,14 @@ export function createOrgAdmin(db: Database) {
       return { id: removed.userId, removedAt: removed.removedAt };
     },
 
-    async createKey(input: { orgSlug: string; userEmail: string; label: string; scopes?: string; expires?: string; rateLimit?: string }) {
+    async createKey(input: {
+      orgSlug: string;
+      userEmail: string;
+      label: string;
+      scopes?: string;
+      expires?: string;
+      rateLimit?: string;
+    }) {
       const org = await orgBySlug(input.orgSlug);
       const user = await users.findByEmail(org.id, normalizeEmail(input.userEmail));
       if (!user || user.removedAt) throw new AdminError(`no user ${input.userEmail} in ${input.orgSlug}`);
@@ -96,16 +116,31 @@ export function createOrgAdmin(db: Database) {
       let expiresAt: Date | null = null;
       if (input.expires !== undefined) {
         expiresAt = new Date(input.expires);
-        if (Number.isNaN(expiresAt.getTime())) throw new AdminError(`--expires "${input.expires}" is not an ISO 8601 date-time`);
+        if (Number.isNaN(expiresAt.getTime()))
+          throw new AdminError(`--expires "${input.expires}" is not an ISO 8601 date-time`);
         if (expiresAt <= new Date()) throw new AdminError('--expires must be in the future');
       }
       let rateLimitPerMinute: number | null = null;
       if (input.rateLimit !== undefined) {
         rateLimitPerMinute = Number(input.rateLimit);
-        if (!Number.isInteger(rateLimitPerMinute) || rateLimitPerMinute < 1) throw new AdminError('--rate-limit must be a positive whole number');
+        if (!Number.isInteger(rateLimitPerMinute) || rateLimitPerMinute < 1)
+          throw new AdminError('--rate-limit must be a positive whole number');
       }
-      const { row, key } = await apiKeys.issue(cliActor(org.id), { creatorId: user.id, label: input.label.trim(), scopes, expiresAt, rateLimitPerMinute });
-      return { id: row.id, key, label: row.label, scopes: row.scopes, expiresAt: row.expiresAt?.toISOString() ?? null, rateLimitPerMinute };
+      const { row, key } = await apiKeys.issue(cliActor(org.id), {
+        creatorId: user.id,
+        label: input.label.trim(),
+        scopes,
+        expiresAt,
+        rateLimitPerMinute,
+      });
+      return {
+        id: row.id,
+        key,
+        label: row.label,
+        scopes: row.scopes,
+        expiresAt: row.expiresAt?.toISOString() ?? null,
+        rateLimitPerMinute,
+      };
     },
 
     async revokeKey(id: string) {
@@ -117,15 +152,23 @@ export function createOrgAdmin(db: Database) {
 
     async listKeys(orgSlug: string) {
       const org = await orgBySlug(orgSlug);
-      const keys = await prisma.apiKey.findMany({ where: { orgId: org.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+      const keys = await prisma.apiKey.findMany({
+        where: { orgId: org.id },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      });
       const users = new Map(
         (await prisma.user.findMany({ where: { orgId: org.id } })).map((u) => [u.id, u.email] as const),
       );
       return {
         keys: keys.map((k) => ({
-          id: k.id, label: k.label, scopes: k.scopes, createdBy: k.createdById ? (users.get(k.createdById) ?? null) : null,
-          createdAt: k.createdAt.toISOString(), lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
-          expiresAt: k.expiresAt?.toISOString() ?? null, revokedAt: k.revokedAt?.toISOString() ?? null,
+          id: k.id,
+          label: k.label,
+          scopes: k.scopes,
+          createdBy: k.createdById ? (users.get(k.createdById) ?? null) : null,
+          createdAt: k.createdAt.toISOString(),
+          lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+          expiresAt: k.expiresAt?.toISOString() ?? null,
+          revokedAt: k.revokedAt?.toISOString() ?? null,
           rateLimitPerMinute: k.rateLimitPerMinute,
         })),
       };

@@ -15,38 +15,53 @@ export const EquipmentUsage = z
     totalHoursLogged: z.number(),
     totalRepairCostUsd: z.number(),
     estimatedRevenueUsd: revenue(),
-    assets: z.array(
-      z.object({
-        assetId: z.string(),
-        nickname: z.string(),
-        hoursLogged: z.number().describe('Sum of the deltas of the meter logs recorded against the project (corrections count negative)'),
-        lastLoggedAt: dateTime().nullable(),
-        logCount: z.number().int(),
-        currentlyOnProject: z.boolean().describe('The asset is checked out to the project now'),
-        estimatedRevenueUsd: revenue(),
-      }),
-    ).describe('One page, most hours first (then nickname, assetId); assetsLimit (default 100) rows; assetsNextCursor leads to the next'),
-    tools: z.array(
-      z.object({
-        toolId: z.string(),
-        name: z.string(),
-        currentlyOnProject: z.boolean(),
-        checkedOutAt: dateTime().nullable(),
-        linkedAssetId: z.string().describe('The asset checked out to the project that the tool went out with'),
-      }),
-    ).describe('One page in name order (toolsLimit, default 100); toolsNextCursor leads to the next'),
+    assets: z
+      .array(
+        z.object({
+          assetId: z.string(),
+          nickname: z.string(),
+          hoursLogged: z
+            .number()
+            .describe('Sum of the deltas of the meter logs recorded against the project (corrections count negative)'),
+          lastLoggedAt: dateTime().nullable(),
+          logCount: z.number().int(),
+          currentlyOnProject: z.boolean().describe('The asset is checked out to the project now'),
+          estimatedRevenueUsd: revenue(),
+        }),
+      )
+      .describe(
+        'One page, most hours first (then nickname, assetId); assetsLimit (default 100) rows; assetsNextCursor leads to the next',
+      ),
+    tools: z
+      .array(
+        z.object({
+          toolId: z.string(),
+          name: z.string(),
+          currentlyOnProject: z.boolean(),
+          checkedOutAt: dateTime().nullable(),
+          linkedAssetId: z.string().describe('The asset checked out to the project that the tool went out with'),
+        }),
+      )
+      .describe('One page in name order (toolsLimit, default 100); toolsNextCursor leads to the next'),
     assetCount: z.number().int().describe('Assets in the rollup (the totals cover all of them, not only this page)'),
-    assetsNextCursor: z.string().nullable().describe('Pass as assetsCursor for the next page of assets; null on the last'),
-    toolCount: z.number().int().describe('Tools riding with the project\'s assets now'),
+    assetsNextCursor: z
+      .string()
+      .nullable()
+      .describe('Pass as assetsCursor for the next page of assets; null on the last'),
+    toolCount: z.number().int().describe("Tools riding with the project's assets now"),
     toolsNextCursor: z.string().nullable().describe('Pass as toolsCursor for the next page of tools; null on the last'),
   })
   .meta({ id: 'ProjectEquipmentUsage' });
 
 export const EquipmentUsageResponse = z.object({ ok: z.literal(true), usage: EquipmentUsage });
 
-const pageLimit = (what: string) => z.coerce.number().int().optional()
-  .transform((n) => Math.min(Math.max(n ?? 100, 1), 500))
-  .describe(`${what} per page, default 100; values outside 1-500 are clamped`);
+const pageLimit = (what: string) =>
+  z.coerce
+    .number()
+    .int()
+    .optional()
+    .transform((n) => Math.min(Math.max(n ?? 100, 1), 500))
+    .describe(`${what} per page, default 100; values outside 1-500 are clamped`);
 
 export const EquipmentUsageQuery = z.object({
   assetsLimit: pageLimit('Assets'),
@@ -74,7 +89,8 @@ function assetCursor(cursor: string | undefined): [number, string, string] | nul
   const v = decode(cursor, 3, 'assetsCursor');
   if (!v) return null;
   const [hours, nickname, id] = v;
-  if (typeof hours !== 'number' || typeof nickname !== 'string' || typeof id !== 'string') throw badCursor('assetsCursor');
+  if (typeof hours !== 'number' || typeof nickname !== 'string' || typeof id !== 'string')
+    throw badCursor('assetsCursor');
   return [hours, nickname, id];
 }
 
@@ -86,8 +102,20 @@ function toolCursor(cursor: string | undefined): [string, string] | null {
   return [name, id];
 }
 
-interface AssetRow { assetId: string; nickname: string; hoursLogged: number; lastLoggedAt: Date | null; logCount: number; currentlyOnProject: boolean }
-interface ToolRow { toolId: string; name: string; checkedOutAt: Date | null; linkedAssetId: string }
+interface AssetRow {
+  assetId: string;
+  nickname: string;
+  hoursLogged: number;
+  lastLoggedAt: Date | null;
+  logCount: number;
+  currentlyOnProject: boolean;
+}
+interface ToolRow {
+  toolId: string;
+  name: string;
+  checkedOutAt: Date | null;
+  linkedAssetId: string;
+}
 
 /**
  * The rollup's assets: every asset with a meter log recorded against the project, plus assets checked out
@@ -140,14 +168,24 @@ const TOOLS_SQL = `
  * The usage rollup of one project: exact totals over every asset, with the per-asset and per-tool arrays
  * paged (largest first for assets), so the response stays bounded however much the project logged.
  */
-export async function equipmentUsage(sql: SqlRunner, project: Project, page: EquipmentUsagePage): Promise<z.input<typeof EquipmentUsage>> {
+export async function equipmentUsage(
+  sql: SqlRunner,
+  project: Project,
+  page: EquipmentUsagePage,
+): Promise<z.input<typeof EquipmentUsage>> {
   const { orgId, id: projectId } = project;
   const after = assetCursor(page.assetsCursor);
   const toolsAfter = toolCursor(page.toolsCursor);
-  const [assetPart] = await sql.query<{ assetCount: number; totalHours: number; repairCost: number; rows: (Omit<AssetRow, 'lastLoggedAt'> & { lastLoggedAt: string | null })[] }>(
-    ASSETS_SQL, [orgId, projectId, after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, page.assetsLimit + 1]);
-  const [toolPart] = await sql.query<{ toolCount: number; rows: (Omit<ToolRow, 'checkedOutAt'> & { checkedOutAt: string | null })[] }>(
-    TOOLS_SQL, [orgId, projectId, toolsAfter?.[0] ?? null, toolsAfter?.[1] ?? null, page.toolsLimit + 1]);
+  const [assetPart] = await sql.query<{
+    assetCount: number;
+    totalHours: number;
+    repairCost: number;
+    rows: (Omit<AssetRow, 'lastLoggedAt'> & { lastLoggedAt: string | null })[];
+  }>(ASSETS_SQL, [orgId, projectId, after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, page.assetsLimit + 1]);
+  const [toolPart] = await sql.query<{
+    toolCount: number;
+    rows: (Omit<ToolRow, 'checkedOutAt'> & { checkedOutAt: string | null })[];
+  }>(TOOLS_SQL, [orgId, projectId, toolsAfter?.[0] ?? null, toolsAfter?.[1] ?? null, page.toolsLimit + 1]);
 
   const rate = project.hourlyRate;
   const withRevenue = (hours: number) => (rate == null ? {} : { estimatedRevenueUsd: round2(hours * rate) });
@@ -158,15 +196,33 @@ export async function equipmentUsage(sql: SqlRunner, project: Project, page: Equ
   const totalHours = round2(assetPart.totalHours);
   const iso = (at: string | null) => (at === null ? null : new Date(at).toISOString());
   return {
-    projectId, projectName: project.name, hourlyRateUsd: rate, totalHoursLogged: totalHours,
-    totalRepairCostUsd: round2(assetPart.repairCost), ...withRevenue(totalHours),
+    projectId,
+    projectName: project.name,
+    hourlyRateUsd: rate,
+    totalHoursLogged: totalHours,
+    totalRepairCostUsd: round2(assetPart.repairCost),
+    ...withRevenue(totalHours),
     assets: assets.map((a) => ({
-      assetId: a.assetId, nickname: a.nickname, hoursLogged: a.hoursLogged, lastLoggedAt: iso(a.lastLoggedAt), logCount: a.logCount,
-      currentlyOnProject: a.currentlyOnProject, ...withRevenue(a.hoursLogged),
+      assetId: a.assetId,
+      nickname: a.nickname,
+      hoursLogged: a.hoursLogged,
+      lastLoggedAt: iso(a.lastLoggedAt),
+      logCount: a.logCount,
+      currentlyOnProject: a.currentlyOnProject,
+      ...withRevenue(a.hoursLogged),
     })),
-    tools: tools.map((t) => ({ toolId: t.toolId, name: t.name, currentlyOnProject: true, checkedOutAt: iso(t.checkedOutAt), linkedAssetId: t.linkedAssetId })),
+    tools: tools.map((t) => ({
+      toolId: t.toolId,
+      name: t.name,
+      currentlyOnProject: true,
+      checkedOutAt: iso(t.checkedOutAt),
+      linkedAssetId: t.linkedAssetId,
+    })),
     assetCount: assetPart.assetCount,
-    assetsNextCursor: assetPart.rows.length > page.assetsLimit ? encodeCursor([lastAsset.hoursLogged, lastAsset.nickname, lastAsset.assetId]) : null,
+    assetsNextCursor:
+      assetPart.rows.length > page.assetsLimit
+        ? encodeCursor([lastAsset.hoursLogged, lastAsset.nickname, lastAsset.assetId])
+        : null,
     toolCount: toolPart.toolCount,
     toolsNextCursor: toolPart.rows.length > page.toolsLimit ? encodeCursor([lastTool.name, lastTool.toolId]) : null,
   };

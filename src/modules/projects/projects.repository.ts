@@ -4,7 +4,8 @@ import type { Tx } from '../../db/transaction.ts';
 import { keysetSql, NEWEST_FIRST } from '../../core/pagination.ts';
 import type { CreateProjectInput } from './projects.schemas.ts';
 
-export const duplicateCodeMessage = (code: string) => `A project with code "${code}" already exists in this organisation`;
+export const duplicateCodeMessage = (code: string) =>
+  `A project with code "${code}" already exists in this organisation`;
 
 /**
  * Inserts a project, or returns null when its code is already taken in the organisation. The insert is
@@ -14,11 +15,19 @@ export const duplicateCodeMessage = (code: string) => `A project with code "${co
  */
 export async function insertProject(tx: Tx, orgId: string, input: CreateProjectInput): Promise<Project | null> {
   const rows = await tx.project.createManyAndReturn({
-    data: [{
-      orgId, name: input.name, code: input.code ?? null, customerName: input.customerName ?? null,
-      status: input.status ?? 'ACTIVE', startDate: input.startDate ?? null, endDate: input.endDate ?? null,
-      hourlyRate: input.hourlyRate ?? null, notes: input.notes ?? null,
-    }],
+    data: [
+      {
+        orgId,
+        name: input.name,
+        code: input.code ?? null,
+        customerName: input.customerName ?? null,
+        status: input.status ?? 'ACTIVE',
+        startDate: input.startDate ?? null,
+        endDate: input.endDate ?? null,
+        hourlyRate: input.hourlyRate ?? null,
+        notes: input.notes ?? null,
+      },
+    ],
     skipDuplicates: true,
   });
   return rows[0] ?? null;
@@ -30,10 +39,22 @@ export async function codeTakenByOther(tx: Tx, orgId: string, code: string, exce
 }
 
 /** Newest first, one range per requested status on projects(orgId, status, createdAt, id). */
-export async function listProjects(sql: SqlRunner, orgId: string, statuses: readonly string[], after: [Date, string] | null, take: number): Promise<Project[]> {
+export async function listProjects(
+  sql: SqlRunner,
+  orgId: string,
+  statuses: readonly string[],
+  after: [Date, string] | null,
+  take: number,
+): Promise<Project[]> {
   const { text, params } = keysetSql({
-    from: 'projects', where: ['"orgId" = $1'], params: [orgId], order: NEWEST_FIRST, direction: 'desc',
-    after: after ? [after[0].toISOString(), after[1]] : null, take, split: { column: 'status', values: statuses },
+    from: 'projects',
+    where: ['"orgId" = $1'],
+    params: [orgId],
+    order: NEWEST_FIRST,
+    direction: 'desc',
+    after: after ? [after[0].toISOString(), after[1]] : null,
+    take,
+    split: { column: 'status', values: statuses },
   });
   return sql.query<Project>(text, params);
 }

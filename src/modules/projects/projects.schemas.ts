@@ -1,7 +1,16 @@
 import { batchResponse } from '../../core/batch.ts';
 import { z } from 'zod';
 import type { Project } from '../../generated/prisma/client.ts';
-import { csvEnum, cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText, requiredText } from '../../core/schemas.ts';
+import {
+  csvEnum,
+  cursorQuery,
+  dateTime,
+  dateTimeInput,
+  iso,
+  limitQuery,
+  optionalText,
+  requiredText,
+} from '../../core/schemas.ts';
 
 export const PROJECT_STATUSES = ['ACTIVE', 'ON_HOLD', 'COMPLETED', 'ARCHIVED'] as const;
 /** hourlyRate bounds (USD per hour); anything outside is a typo rather than a rate. */
@@ -36,7 +45,16 @@ export const CreateProjectBody = z
   .describe('Project fields; name is required, status defaults to ACTIVE; unknown fields are ignored');
 export type CreateProjectInput = z.output<typeof CreateProjectBody>;
 
-export const UPDATABLE_PROJECT_FIELDS = ['name', 'code', 'customerName', 'status', 'startDate', 'endDate', 'hourlyRate', 'notes'] as const;
+export const UPDATABLE_PROJECT_FIELDS = [
+  'name',
+  'code',
+  'customerName',
+  'status',
+  'startDate',
+  'endDate',
+  'hourlyRate',
+  'notes',
+] as const;
 
 export const UpdateProjectBody = z
   .object({ name: requiredText(200).optional(), ...projectFields })
@@ -45,7 +63,9 @@ export const UpdateProjectBody = z
 export type UpdateProjectInput = z.output<typeof UpdateProjectBody>;
 
 export const ListProjectsQuery = z.object({
-  status: csvEnum(PROJECT_STATUSES, ['ACTIVE']).describe('Comma-separated statuses, default ACTIVE; unknown values are ignored'),
+  status: csvEnum(PROJECT_STATUSES, ['ACTIVE']).describe(
+    'Comma-separated statuses, default ACTIVE; unknown values are ignored',
+  ),
   limit: limitQuery,
   cursor: cursorQuery,
 });
@@ -68,17 +88,33 @@ export const ProjectRow = z
   })
   .meta({ id: 'ProjectRow' });
 
-export const ListProjectsResponse = z.object({ ok: z.literal(true), projects: z.array(ProjectRow), nextCursor: z.string().nullable() });
+export const ListProjectsResponse = z.object({
+  ok: z.literal(true),
+  projects: z.array(ProjectRow),
+  nextCursor: z.string().nullable(),
+});
 export const ProjectIdResponse = z.object({ ok: z.literal(true), projectId: z.string() });
 export const ProjectDetailResponse = z.object({ ok: z.literal(true), project: ProjectRow });
-export const ProjectBatchResponse = batchResponse('Project', { projectId: z.string() }, {
-  formError: z.string().nullable().optional().describe('One sentence describing why the whole entry failed'),
-});
+export const ProjectBatchResponse = batchResponse(
+  'Project',
+  { projectId: z.string() },
+  {
+    formError: z.string().nullable().optional().describe('One sentence describing why the whole entry failed'),
+  },
+);
 
 export function toProjectRow(p: Project): z.input<typeof ProjectRow> {
   return {
-    id: p.id, name: p.name, code: p.code, customerName: p.customerName, status: p.status,
-    startDate: iso(p.startDate), endDate: iso(p.endDate), hourlyRate: p.hourlyRate, notes: p.notes,
-    createdAt: p.createdAt.toISOString(), updatedAt: p.updatedAt.toISOString(),
+    id: p.id,
+    name: p.name,
+    code: p.code,
+    customerName: p.customerName,
+    status: p.status,
+    startDate: iso(p.startDate),
+    endDate: iso(p.endDate),
+    hourlyRate: p.hourlyRate,
+    notes: p.notes,
+    createdAt: p.createdAt.toISOString(),
+    updatedAt: p.updatedAt.toISOString(),
   };
 }

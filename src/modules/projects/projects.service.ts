@@ -9,20 +9,28 @@ import type { ServiceDeps } from '../../service-deps.ts';
 import { equipmentUsage, type EquipmentUsagePage } from './project-usage.ts';
 import { codeTakenByOther, duplicateCodeMessage, insertProject, listProjects } from './projects.repository.ts';
 import {
-  CreateProjectBody, toProjectRow, UPDATABLE_PROJECT_FIELDS, type CreateProjectInput, type UpdateProjectInput, type ProjectBatchResponse,
+  CreateProjectBody,
+  toProjectRow,
+  UPDATABLE_PROJECT_FIELDS,
+  type CreateProjectInput,
+  type UpdateProjectInput,
+  type ProjectBatchResponse,
 } from './projects.schemas.ts';
 
 export const PROJECT_BATCH_CAP = 50;
 
 type BatchResult = BatchResultOf<typeof ProjectBatchResponse>;
 
-const duplicateCodeOnCreate = (code: string) => new ValidationError({ code: 'a project with this code already exists' }, duplicateCodeMessage(code));
+const duplicateCodeOnCreate = (code: string) =>
+  new ValidationError({ code: 'a project with this code already exists' }, duplicateCodeMessage(code));
 // The spec makes a code clash on PATCH a 400 (not a 422 like on create).
 const duplicateCodeOnUpdate = (code: string) => badRequest('duplicate_code', duplicateCodeMessage(code));
 
 /** A batch entry's formError: one sentence naming what is wrong with the entry as a whole. */
 function formErrorOf(fieldErrors: Record<string, string>): string {
-  const parts = Object.entries(fieldErrors).map(([field, message]) => (field === 'body' ? `the entry: ${message}` : `${field} ${message}`));
+  const parts = Object.entries(fieldErrors).map(([field, message]) =>
+    field === 'body' ? `the entry: ${message}` : `${field} ${message}`,
+  );
   return `The project could not be created: ${parts.join('; ')}.`;
 }
 
@@ -35,7 +43,13 @@ export function createProjectService({ db }: Pick<ServiceDeps, 'db'>) {
 
   return {
     async list(ctx: RequestContext, query: { status: string[]; limit: number; cursor?: string }) {
-      const rows = await listProjects(db.sql, ctx.orgId, query.status, timeIdCursor(decodeCursor(query.cursor, 2)), query.limit + 1);
+      const rows = await listProjects(
+        db.sql,
+        ctx.orgId,
+        query.status,
+        timeIdCursor(decodeCursor(query.cursor, 2)),
+        query.limit + 1,
+      );
       const { page, nextCursor } = paginate(rows, query.limit, newestFirstKey);
       return { ok: true as const, projects: page.map(toProjectRow), nextCursor };
     },
@@ -46,7 +60,10 @@ export function createProjectService({ db }: Pick<ServiceDeps, 'db'>) {
       return { ok: true as const, projectId: project.id };
     },
 
-    /** Entries are validated one by one; a duplicate code (in the organisation or earlier in the batch) fails only its entry. */
+    /**
+     * Entries are validated one by one; a duplicate code (in the organisation or earlier in the batch) fails
+     * only its entry.
+     */
     async createBatch(ctx: RequestContext, body: unknown) {
       const entries = readBatchEnvelope(body, PROJECT_BATCH_CAP);
       const { valid, failures } = validateEntries(entries, CreateProjectBody);
@@ -58,7 +75,13 @@ export function createProjectService({ db }: Pick<ServiceDeps, 'db'>) {
             results.push({ index, ok: true, projectId: project.id });
           } else {
             const err = duplicateCodeOnCreate(data.code as string);
-            results.push({ index, ok: false, error: 'validation_failed', fieldErrors: err.fieldErrors, formError: err.message });
+            results.push({
+              index,
+              ok: false,
+              error: 'validation_failed',
+              fieldErrors: err.fieldErrors,
+              formError: err.message,
+            });
           }
         }
       });
@@ -73,14 +96,18 @@ export function createProjectService({ db }: Pick<ServiceDeps, 'db'>) {
     async update(ctx: RequestContext, id: string, patch: UpdateProjectInput) {
       const fields = UPDATABLE_PROJECT_FIELDS.filter((f) => patch[f] !== undefined);
       if (fields.length === 0) {
-        throw new ValidationError({ body: `send at least one of: ${UPDATABLE_PROJECT_FIELDS.join(', ')}` }, 'The patch is empty');
+        throw new ValidationError(
+          { body: `send at least one of: ${UPDATABLE_PROJECT_FIELDS.join(', ')}` },
+          'The patch is empty',
+        );
       }
       try {
         await transaction(db, async (tx) => {
           const before = await findOwned(tx, ctx, id);
           const startDate = patch.startDate !== undefined ? patch.startDate : before.startDate;
           const endDate = patch.endDate !== undefined ? patch.endDate : before.endDate;
-          if (startDate && endDate && endDate < startDate) throw new ValidationError({ endDate: 'cannot be before startDate' });
+          if (startDate && endDate && endDate < startDate)
+            throw new ValidationError({ endDate: 'cannot be before startDate' });
           if (patch.code && patch.code !== before.code && (await codeTakenByOther(tx, ctx.orgId, patch.code, id))) {
             throw duplicateCodeOnUpdate(patch.code);
           }

@@ -34,7 +34,10 @@ export async function checkRepairCost(db: Database, orgId: string, repairId: str
   if (!repair || !repair.assetId || !repair.cost || repair.cost <= 0) return null;
   const prior = await db.prisma.repair.findMany({
     where: {
-      orgId, assetId: repair.assetId, id: { not: repair.id }, cost: { gt: 0 },
+      orgId,
+      assetId: repair.assetId,
+      id: { not: repair.id },
+      cost: { gt: 0 },
       OR: [{ createdAt: { lt: repair.createdAt } }, { createdAt: repair.createdAt, id: { lt: repair.id } }],
     },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],

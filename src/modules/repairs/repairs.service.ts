@@ -32,7 +32,10 @@ export function createRepairService({ db, background }: Pick<ServiceDeps, 'db' |
     async create(ctx: RequestContext, input: CreateRepairInput) {
       if (!input.assetId && !input.workOrderId) {
         const message = 'send assetId, workOrderId or both';
-        throw new ValidationError({ assetId: message, workOrderId: message }, 'A repair needs an asset or a work order');
+        throw new ValidationError(
+          { assetId: message, workOrderId: message },
+          'A repair needs an asset or a work order',
+        );
       }
       const repair = await transaction(db, async (tx) => {
         let wo: WorkOrder | null = null;
@@ -46,9 +49,15 @@ export function createRepairService({ db, background }: Pick<ServiceDeps, 'db' |
         }
         const created = await tx.repair.create({
           data: {
-            orgId: ctx.orgId, assetId: input.assetId ?? wo?.assetId ?? null, workOrderId: wo?.id ?? null,
-            projectId: wo?.projectId ?? null, laborHours: input.laborHours ?? null, cost: input.cost ?? null,
-            parts: input.parts ?? null, notes: input.notes ?? null, createdById: ctx.actorId,
+            orgId: ctx.orgId,
+            assetId: input.assetId ?? wo?.assetId ?? null,
+            workOrderId: wo?.id ?? null,
+            projectId: wo?.projectId ?? null,
+            laborHours: input.laborHours ?? null,
+            cost: input.cost ?? null,
+            parts: input.parts ?? null,
+            notes: input.notes ?? null,
+            createdById: ctx.actorId,
           },
         });
         if (wo && wo.status !== 'DONE') await completeWorkOrder(tx, ctx, wo);
@@ -56,7 +65,9 @@ export function createRepairService({ db, background }: Pick<ServiceDeps, 'db' |
         return created;
       });
       if (repair.assetId && repair.cost != null && repair.cost > 0) {
-        background.run('repair-cost-anomaly', { orgId: ctx.orgId, repairId: repair.id }, () => checkRepairCost(db, ctx.orgId, repair.id));
+        background.run('repair-cost-anomaly', { orgId: ctx.orgId, repairId: repair.id }, () =>
+          checkRepairCost(db, ctx.orgId, repair.id),
+        );
       }
       return { ok: true as const, repairId: repair.id };
     },

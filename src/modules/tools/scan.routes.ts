@@ -5,7 +5,11 @@ const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
 const STATUS_TEXT: Record<string, string> = {
-  GOOD: 'Good', NEEDS_ATTENTION: 'Needs attention', BROKEN: 'Broken', MISSING: 'Missing', RETIRED: 'Retired',
+  GOOD: 'Good',
+  NEEDS_ATTENTION: 'Needs attention',
+  BROKEN: 'Broken',
+  MISSING: 'Missing',
+  RETIRED: 'Retired',
 };
 
 function page(title: string, body: string): string {
@@ -43,7 +47,14 @@ export const scanRoutes =
         .header('x-content-type-options', 'nosniff')
         .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'");
       if (!tool) {
-        return reply.code(404).send(page('Label not found', '<h1>Label not found</h1><p>This tool label is not known. It may have been replaced.</p>'));
+        return reply
+          .code(404)
+          .send(
+            page(
+              'Label not found',
+              '<h1>Label not found</h1><p>This tool label is not known. It may have been replaced.</p>',
+            ),
+          );
       }
       const rows: [string, string][] = [
         ['Category', tool.category ?? '—'],
@@ -51,6 +62,11 @@ export const scanRoutes =
         ['Belongs to', tool.organizationName],
       ];
       const list = rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('');
-      return reply.send(page(tool.name, `<h1>${escapeHtml(tool.name)}</h1><dl>${list}</dl><p>Found this tool? Please return it to its owner.</p>`));
+      return reply.send(
+        page(
+          tool.name,
+          `<h1>${escapeHtml(tool.name)}</h1><dl>${list}</dl><p>Found this tool? Please return it to its owner.</p>`,
+        ),
+      );
     });
   };

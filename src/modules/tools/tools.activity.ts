@@ -54,15 +54,25 @@ export function createToolActivity({ db }: Pick<ServiceDeps, 'db'>) {
       const rows = await listToolEvents(db, ctx.orgId, id, q);
       const page = rows.slice(0, q.limit);
       const actorIds = [...new Set(page.map((e) => e.actorId).filter((a): a is string => a !== null))];
-      const actors = await db.prisma.user.findMany({ where: { id: { in: actorIds }, orgId: ctx.orgId }, select: { id: true, name: true, email: true } });
+      const actors = await db.prisma.user.findMany({
+        where: { id: { in: actorIds }, orgId: ctx.orgId },
+        select: { id: true, name: true, email: true },
+      });
       const actorById = new Map(actors.map((a) => [a.id, a]));
       return {
         ok: true as const,
         toolId: id,
         events: page.map((e) => ({
-          id: e.id, kind: e.kind, condition: e.condition, description: e.description, cost: e.cost,
-          linkedAssetId: e.linkedAssetId, linkedWorkOrderId: e.linkedWorkOrderId, photoId: e.photoId,
-          holderUserId: e.holderUserId, holderVehicleId: e.holderVehicleId,
+          id: e.id,
+          kind: e.kind,
+          condition: e.condition,
+          description: e.description,
+          cost: e.cost,
+          linkedAssetId: e.linkedAssetId,
+          linkedWorkOrderId: e.linkedWorkOrderId,
+          photoId: e.photoId,
+          holderUserId: e.holderUserId,
+          holderVehicleId: e.holderVehicleId,
           actor: e.actorId ? (actorById.get(e.actorId) ?? null) : null,
           createdAt: e.createdAt.toISOString(),
         })),
@@ -74,10 +84,21 @@ export function createToolActivity({ db }: Pick<ServiceDeps, 'db'>) {
       await findOwnedTool(db.prisma, ctx, id);
       const windowEnd = Date.now();
       const windowStart = windowEnd - q.days * DAY_MS;
-      const [stats] = await db.sql.query<UtilizationRow>(UTILIZATION_SQL, [id, ctx.orgId, new Date(windowStart).toISOString(), new Date(windowEnd).toISOString(), q.topN]);
+      const [stats] = await db.sql.query<UtilizationRow>(UTILIZATION_SQL, [
+        id,
+        ctx.orgId,
+        new Date(windowStart).toISOString(),
+        new Date(windowEnd).toISOString(),
+        q.topN,
+      ]);
       const { checkedOutMs, checkoutCount, openAtWindowEnd } = stats;
-      const top = stats.top.map((u) => [u.userId, { checkedOutMs: u.checkedOutMs, checkoutCount: u.checkoutCount }] as const);
-      const users = await db.prisma.user.findMany({ where: { id: { in: top.map(([u]) => u) }, orgId: ctx.orgId }, select: { id: true, name: true, email: true } });
+      const top = stats.top.map(
+        (u) => [u.userId, { checkedOutMs: u.checkedOutMs, checkoutCount: u.checkoutCount }] as const,
+      );
+      const users = await db.prisma.user.findMany({
+        where: { id: { in: top.map(([u]) => u) }, orgId: ctx.orgId },
+        select: { id: true, name: true, email: true },
+      });
       const userById = new Map(users.map((u) => [u.id, u]));
       const windowMs = windowEnd - windowStart;
       return {
@@ -92,7 +113,10 @@ export function createToolActivity({ db }: Pick<ServiceDeps, 'db'>) {
           openAtWindowEnd,
           utilizationPct: Math.round((checkedOutMs / windowMs) * 10_000) / 10_000,
           topUsers: top.map(([userId, u]) => ({
-            userId, name: userById.get(userId)?.name ?? null, email: userById.get(userId)?.email ?? null, ...u,
+            userId,
+            name: userById.get(userId)?.name ?? null,
+            email: userById.get(userId)?.email ?? null,
+            ...u,
           })),
         },
       };
@@ -104,7 +128,12 @@ export function createToolActivity({ db }: Pick<ServiceDeps, 'db'>) {
  * A tool's events newest first on tool_events(toolId, createdAt, id); the cursor (an event id) becomes a
  * row-value range on that index, so any page costs the same. The other filters apply within the range.
  */
-export async function listToolEvents(db: Pick<ServiceDeps['db'], 'prisma' | 'sql'>, orgId: string, toolId: string, q: ToolEventsInput): Promise<ToolEvent[]> {
+export async function listToolEvents(
+  db: Pick<ServiceDeps['db'], 'prisma' | 'sql'>,
+  orgId: string,
+  toolId: string,
+  q: ToolEventsInput,
+): Promise<ToolEvent[]> {
   const where = ['"toolId" = $1', '"orgId" = $2'];
   const params: unknown[] = [toolId, orgId];
   if (q.kind.length > 0) where.push(enumIn(params, 'kind', 'ToolEventKind', q.kind));
@@ -113,10 +142,21 @@ export async function listToolEvents(db: Pick<ServiceDeps['db'], 'prisma' | 'sql
   if (q.linkedAssetId !== undefined) where.push(`"linkedAssetId" = $${params.push(q.linkedAssetId)}`);
   let after: unknown[] | null = null;
   if (q.cursor) {
-    const found = await db.prisma.toolEvent.findFirst({ where: { id: q.cursor, toolId, orgId }, select: { id: true, createdAt: true } });
+    const found = await db.prisma.toolEvent.findFirst({
+      where: { id: q.cursor, toolId, orgId },
+      select: { id: true, createdAt: true },
+    });
     if (!found) throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
     after = [found.createdAt.toISOString(), found.id];
   }
-  const { text, params: all } = keysetSql({ from: 'tool_events', where, params, order: NEWEST_FIRST, direction: 'desc', after, take: q.limit + 1 });
+  const { text, params: all } = keysetSql({
+    from: 'tool_events',
+    where,
+    params,
+    order: NEWEST_FIRST,
+    direction: 'desc',
+    after,
+    take: q.limit + 1,
+  });
   return db.sql.query<ToolEvent>(text, all);
 }

@@ -8,11 +8,28 @@ type CellKind = 'text' | 'plain' | 'time' | 'float';
  * integers (never need either); time: ISO 8601 UTC with milliseconds; float: JavaScript's number format.
  */
 export const TOOL_CSV_COLUMNS: [string, CellKind][] = [
-  ['id', 'plain'], ['name', 'text'], ['category', 'text'], ['makeModel', 'text'], ['serial', 'text'], ['status', 'plain'],
-  ['isConsumable', 'plain'], ['stockLevel', 'plain'], ['minStockLevel', 'plain'], ['parentKitId', 'plain'], ['assignedUserId', 'plain'],
-  ['assignedVehicleId', 'plain'], ['assignedYardId', 'plain'], ['checkedOutToUserId', 'plain'], ['checkedOutAt', 'time'],
-  ['purchaseDate', 'time'], ['purchaseCost', 'float'], ['supplier', 'text'], ['warrantyEndDate', 'time'], ['pmIntervalDays', 'plain'],
-  ['lastServicedAt', 'time'], ['createdAt', 'time'],
+  ['id', 'plain'],
+  ['name', 'text'],
+  ['category', 'text'],
+  ['makeModel', 'text'],
+  ['serial', 'text'],
+  ['status', 'plain'],
+  ['isConsumable', 'plain'],
+  ['stockLevel', 'plain'],
+  ['minStockLevel', 'plain'],
+  ['parentKitId', 'plain'],
+  ['assignedUserId', 'plain'],
+  ['assignedVehicleId', 'plain'],
+  ['assignedYardId', 'plain'],
+  ['checkedOutToUserId', 'plain'],
+  ['checkedOutAt', 'time'],
+  ['purchaseDate', 'time'],
+  ['purchaseCost', 'float'],
+  ['supplier', 'text'],
+  ['warrantyEndDate', 'time'],
+  ['pmIntervalDays', 'plain'],
+  ['lastServicedAt', 'time'],
+  ['createdAt', 'time'],
 ];
 
 /** A spreadsheet would run a cell starting with one of these as a formula (CSV injection). */
@@ -58,14 +75,17 @@ export interface CsvRow {
   csvTail: string;
 }
 
-export const csvLines = (rows: CsvRow[]) => rows.map((r) => `${r.csvHead},${csvCell(r.csvFloat)},${r.csvTail}\r\n`).join('');
+export const csvLines = (rows: CsvRow[]) =>
+  rows.map((r) => `${r.csvHead},${csvCell(r.csvFloat)},${r.csvTail}\r\n`).join('');
 
 /**
  * Streams the header and then every row, asking `nextPage` for one page of lines at a time until its
  * cursor runs out; the reply starts before the last page is read, and the next page is read only when
  * the client has taken the previous one (Readable.from pulls on demand), so memory stays flat.
  */
-export function toolCsvStream(nextPage: (cursor: string | undefined) => Promise<{ lines: string; nextCursor: string | null }>): Readable {
+export function toolCsvStream(
+  nextPage: (cursor: string | undefined) => Promise<{ lines: string; nextCursor: string | null }>,
+): Readable {
   async function* rows() {
     yield `${TOOL_CSV_COLUMNS.map(([name]) => name).join(',')}\r\n`;
     let cursor: string | undefined;

@@ -34,7 +34,9 @@ const isCheckedOut = (t: Tool) => t.checkedOutAt !== null;
  * only) is identified by its vehicle.
  */
 const isSameCheckout = (t: Tool, target: Target) =>
-  isCheckedOut(t) && t.checkedOutToUserId === target.toUserId && (target.toUserId !== null || t.checkedOutVehicleId === target.toVehicleId);
+  isCheckedOut(t) &&
+  t.checkedOutToUserId === target.toUserId &&
+  (target.toUserId !== null || t.checkedOutVehicleId === target.toVehicleId);
 
 export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
   /** Checks out one locked tool that passed blockerOf; a repeat of the current checkout changes nothing. */
@@ -50,15 +52,31 @@ export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
     const at = new Date();
     await tx.tool.update({
       where: { id: tool.id },
-      data: { checkedOutToUserId: target.toUserId, checkedOutVehicleId: target.toVehicleId, checkedOutAssetId: target.linkedAssetId, checkedOutAt: at },
+      data: {
+        checkedOutToUserId: target.toUserId,
+        checkedOutVehicleId: target.toVehicleId,
+        checkedOutAssetId: target.linkedAssetId,
+        checkedOutAt: at,
+      },
     });
     const event = await recordToolEvent(tx, ctx, tool.id, {
-      kind: 'CHECK_OUT', description: target.note, linkedAssetId: target.linkedAssetId,
-      holderUserId: target.toUserId, holderVehicleId: target.toVehicleId, createdAt: at,
+      kind: 'CHECK_OUT',
+      description: target.note,
+      linkedAssetId: target.linkedAssetId,
+      holderUserId: target.toUserId,
+      holderVehicleId: target.toVehicleId,
+      createdAt: at,
     });
     await emit(tx, ctx.orgId, 'tool.checked_out', {
-      toolId: tool.id, name: tool.name, toUserId: target.toUserId, toVehicleId: target.toVehicleId,
-      linkedAssetId: target.linkedAssetId, note: target.note, eventId: event.id, actorId: ctx.actorId, at: at.toISOString(),
+      toolId: tool.id,
+      name: tool.name,
+      toUserId: target.toUserId,
+      toVehicleId: target.toVehicleId,
+      linkedAssetId: target.linkedAssetId,
+      note: target.note,
+      eventId: event.id,
+      actorId: ctx.actorId,
+      at: at.toISOString(),
     });
     return event.id;
   }
@@ -75,14 +93,24 @@ export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
         const toUserId = input.toUserId ?? (input.toVehicleId ? null : ctx.actorId);
         if (!toUserId && !input.toVehicleId) throw new ValidationError({ toUserId: 'send toUserId or toVehicleId' });
         const target: Target = {
-          toUserId, toVehicleId: input.toVehicleId ?? null, linkedAssetId: input.linkedAssetId ?? null, note: input.note ?? null, force: input.force,
+          toUserId,
+          toVehicleId: input.toVehicleId ?? null,
+          linkedAssetId: input.linkedAssetId ?? null,
+          note: input.note ?? null,
+          force: input.force,
         };
         const blocker = blockerOf(kit, target);
-        if (blocker === 'retired' || blocker === 'missing') throw conflict('tool_unavailable', `The tool is ${kit.status} and cannot be checked out`);
+        if (blocker === 'retired' || blocker === 'missing')
+          throw conflict('tool_unavailable', `The tool is ${kit.status} and cannot be checked out`);
         if (blocker === 'already_checked_out') {
-          throw conflict('tool_checked_out', 'The tool is checked out to someone else; send force: true to take it over', {
-            checkedOutToUserId: kit.checkedOutToUserId, checkedOutVehicleId: kit.checkedOutVehicleId,
-          });
+          throw conflict(
+            'tool_checked_out',
+            'The tool is checked out to someone else; send force: true to take it over',
+            {
+              checkedOutToUserId: kit.checkedOutToUserId,
+              checkedOutVehicleId: kit.checkedOutVehicleId,
+            },
+          );
         }
         const eventId = await checkoutOne(tx, ctx, kit, target);
         if (!input.includeChildren) return { ok: true as const, toolId: kit.id, eventId };
@@ -90,7 +118,11 @@ export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
         // Kit: every direct part is tried on its own; a part that cannot go is reported, never fatal.
         const succeeded = [{ id: kit.id, eventId }];
         const skipped: { id: string; reason: SkipReason }[] = [];
-        const parts = await tx.tool.findMany({ where: { orgId: ctx.orgId, parentKitId: kit.id }, orderBy: [{ name: 'asc' }, { id: 'asc' }], select: { id: true } });
+        const parts = await tx.tool.findMany({
+          where: { orgId: ctx.orgId, parentKitId: kit.id },
+          orderBy: [{ name: 'asc' }, { id: 'asc' }],
+          select: { id: true },
+        });
         for (const part of parts) {
           const child = await lockOwnedTool(tx, ctx, part.id);
           const reason = blockerOf(child, target);
@@ -110,25 +142,53 @@ export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
         const workOrder =
           input.condition === 'BROKEN'
             ? await insertWorkOrder(tx, ctx, {
-                title: clampText(`Repair broken tool: ${tool.name}`, 200), description: input.note ?? 'Checked in BROKEN', priority: 'HIGH', toolId: tool.id,
+                title: clampText(`Repair broken tool: ${tool.name}`, 200),
+                description: input.note ?? 'Checked in BROKEN',
+                priority: 'HIGH',
+                toolId: tool.id,
               })
             : null;
         await tx.tool.update({
           where: { id },
-          data: { status: newStatus, checkedOutToUserId: null, checkedOutVehicleId: null, checkedOutAssetId: null, checkedOutAt: null },
+          data: {
+            status: newStatus,
+            checkedOutToUserId: null,
+            checkedOutVehicleId: null,
+            checkedOutAssetId: null,
+            checkedOutAt: null,
+          },
         });
         const event = await recordToolEvent(tx, ctx, id, {
-          kind: 'CHECK_IN', condition: input.condition ?? null, description: input.note, linkedWorkOrderId: workOrder?.id,
-          holderUserId: tool.checkedOutToUserId, holderVehicleId: tool.checkedOutVehicleId, createdAt: at,
+          kind: 'CHECK_IN',
+          condition: input.condition ?? null,
+          description: input.note,
+          linkedWorkOrderId: workOrder?.id,
+          holderUserId: tool.checkedOutToUserId,
+          holderVehicleId: tool.checkedOutVehicleId,
+          createdAt: at,
         });
         await emit(tx, ctx.orgId, 'tool.checked_in', {
-          toolId: id, name: tool.name, condition: input.condition ?? null, newStatus, workOrderId: workOrder?.id ?? null,
-          fromUserId: tool.checkedOutToUserId, eventId: event.id, actorId: ctx.actorId, at: at.toISOString(),
+          toolId: id,
+          name: tool.name,
+          condition: input.condition ?? null,
+          newStatus,
+          workOrderId: workOrder?.id ?? null,
+          fromUserId: tool.checkedOutToUserId,
+          eventId: event.id,
+          actorId: ctx.actorId,
+          at: at.toISOString(),
         });
         if (workOrder) {
           await emit(tx, ctx.orgId, 'tool.failure', {
-            toolId: id, name: tool.name, kind: 'CHECK_IN', description: input.note ?? null, newStatus: 'BROKEN',
-            workOrderId: workOrder.id, eventId: event.id, actorId: ctx.actorId, at: at.toISOString(),
+            toolId: id,
+            name: tool.name,
+            kind: 'CHECK_IN',
+            description: input.note ?? null,
+            newStatus: 'BROKEN',
+            workOrderId: workOrder.id,
+            eventId: event.id,
+            actorId: ctx.actorId,
+            at: at.toISOString(),
           });
         }
         return { ok: true as const, toolId: id, eventId: event.id, workOrderId: workOrder?.id ?? null };
@@ -141,20 +201,39 @@ export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
         const tool = await lockOwnedTool(tx, ctx, id);
         const newStatus = input.markMissing ? 'MISSING' : 'BROKEN';
         const at = new Date();
-        const what = input.markMissing ? 'Missing tool' : input.kind === 'FAILURE_REPORT' ? 'Tool failure' : 'Replace tool';
+        const what = input.markMissing
+          ? 'Missing tool'
+          : input.kind === 'FAILURE_REPORT'
+            ? 'Tool failure'
+            : 'Replace tool';
         const workOrder = await insertWorkOrder(tx, ctx, {
-          title: clampText(`${what}: ${tool.name}`, 200), description: input.description ?? null,
-          priority: input.kind === 'FAILURE_REPORT' ? 'HIGH' : 'NORMAL', toolId: id, estimateCost: input.cost ?? null,
+          title: clampText(`${what}: ${tool.name}`, 200),
+          description: input.description ?? null,
+          priority: input.kind === 'FAILURE_REPORT' ? 'HIGH' : 'NORMAL',
+          toolId: id,
+          estimateCost: input.cost ?? null,
         });
         await tx.tool.update({ where: { id }, data: { status: newStatus } });
         const event = await recordToolEvent(tx, ctx, id, {
-          kind: input.kind, condition: newStatus, description: input.description, cost: input.cost, linkedWorkOrderId: workOrder.id, createdAt: at,
+          kind: input.kind,
+          condition: newStatus,
+          description: input.description,
+          cost: input.cost,
+          linkedWorkOrderId: workOrder.id,
+          createdAt: at,
         });
         // Spec: tool.failure is for a tool reported BROKEN; a tool reported MISSING is not a failure event.
         if (newStatus === 'BROKEN') {
           await emit(tx, ctx.orgId, 'tool.failure', {
-            toolId: id, name: tool.name, kind: input.kind, description: input.description ?? null, newStatus,
-            workOrderId: workOrder.id, eventId: event.id, actorId: ctx.actorId, at: at.toISOString(),
+            toolId: id,
+            name: tool.name,
+            kind: input.kind,
+            description: input.description ?? null,
+            newStatus,
+            workOrderId: workOrder.id,
+            eventId: event.id,
+            actorId: ctx.actorId,
+            at: at.toISOString(),
           });
         }
         return { ok: true as const, toolId: id, eventId: event.id, workOrderId: workOrder.id };

@@ -9,7 +9,10 @@ export async function renderToolQr(url: string, fmt: 'png' | 'svg', size: number
   const { default: QRCode } = await import('qrcode');
   const options = { errorCorrectionLevel: 'M' as const, margin: 4, width: size };
   if (fmt === 'svg') {
-    return { contentType: 'image/svg+xml; charset=utf-8', body: await QRCode.toString(url, { ...options, type: 'svg' }) };
+    return {
+      contentType: 'image/svg+xml; charset=utf-8',
+      body: await QRCode.toString(url, { ...options, type: 'svg' }),
+    };
   }
   return { contentType: 'image/png', body: await QRCode.toBuffer(url, { ...options, type: 'png' }) };
 }

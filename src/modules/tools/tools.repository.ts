@@ -45,9 +45,16 @@ export interface NewToolEvent {
 export function recordToolEvent(tx: Tx, ctx: RequestContext, toolId: string, e: NewToolEvent): Promise<ToolEvent> {
   return tx.toolEvent.create({
     data: {
-      orgId: ctx.orgId, toolId, kind: e.kind, condition: e.condition ?? null, description: e.description ?? null,
-      cost: e.cost ?? null, linkedAssetId: e.linkedAssetId ?? null, linkedWorkOrderId: e.linkedWorkOrderId ?? null,
-      holderUserId: e.holderUserId ?? null, holderVehicleId: e.holderVehicleId ?? null,
+      orgId: ctx.orgId,
+      toolId,
+      kind: e.kind,
+      condition: e.condition ?? null,
+      description: e.description ?? null,
+      cost: e.cost ?? null,
+      linkedAssetId: e.linkedAssetId ?? null,
+      linkedWorkOrderId: e.linkedWorkOrderId ?? null,
+      holderUserId: e.holderUserId ?? null,
+      holderVehicleId: e.holderVehicleId ?? null,
       actorId: e.actorId === undefined ? ctx.actorId : e.actorId,
       ...(e.createdAt ? { createdAt: e.createdAt } : {}),
     },
@@ -65,7 +72,10 @@ export async function wouldCycle(tx: Tx, orgId: string, toolId: string, parentKi
   let current: string | null = parentKitId;
   for (let depth = 0; current && depth < 100; depth++) {
     if (current === toolId) return true;
-    const parent: { parentKitId: string | null } | null = await tx.tool.findFirst({ where: { id: current, orgId }, select: { parentKitId: true } });
+    const parent: { parentKitId: string | null } | null = await tx.tool.findFirst({
+      where: { id: current, orgId },
+      select: { parentKitId: true },
+    });
     current = parent?.parentKitId ?? null;
   }
   return false;
@@ -87,7 +97,9 @@ export function toolFilterSql(orgId: string, f: ToolFilters, now: Date): Prisma.
   if (f.parentKitId !== undefined) parts.push(Prisma.sql`"parentKitId" = ${f.parentKitId}`);
   if (f.lowStock) {
     // Literally the predicate of the partial index tools_low_stock_idx, so the planner can use it.
-    parts.push(Prisma.sql`"isConsumable" AND "stockLevel" IS NOT NULL AND "stockLevel" <= COALESCE("minStockLevel", ${Prisma.raw(String(LOW_STOCK_FALLBACK))})`);
+    parts.push(
+      Prisma.sql`"isConsumable" AND "stockLevel" IS NOT NULL AND "stockLevel" <= COALESCE("minStockLevel", ${Prisma.raw(String(LOW_STOCK_FALLBACK))})`,
+    );
   }
   if (f.pmOverdue) {
     // "pmIntervalDays" > 0 is the predicate of the partial index tools_pm_tracked_idx.
@@ -106,7 +118,8 @@ function afterCursor(cursor: string | undefined): Prisma.Sql {
   const key = decodeCursor(cursor, 2);
   if (!key) return Prisma.empty;
   const [name, id] = key;
-  if (typeof name !== 'string' || typeof id !== 'string') throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
+  if (typeof name !== 'string' || typeof id !== 'string')
+    throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
   return Prisma.sql` AND ("name", "id") > (${name}, ${id})`;
 }
 
@@ -149,5 +162,8 @@ export async function findToolCsvPage(
   const rows = await sql.query<CsvRow & { name: string; id: string }>(query.text, query.values);
   const taken = rows.slice(0, page.limit);
   const last = taken[taken.length - 1];
-  return { lines: csvLines(taken), nextCursor: rows.length > page.limit && last ? encodeCursor([last.name, last.id]) : null };
+  return {
+    lines: csvLines(taken),
+    nextCursor: rows.length > page.limit && last ? encodeCursor([last.name, last.id]) : null,
+  };
 }

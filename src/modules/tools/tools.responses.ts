@@ -27,7 +27,9 @@ export const ToolRow = z
     assignedYardId: z.string().nullable(),
     pmIntervalDays: z.number().int().nullable(),
     lastServicedAt: dateTime().nullable(),
-    pmDueAt: dateTime().nullable().describe('COALESCE(lastServicedAt, createdAt) + pmIntervalDays; null without an interval'),
+    pmDueAt: dateTime()
+      .nullable()
+      .describe('COALESCE(lastServicedAt, createdAt) + pmIntervalDays; null without an interval'),
     checkedOutToUserId: z.string().nullable(),
     checkedOutVehicleId: z.string().nullable(),
     checkedOutAssetId: z.string().nullable(),
@@ -50,7 +52,9 @@ export const ToolDetail = ToolRow.extend({
   scanToken: z.string(),
   supplier: z.string().nullable(),
   notes: z.string().nullable(),
-  bookValue: ToolBookValue.nullable().optional().describe('Only with includeBookValue=true; null without purchaseDate or purchaseCost'),
+  bookValue: ToolBookValue.nullable()
+    .optional()
+    .describe('Only with includeBookValue=true; null without purchaseDate or purchaseCost'),
 }).meta({ id: 'ToolDetail' });
 
 export const ToolEventRow = z
@@ -75,9 +79,13 @@ export const ListToolsResponse = z.object({ ok, tools: z.array(ToolRow), nextCur
 export const ToolCreatedResponse = z.object({ ok, toolId: z.string(), scanToken: z.string() });
 export const ToolIdResponse = z.object({ ok, toolId: z.string() });
 export const ToolDetailResponse = z.object({ ok, tool: ToolDetail });
-export const ToolBatchResponse = batchResponse('Tool', { toolId: z.string(), scanToken: z.string() }, {
-  formError: z.string().optional().describe('One-line summary of what is wrong with the entry'),
-});
+export const ToolBatchResponse = batchResponse(
+  'Tool',
+  { toolId: z.string(), scanToken: z.string() },
+  {
+    formError: z.string().optional().describe('One-line summary of what is wrong with the entry'),
+  },
+);
 export const CheckoutResponse = z.union([
   z.object({ ok, toolId: z.string(), eventId: z.string() }),
   z.object({
@@ -87,16 +95,34 @@ export const CheckoutResponse = z.union([
     skipped: z.array(z.object({ id: z.string(), reason: z.enum(['retired', 'missing', 'already_checked_out']) })),
   }),
 ]);
-export const CheckinResponse = z.object({ ok, toolId: z.string(), eventId: z.string(), workOrderId: z.string().nullable() });
+export const CheckinResponse = z.object({
+  ok,
+  toolId: z.string(),
+  eventId: z.string(),
+  workOrderId: z.string().nullable(),
+});
 export const ReportResponse = z.object({ ok, toolId: z.string(), eventId: z.string(), workOrderId: z.string() });
 export const AdjustStockResponse = z.object({
-  ok, toolId: z.string(), eventId: z.string(), previousStockLevel: z.number().int(), newStockLevel: z.number().int(),
+  ok,
+  toolId: z.string(),
+  eventId: z.string(),
+  previousStockLevel: z.number().int(),
+  newStockLevel: z.number().int(),
   crossedThreshold: z.boolean(),
 });
 export const MarkServicedResponse = z.object({
-  ok, toolId: z.string(), eventId: z.string(), previousLastServicedAt: dateTime().nullable(), newLastServicedAt: dateTime(),
+  ok,
+  toolId: z.string(),
+  eventId: z.string(),
+  previousLastServicedAt: dateTime().nullable(),
+  newLastServicedAt: dateTime(),
 });
-export const ToolEventsResponse = z.object({ ok, toolId: z.string(), events: z.array(ToolEventRow), nextCursor: z.string().nullable() });
+export const ToolEventsResponse = z.object({
+  ok,
+  toolId: z.string(),
+  events: z.array(ToolEventRow),
+  nextCursor: z.string().nullable(),
+});
 export const UtilizationResponse = z.object({
   ok,
   utilization: z.object({
@@ -109,7 +135,13 @@ export const UtilizationResponse = z.object({
     openAtWindowEnd: z.boolean(),
     utilizationPct: z.number().describe('0-1 fraction of the window the tool was checked out'),
     topUsers: z.array(
-      z.object({ userId: z.string(), name: z.string().nullable(), email: z.string().nullable(), checkedOutMs: z.number().int(), checkoutCount: z.number().int() }),
+      z.object({
+        userId: z.string(),
+        name: z.string().nullable(),
+        email: z.string().nullable(),
+        checkedOutMs: z.number().int(),
+        checkoutCount: z.number().int(),
+      }),
     ),
   }),
 });
@@ -122,21 +154,43 @@ const DAY_MS = 86_400_000;
 export function toToolRow(t: Tool): z.input<typeof ToolRow> {
   const pmBase = t.lastServicedAt ?? t.createdAt;
   return {
-    id: t.id, name: t.name, category: t.category, makeModel: t.makeModel, serial: t.serial, status: t.status,
-    isConsumable: t.isConsumable, stockLevel: t.stockLevel, minStockLevel: t.minStockLevel,
+    id: t.id,
+    name: t.name,
+    category: t.category,
+    makeModel: t.makeModel,
+    serial: t.serial,
+    status: t.status,
+    isConsumable: t.isConsumable,
+    stockLevel: t.stockLevel,
+    minStockLevel: t.minStockLevel,
     lowStock: t.isConsumable && t.stockLevel != null && t.stockLevel <= lowStockThreshold(t),
-    purchaseDate: iso(t.purchaseDate), purchaseCost: t.purchaseCost, warrantyEndDate: iso(t.warrantyEndDate),
-    parentKitId: t.parentKitId, assignedUserId: t.assignedUserId, assignedVehicleId: t.assignedVehicleId,
-    assignedYardId: t.assignedYardId, pmIntervalDays: t.pmIntervalDays, lastServicedAt: iso(t.lastServicedAt),
+    purchaseDate: iso(t.purchaseDate),
+    purchaseCost: t.purchaseCost,
+    warrantyEndDate: iso(t.warrantyEndDate),
+    parentKitId: t.parentKitId,
+    assignedUserId: t.assignedUserId,
+    assignedVehicleId: t.assignedVehicleId,
+    assignedYardId: t.assignedYardId,
+    pmIntervalDays: t.pmIntervalDays,
+    lastServicedAt: iso(t.lastServicedAt),
     pmDueAt: t.pmIntervalDays ? new Date(pmBase.getTime() + t.pmIntervalDays * DAY_MS).toISOString() : null,
-    checkedOutToUserId: t.checkedOutToUserId, checkedOutVehicleId: t.checkedOutVehicleId,
-    checkedOutAssetId: t.checkedOutAssetId, checkedOutAt: iso(t.checkedOutAt),
-    createdAt: t.createdAt.toISOString(), updatedAt: t.updatedAt.toISOString(),
+    checkedOutToUserId: t.checkedOutToUserId,
+    checkedOutVehicleId: t.checkedOutVehicleId,
+    checkedOutAssetId: t.checkedOutAssetId,
+    checkedOutAt: iso(t.checkedOutAt),
+    createdAt: t.createdAt.toISOString(),
+    updatedAt: t.updatedAt.toISOString(),
   };
 }
 
 export function toToolDetail(t: Tool, bookValue?: z.input<typeof ToolBookValue> | null): z.input<typeof ToolDetail> {
-  return { ...toToolRow(t), scanToken: t.scanToken, supplier: t.supplier, notes: t.notes, ...(bookValue !== undefined ? { bookValue } : {}) };
+  return {
+    ...toToolRow(t),
+    scanToken: t.scanToken,
+    supplier: t.supplier,
+    notes: t.notes,
+    ...(bookValue !== undefined ? { bookValue } : {}),
+  };
 }
 
 const YEAR_MS = 365.25 * DAY_MS;

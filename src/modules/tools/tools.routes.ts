@@ -7,18 +7,41 @@ import { contextOf } from '../../core/context.ts';
 import { IdParams } from '../../core/schemas.ts';
 import { csvFileName } from './tools.csv.ts';
 import {
-  AdjustStockResponse, CheckinResponse, CheckoutResponse, ListToolsResponse, MarkServicedResponse, ReportResponse,
-  ToolBatchResponse, ToolCreatedResponse, ToolDetailResponse, ToolEventsResponse, ToolIdResponse, UtilizationResponse,
+  AdjustStockResponse,
+  CheckinResponse,
+  CheckoutResponse,
+  ListToolsResponse,
+  MarkServicedResponse,
+  ReportResponse,
+  ToolBatchResponse,
+  ToolCreatedResponse,
+  ToolDetailResponse,
+  ToolEventsResponse,
+  ToolIdResponse,
+  UtilizationResponse,
 } from './tools.responses.ts';
 import {
-  AdjustStockBody, CheckinBody, CheckoutBody, CreateToolBody, ListToolsQuery, MarkServicedBody, QrQuery, ReportBody,
-  ToolDetailQuery, ToolEventsQuery, UpdateToolBody, UtilizationQuery,
+  AdjustStockBody,
+  CheckinBody,
+  CheckoutBody,
+  CreateToolBody,
+  ListToolsQuery,
+  MarkServicedBody,
+  QrQuery,
+  ReportBody,
+  ToolDetailQuery,
+  ToolEventsQuery,
+  UpdateToolBody,
+  UtilizationQuery,
 } from './tools.schemas.ts';
 
 // What the two non-JSON answers really are on the wire (src/contracts/openapi-rules.ts publishes them).
 const CSV_CONTENT = {
   'text/csv': {
-    schema: { type: 'string', description: 'format=csv: a header row and one row per matching tool (22 columns, see docs/api-notes/tools.md)' },
+    schema: {
+      type: 'string',
+      description: 'format=csv: a header row and one row per matching tool (22 columns, see docs/api-notes/tools.md)',
+    },
     example: 'id,name,category\ncm4k2x9q10000a8b7c6d5e4f3,Impact driver 18V,Power tools\n',
   },
 };
@@ -29,8 +52,12 @@ const CSV_HEADERS = {
   },
 };
 const QR_CONTENT = {
-  'image/png': { schema: { type: 'string', contentMediaType: 'image/png', description: 'fmt=png (default): a PNG image' } },
-  'image/svg+xml': { schema: { type: 'string', contentMediaType: 'image/svg+xml', description: 'fmt=svg: an SVG document' } },
+  'image/png': {
+    schema: { type: 'string', contentMediaType: 'image/png', description: 'fmt=png (default): a PNG image' },
+  },
+  'image/svg+xml': {
+    schema: { type: 'string', contentMediaType: 'image/svg+xml', description: 'fmt=svg: an SVG document' },
+  },
 };
 
 export const toolRoutes =
@@ -42,102 +69,242 @@ export const toolRoutes =
     const read = { scope: 'tools:read' as const };
     const write = { scope: 'tools:write' as const };
 
-    app.get('/tools', {
-      config: read,
-      schema: {
-        operationId: 'listTools', tags, summary: 'List tools by name, or export them as CSV (format=csv)', querystring: ListToolsQuery,
-        // The CSV is streamed (never serialized); the JSON body is still checked against ListToolsResponse.
-        response: { 200: z.union([ListToolsResponse, z.string().describe('format=csv: text/csv file with every matching row')]) },
-        'x-content': { 200: CSV_CONTENT },
-        'x-headers': { 200: CSV_HEADERS },
+    app.get(
+      '/tools',
+      {
+        config: read,
+        schema: {
+          operationId: 'listTools',
+          tags,
+          summary: 'List tools by name, or export them as CSV (format=csv)',
+          querystring: ListToolsQuery,
+          // The CSV is streamed (never serialized); the JSON body is still checked against ListToolsResponse.
+          response: {
+            200: z.union([ListToolsResponse, z.string().describe('format=csv: text/csv file with every matching row')]),
+          },
+          'x-content': { 200: CSV_CONTENT },
+          'x-headers': { 200: CSV_HEADERS },
+        },
       },
-    }, async (req, reply) => {
-      const ctx = contextOf(req);
-      if (req.query.format === 'csv') {
-        reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${csvFileName()}"`);
-        // Streams bypass the serializer; the cast only satisfies the JSON-typed reply.
-        return reply.send(tools.exportCsv(ctx, req.query) as unknown as string);
-      }
-      return tools.list(ctx, req.query);
-    });
-
-    app.post('/tools', {
-      config: write,
-      schema: { operationId: 'createTool', tags, summary: 'Create a tool', body: CreateToolBody, response: { 201: ToolCreatedResponse } },
-    }, async (req, reply) => reply.code(201).send(await tools.create(contextOf(req), req.body)));
-
-    app.post('/tools/batch', {
-      config: write,
-      schema: {
-        operationId: 'createToolsBatch', tags, summary: 'Create up to 100 tools; each entry succeeds or fails on its own',
-        body: batch.body,
-        response: { 200: ToolBatchResponse },
+      async (req, reply) => {
+        const ctx = contextOf(req);
+        if (req.query.format === 'csv') {
+          reply
+            .type('text/csv; charset=utf-8')
+            .header('content-disposition', `attachment; filename="${csvFileName()}"`);
+          // Streams bypass the serializer; the cast only satisfies the JSON-typed reply.
+          return reply.send(tools.exportCsv(ctx, req.query) as unknown as string);
+        }
+        return tools.list(ctx, req.query);
       },
-      validatorCompiler: batch.validatorCompiler,
-    }, (req) => tools.createBatch(contextOf(req), req.body));
+    );
 
-    app.get('/tools/:id', {
-      config: read,
-      schema: { operationId: 'getTool', tags, summary: 'Tool detail', params: IdParams, querystring: ToolDetailQuery, response: { 200: ToolDetailResponse } },
-    }, (req) => tools.get(contextOf(req), req.params.id, req.query));
-
-    app.patch('/tools/:id', {
-      config: write,
-      schema: { operationId: 'updateTool', tags, summary: 'Update a tool, its status or assignments', params: IdParams, body: UpdateToolBody, response: { 200: ToolIdResponse } },
-    }, (req) => tools.update(contextOf(req), req.params.id, req.body));
-
-    app.post('/tools/:id/checkout', {
-      config: write,
-      schema: {
-        operationId: 'checkoutTool', tags, summary: 'Check a tool (or a kit with its parts) out', params: IdParams, body: CheckoutBody,
-        response: { 200: CheckoutResponse, 409: z.object({ ok: z.literal(false), error: z.string(), message: z.string(), checkedOutToUserId: z.string().nullable().optional(), checkedOutVehicleId: z.string().nullable().optional() }) },
+    app.post(
+      '/tools',
+      {
+        config: write,
+        schema: {
+          operationId: 'createTool',
+          tags,
+          summary: 'Create a tool',
+          body: CreateToolBody,
+          response: { 201: ToolCreatedResponse },
+        },
       },
-    }, (req) => tools.checkout(contextOf(req), req.params.id, req.body));
+      async (req, reply) => reply.code(201).send(await tools.create(contextOf(req), req.body)),
+    );
 
-    app.post('/tools/:id/checkin', {
-      config: write,
-      schema: { operationId: 'checkinTool', tags, summary: 'Check a tool in with its condition', params: IdParams, body: CheckinBody, response: { 200: CheckinResponse } },
-    }, (req) => tools.checkin(contextOf(req), req.params.id, req.body));
-
-    app.post('/tools/:id/report', {
-      config: write,
-      schema: { operationId: 'reportTool', tags, summary: 'Report a failure, request a replacement or mark missing', params: IdParams, body: ReportBody, response: { 200: ReportResponse } },
-    }, (req) => tools.report(contextOf(req), req.params.id, req.body));
-
-    app.post('/tools/:id/adjust-stock', {
-      config: write,
-      schema: {
-        operationId: 'adjustToolStock', tags, summary: 'Add to or take from a consumable\'s stock', params: IdParams, body: AdjustStockBody,
-        response: { 201: AdjustStockResponse, 409: z.object({ ok: z.literal(false), error: z.string(), message: z.string() }) },
+    app.post(
+      '/tools/batch',
+      {
+        config: write,
+        schema: {
+          operationId: 'createToolsBatch',
+          tags,
+          summary: 'Create up to 100 tools; each entry succeeds or fails on its own',
+          body: batch.body,
+          response: { 200: ToolBatchResponse },
+        },
+        validatorCompiler: batch.validatorCompiler,
       },
-    }, async (req, reply) => reply.code(201).send(await tools.adjustStock(contextOf(req), req.params.id, req.body)));
+      (req) => tools.createBatch(contextOf(req), req.body),
+    );
 
-    app.post('/tools/:id/mark-serviced', {
-      config: write,
-      schema: { operationId: 'markToolServiced', tags, summary: 'Record preventive maintenance', params: IdParams, body: MarkServicedBody, response: { 201: MarkServicedResponse } },
-    }, async (req, reply) => reply.code(201).send(await tools.markServiced(contextOf(req), req.params.id, req.body)));
-
-    app.get('/tools/:id/events', {
-      config: read,
-      schema: { operationId: 'listToolEvents', tags, summary: 'Tool history, newest first', params: IdParams, querystring: ToolEventsQuery, response: { 200: ToolEventsResponse } },
-    }, (req) => tools.events(contextOf(req), req.params.id, req.query));
-
-    app.get('/tools/:id/utilization', {
-      config: read,
-      schema: { operationId: 'getToolUtilization', tags, summary: 'Checked-out time over a window', params: IdParams, querystring: UtilizationQuery, response: { 200: UtilizationResponse } },
-    }, (req) => tools.utilization(contextOf(req), req.params.id, req.query));
-
-    app.get('/tools/:id/qr', {
-      config: read,
-      schema: {
-        operationId: 'getToolQr', tags, summary: 'QR label image linking to the public scan page', params: IdParams, querystring: QrQuery,
-        response: { 200: z.string().describe('image/png (default) or image/svg+xml (fmt=svg)') },
-        'x-content': { 200: QR_CONTENT },
+    app.get(
+      '/tools/:id',
+      {
+        config: read,
+        schema: {
+          operationId: 'getTool',
+          tags,
+          summary: 'Tool detail',
+          params: IdParams,
+          querystring: ToolDetailQuery,
+          response: { 200: ToolDetailResponse },
+        },
       },
-    }, async (req, reply) => {
-      const image = await tools.qr(contextOf(req), req.params.id, req.query);
-      reply.type(image.contentType).header('cache-control', 'private, max-age=3600');
-      // A Buffer or a non-JSON string is written as is, never passed to the JSON serializer.
-      return reply.send(image.body as string);
-    });
+      (req) => tools.get(contextOf(req), req.params.id, req.query),
+    );
+
+    app.patch(
+      '/tools/:id',
+      {
+        config: write,
+        schema: {
+          operationId: 'updateTool',
+          tags,
+          summary: 'Update a tool, its status or assignments',
+          params: IdParams,
+          body: UpdateToolBody,
+          response: { 200: ToolIdResponse },
+        },
+      },
+      (req) => tools.update(contextOf(req), req.params.id, req.body),
+    );
+
+    app.post(
+      '/tools/:id/checkout',
+      {
+        config: write,
+        schema: {
+          operationId: 'checkoutTool',
+          tags,
+          summary: 'Check a tool (or a kit with its parts) out',
+          params: IdParams,
+          body: CheckoutBody,
+          response: {
+            200: CheckoutResponse,
+            409: z.object({
+              ok: z.literal(false),
+              error: z.string(),
+              message: z.string(),
+              checkedOutToUserId: z.string().nullable().optional(),
+              checkedOutVehicleId: z.string().nullable().optional(),
+            }),
+          },
+        },
+      },
+      (req) => tools.checkout(contextOf(req), req.params.id, req.body),
+    );
+
+    app.post(
+      '/tools/:id/checkin',
+      {
+        config: write,
+        schema: {
+          operationId: 'checkinTool',
+          tags,
+          summary: 'Check a tool in with its condition',
+          params: IdParams,
+          body: CheckinBody,
+          response: { 200: CheckinResponse },
+        },
+      },
+      (req) => tools.checkin(contextOf(req), req.params.id, req.body),
+    );
+
+    app.post(
+      '/tools/:id/report',
+      {
+        config: write,
+        schema: {
+          operationId: 'reportTool',
+          tags,
+          summary: 'Report a failure, request a replacement or mark missing',
+          params: IdParams,
+          body: ReportBody,
+          response: { 200: ReportResponse },
+        },
+      },
+      (req) => tools.report(contextOf(req), req.params.id, req.body),
+    );
+
+    app.post(
+      '/tools/:id/adjust-stock',
+      {
+        config: write,
+        schema: {
+          operationId: 'adjustToolStock',
+          tags,
+          summary: "Add to or take from a consumable's stock",
+          params: IdParams,
+          body: AdjustStockBody,
+          response: {
+            201: AdjustStockResponse,
+            409: z.object({ ok: z.literal(false), error: z.string(), message: z.string() }),
+          },
+        },
+      },
+      async (req, reply) => reply.code(201).send(await tools.adjustStock(contextOf(req), req.params.id, req.body)),
+    );
+
+    app.post(
+      '/tools/:id/mark-serviced',
+      {
+        config: write,
+        schema: {
+          operationId: 'markToolServiced',
+          tags,
+          summary: 'Record preventive maintenance',
+          params: IdParams,
+          body: MarkServicedBody,
+          response: { 201: MarkServicedResponse },
+        },
+      },
+      async (req, reply) => reply.code(201).send(await tools.markServiced(contextOf(req), req.params.id, req.body)),
+    );
+
+    app.get(
+      '/tools/:id/events',
+      {
+        config: read,
+        schema: {
+          operationId: 'listToolEvents',
+          tags,
+          summary: 'Tool history, newest first',
+          params: IdParams,
+          querystring: ToolEventsQuery,
+          response: { 200: ToolEventsResponse },
+        },
+      },
+      (req) => tools.events(contextOf(req), req.params.id, req.query),
+    );
+
+    app.get(
+      '/tools/:id/utilization',
+      {
+        config: read,
+        schema: {
+          operationId: 'getToolUtilization',
+          tags,
+          summary: 'Checked-out time over a window',
+          params: IdParams,
+          querystring: UtilizationQuery,
+          response: { 200: UtilizationResponse },
+        },
+      },
+      (req) => tools.utilization(contextOf(req), req.params.id, req.query),
+    );
+
+    app.get(
+      '/tools/:id/qr',
+      {
+        config: read,
+        schema: {
+          operationId: 'getToolQr',
+          tags,
+          summary: 'QR label image linking to the public scan page',
+          params: IdParams,
+          querystring: QrQuery,
+          response: { 200: z.string().describe('image/png (default) or image/svg+xml (fmt=svg)') },
+          'x-content': { 200: QR_CONTENT },
+        },
+      },
+      async (req, reply) => {
+        const image = await tools.qr(contextOf(req), req.params.id, req.query);
+        reply.type(image.contentType).header('cache-control', 'private, max-age=3600');
+        // A Buffer or a non-JSON string is written as is, never passed to the JSON serializer.
+        return reply.send(image.body as string);
+      },
+    );
   };

@@ -7,7 +7,14 @@ export const DEFAULT_LIST_STATUSES = ['GOOD', 'NEEDS_ATTENTION', 'BROKEN', 'MISS
 export const CHECKIN_CONDITIONS = ['GOOD', 'NEEDS_ATTENTION', 'BROKEN'] as const;
 export const REPORT_KINDS = ['FAILURE_REPORT', 'REPLACEMENT_REQUEST'] as const;
 export const TOOL_EVENT_KINDS = [
-  'CHECK_OUT', 'CHECK_IN', 'ASSIGNMENT', 'CONDITION_REPORT', 'FAILURE_REPORT', 'REPLACEMENT_REQUEST', 'REPAIR_LOGGED', 'AUDIT',
+  'CHECK_OUT',
+  'CHECK_IN',
+  'ASSIGNMENT',
+  'CONDITION_REPORT',
+  'FAILURE_REPORT',
+  'REPLACEMENT_REQUEST',
+  'REPAIR_LOGGED',
+  'AUDIT',
 ] as const;
 /** Spec: minStockLevel null means this fallback threshold. */
 export const LOW_STOCK_FALLBACK = 5;
@@ -39,7 +46,14 @@ const toolFields = {
   assignedUserId: id(),
   assignedVehicleId: id().describe('An asset of your organisation'),
   assignedYardId: id(),
-  pmIntervalDays: z.number().int().min(1).max(3650).nullable().optional().describe('Preventive maintenance every N days'),
+  pmIntervalDays: z
+    .number()
+    .int()
+    .min(1)
+    .max(3650)
+    .nullable()
+    .optional()
+    .describe('Preventive maintenance every N days'),
 };
 
 export const CreateToolBody = z
@@ -48,9 +62,24 @@ export const CreateToolBody = z
 export type CreateToolInput = z.output<typeof CreateToolBody>;
 
 export const UPDATABLE_FIELDS = [
-  'name', 'category', 'makeModel', 'serial', 'purchaseDate', 'purchaseCost', 'supplier', 'warrantyEndDate', 'isConsumable',
-  'stockLevel', 'minStockLevel', 'notes', 'parentKitId', 'assignedUserId', 'assignedVehicleId', 'assignedYardId',
-  'pmIntervalDays', 'status',
+  'name',
+  'category',
+  'makeModel',
+  'serial',
+  'purchaseDate',
+  'purchaseCost',
+  'supplier',
+  'warrantyEndDate',
+  'isConsumable',
+  'stockLevel',
+  'minStockLevel',
+  'notes',
+  'parentKitId',
+  'assignedUserId',
+  'assignedVehicleId',
+  'assignedYardId',
+  'pmIntervalDays',
+  'status',
 ] as const;
 
 export const UpdateToolBody = z
@@ -135,14 +164,23 @@ export const AdjustStockBody = z.object({
     .transform((n) => Math.trunc(n))
     .refine((n) => n !== 0, 'must be a non-zero integer')
     .describe('Non-zero; fractions are truncated toward zero; at most 1,000,000 either way'),
-  note: z.string().max(200).nullable().optional().transform((s) => (s == null || s.trim() === '' ? null : s.trim())),
+  note: z
+    .string()
+    .max(200)
+    .nullable()
+    .optional()
+    .transform((s) => (s == null || s.trim() === '' ? null : s.trim())),
 });
 export type AdjustStockInput = z.output<typeof AdjustStockBody>;
 
 export const MarkServicedBody = z
   .object({
     at: dateTimeInput().optional().describe('When the service happened; default now; not in the future'),
-    note: z.string().nullable().optional().transform((s) => (s == null || s.trim() === '' ? null : clampText(s.trim(), 500))),
+    note: z
+      .string()
+      .nullable()
+      .optional()
+      .transform((s) => (s == null || s.trim() === '' ? null : clampText(s.trim(), 500))),
   })
   // Optional body: nullish renders as "may be null" in OpenAPI, which marks the request body optional there.
   .nullish()
@@ -155,9 +193,18 @@ export const ToolEventsQuery = z.object({
     .optional()
     .transform((s) => {
       const allowed = new Set<string>(TOOL_EVENT_KINDS);
-      return [...new Set((s ?? '').split(',').map((k) => k.trim().toUpperCase()).filter((k) => allowed.has(k)))] as (typeof TOOL_EVENT_KINDS)[number][];
+      return [
+        ...new Set(
+          (s ?? '')
+            .split(',')
+            .map((k) => k.trim().toUpperCase())
+            .filter((k) => allowed.has(k)),
+        ),
+      ] as (typeof TOOL_EVENT_KINDS)[number][];
     })
-    .describe(`Comma-separated subset of ${TOOL_EVENT_KINDS.join(', ')}; unknown values are dropped (none left = all kinds)`),
+    .describe(
+      `Comma-separated subset of ${TOOL_EVENT_KINDS.join(', ')}; unknown values are dropped (none left = all kinds)`,
+    ),
   since: dateTimeInput().optional(),
   actorId: z.string().max(100).optional(),
   linkedAssetId: z.string().max(100).optional(),
@@ -167,7 +214,10 @@ export const ToolEventsQuery = z.object({
 export type ToolEventsInput = z.output<typeof ToolEventsQuery>;
 
 const clampedInt = (fallback: number, min: number, max: number) =>
-  z.coerce.number().optional().transform((n) => Math.min(Math.max(Math.trunc(n ?? fallback), min), max));
+  z.coerce
+    .number()
+    .optional()
+    .transform((n) => Math.min(Math.max(Math.trunc(n ?? fallback), min), max));
 
 export const UtilizationQuery = z.object({
   days: clampedInt(30, 1, 365).describe('Window length in days; default 30, clamped 1-365'),

@@ -11,10 +11,22 @@ import { createToolCustody } from './tools.custody.ts';
 import { toolCsvStream } from './tools.csv.ts';
 import { renderToolQr } from './tools.qr.ts';
 import { findToolCsvPage, findToolPage } from './tools.repository.ts';
-import { auditText, findOwnedTool, lockOwnedTool, newScanToken, recordToolEvent, wouldCycle } from './tools.repository.ts';
+import {
+  auditText,
+  findOwnedTool,
+  lockOwnedTool,
+  newScanToken,
+  recordToolEvent,
+  wouldCycle,
+} from './tools.repository.ts';
 import { toolBookValue, toToolDetail, toToolRow, type ToolBatchResponse } from './tools.responses.ts';
 import {
-  CreateToolBody, UPDATABLE_FIELDS, type CreateToolInput, type ListToolsInput, type ToolFilters, type UpdateToolInput,
+  CreateToolBody,
+  UPDATABLE_FIELDS,
+  type CreateToolInput,
+  type ListToolsInput,
+  type ToolFilters,
+  type UpdateToolInput,
 } from './tools.schemas.ts';
 import { createToolStock } from './tools.stock.ts';
 
@@ -27,7 +39,9 @@ const ASSIGNMENTS = [
   ['parentKitId', 'kit'],
 ] as const;
 
-function referencesOf(input: Partial<Pick<CreateToolInput, 'parentKitId' | 'assignedUserId' | 'assignedVehicleId' | 'assignedYardId'>>): Reference[] {
+function referencesOf(
+  input: Partial<Pick<CreateToolInput, 'parentKitId' | 'assignedUserId' | 'assignedVehicleId' | 'assignedYardId'>>,
+): Reference[] {
   return [
     { field: 'parentKitId', kind: 'tool', id: input.parentKitId },
     { field: 'assignedUserId', kind: 'user', id: input.assignedUserId },
@@ -38,7 +52,9 @@ function referencesOf(input: Partial<Pick<CreateToolInput, 'parentKitId' | 'assi
 
 /** `{field: message}` as one readable line for batch entries. */
 const formErrorOf = (fieldErrors: Record<string, string>) =>
-  Object.entries(fieldErrors).map(([field, message]) => `${field} ${message}`).join('; ');
+  Object.entries(fieldErrors)
+    .map(([field, message]) => `${field} ${message}`)
+    .join('; ');
 
 /** Rows per query of the CSV export: large enough that the round trips vanish, small enough to keep memory flat. */
 const CSV_PAGE_ROWS = 5_000;
@@ -51,29 +67,54 @@ export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
     const isConsumable = input.isConsumable ?? false;
     const tool = await tx.tool.create({
       data: {
-        orgId: ctx.orgId, name: input.name, category: input.category ?? null, makeModel: input.makeModel ?? null,
-        serial: input.serial ?? null, purchaseDate: input.purchaseDate ?? null, purchaseCost: input.purchaseCost ?? null,
-        supplier: input.supplier ?? null, warrantyEndDate: input.warrantyEndDate ?? null, isConsumable,
-        stockLevel: isConsumable ? (input.stockLevel ?? null) : null, minStockLevel: input.minStockLevel ?? null,
-        notes: input.notes ?? null, parentKitId: input.parentKitId ?? null, assignedUserId: input.assignedUserId ?? null,
-        assignedVehicleId: input.assignedVehicleId ?? null, assignedYardId: input.assignedYardId ?? null,
-        pmIntervalDays: input.pmIntervalDays ?? null, scanToken: newScanToken(),
+        orgId: ctx.orgId,
+        name: input.name,
+        category: input.category ?? null,
+        makeModel: input.makeModel ?? null,
+        serial: input.serial ?? null,
+        purchaseDate: input.purchaseDate ?? null,
+        purchaseCost: input.purchaseCost ?? null,
+        supplier: input.supplier ?? null,
+        warrantyEndDate: input.warrantyEndDate ?? null,
+        isConsumable,
+        stockLevel: isConsumable ? (input.stockLevel ?? null) : null,
+        minStockLevel: input.minStockLevel ?? null,
+        notes: input.notes ?? null,
+        parentKitId: input.parentKitId ?? null,
+        assignedUserId: input.assignedUserId ?? null,
+        assignedVehicleId: input.assignedVehicleId ?? null,
+        assignedYardId: input.assignedYardId ?? null,
+        pmIntervalDays: input.pmIntervalDays ?? null,
+        scanToken: newScanToken(),
       },
     });
     await recordToolEvent(tx, ctx, tool.id, {
-      kind: 'AUDIT', actorId, createdAt: tool.createdAt,
-      description: auditText('tool_created', [['name', tool.name], ['category', tool.category], ['consumable', isConsumable ? 'true' : null]]),
+      kind: 'AUDIT',
+      actorId,
+      createdAt: tool.createdAt,
+      description: auditText('tool_created', [
+        ['name', tool.name],
+        ['category', tool.category],
+        ['consumable', isConsumable ? 'true' : null],
+      ]),
     });
     await emit(tx, ctx.orgId, 'tool.created', {
-      toolId: tool.id, name: tool.name, category: tool.category, isConsumable, scanToken: tool.scanToken,
-      purchaseCost: tool.purchaseCost, actorId, at: tool.createdAt.toISOString(),
+      toolId: tool.id,
+      name: tool.name,
+      category: tool.category,
+      isConsumable,
+      scanToken: tool.scanToken,
+      purchaseCost: tool.purchaseCost,
+      actorId,
+      at: tool.createdAt.toISOString(),
     });
     return tool;
   }
 
   async function update(ctx: RequestContext, id: string, patch: UpdateToolInput) {
     const fields = UPDATABLE_FIELDS.filter((f) => patch[f] !== undefined);
-    if (fields.length === 0) throw new ValidationError({ body: `send at least one of: ${UPDATABLE_FIELDS.join(', ')}` }, 'The patch is empty');
+    if (fields.length === 0)
+      throw new ValidationError({ body: `send at least one of: ${UPDATABLE_FIELDS.join(', ')}` }, 'The patch is empty');
     await transaction(db, async (tx) => {
       const before = await lockOwnedTool(tx, ctx, id);
       if (patch.parentKitId && (await wouldCycle(tx, ctx.orgId, id, patch.parentKitId))) {
@@ -94,16 +135,37 @@ export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
       const after = await tx.tool.update({ where: { id }, data: data as Prisma.ToolUncheckedUpdateInput });
       const at = new Date();
       if (after.status !== before.status) {
-        await recordToolEvent(tx, ctx, id, { kind: 'AUDIT', description: auditText('status_changed', [['from', before.status], ['to', after.status]]) });
+        await recordToolEvent(tx, ctx, id, {
+          kind: 'AUDIT',
+          description: auditText('status_changed', [
+            ['from', before.status],
+            ['to', after.status],
+          ]),
+        });
       }
-      const changes = ASSIGNMENTS.filter(([field]) => before[field] !== after[field]).map(([field, type]) => ({ type, from: before[field], to: after[field] }));
+      const changes = ASSIGNMENTS.filter(([field]) => before[field] !== after[field]).map(([field, type]) => ({
+        type,
+        from: before[field],
+        to: after[field],
+      }));
       for (const c of changes) {
         await recordToolEvent(tx, ctx, id, {
-          kind: 'ASSIGNMENT', description: auditText('assignment_changed', [['type', c.type], ['from', c.from ?? 'none'], ['to', c.to ?? 'none']]),
+          kind: 'ASSIGNMENT',
+          description: auditText('assignment_changed', [
+            ['type', c.type],
+            ['from', c.from ?? 'none'],
+            ['to', c.to ?? 'none'],
+          ]),
         });
       }
       if (changes.length > 0) {
-        await emit(tx, ctx.orgId, 'tool.assignment_changed', { toolId: id, name: after.name, changes, actorId: ctx.actorId, at: at.toISOString() });
+        await emit(tx, ctx.orgId, 'tool.assignment_changed', {
+          toolId: id,
+          name: after.name,
+          changes,
+          actorId: ctx.actorId,
+          at: at.toISOString(),
+        });
       }
     });
     return { ok: true as const, toolId: id };
@@ -122,11 +184,14 @@ export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
 
     /**
      * Every matching row as CSV (formatted by the database, see tools.csv.ts), read in 5,000-row keyset
-     * pages (each an index range from the last row) so memory stays flat however many tools match; "now" is fixed once so pmOverdue cannot shift mid-export.
+     * pages (each an index range from the last row) so memory stays flat however many tools match; "now" is
+     * fixed once so pmOverdue cannot shift mid-export.
      */
     exportCsv(ctx: RequestContext, filters: ToolFilters) {
       const now = new Date();
-      return toolCsvStream((cursor) => findToolCsvPage(db.sql, ctx.orgId, filters, { limit: CSV_PAGE_ROWS, cursor }, now));
+      return toolCsvStream((cursor) =>
+        findToolCsvPage(db.sql, ctx.orgId, filters, { limit: CSV_PAGE_ROWS, cursor }, now),
+      );
     },
 
     async create(ctx: RequestContext, input: CreateToolInput) {
@@ -149,7 +214,13 @@ export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
             await assertReferences(tx, ctx.orgId, referencesOf(data));
           } catch (err) {
             if (!(err instanceof ValidationError)) throw err;
-            results.push({ index, ok: false, error: 'validation_failed', fieldErrors: err.fieldErrors, formError: formErrorOf(err.fieldErrors) });
+            results.push({
+              index,
+              ok: false,
+              error: 'validation_failed',
+              fieldErrors: err.fieldErrors,
+              formError: formErrorOf(err.fieldErrors),
+            });
             continue;
           }
           const tool = await insert(tx, ctx, data, null);
@@ -178,13 +249,16 @@ export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
         where: { scanToken: token },
         select: { name: true, category: true, status: true, org: { select: { name: true } } },
       });
-      return tool ? { name: tool.name, category: tool.category, status: tool.status, organizationName: tool.org.name } : null;
+      return tool
+        ? { name: tool.name, category: tool.category, status: tool.status, organizationName: tool.org.name }
+        : null;
     },
   };
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
-  if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
+  if (a instanceof Date || b instanceof Date)
+    return a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
   return a === b;
 }
 

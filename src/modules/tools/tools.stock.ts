@@ -17,7 +17,9 @@ export function createToolStock({ db }: Pick<ServiceDeps, 'db'>) {
      */
     async adjustStock(ctx: RequestContext, id: string, input: AdjustStockInput) {
       return transaction(db, async (tx) => {
-        const locked = await tx.$queryRaw<{ isConsumable: boolean; stockLevel: number | null; minStockLevel: number | null; name: string }[]>`
+        const locked = await tx.$queryRaw<
+          { isConsumable: boolean; stockLevel: number | null; minStockLevel: number | null; name: string }[]
+        >`
           SELECT "isConsumable", "stockLevel", "minStockLevel", "name" FROM "tools"
           WHERE "id" = ${id} AND "orgId" = ${ctx.orgId} FOR UPDATE`;
         const tool = locked[0];
@@ -35,36 +37,72 @@ export function createToolStock({ db }: Pick<ServiceDeps, 'db'>) {
         const crossedThreshold = previousStockLevel > threshold && newStockLevel <= threshold;
         const event = await recordToolEvent(tx, ctx, id, {
           kind: 'AUDIT',
-          description: auditText('stock_adjusted', [['delta', input.delta], ['new_level', newStockLevel], ['note', input.note]]),
+          description: auditText('stock_adjusted', [
+            ['delta', input.delta],
+            ['new_level', newStockLevel],
+            ['note', input.note],
+          ]),
         });
         if (crossedThreshold) {
           await emit(tx, ctx.orgId, 'tool.low_stock', {
-            toolId: id, name: tool.name, previousStockLevel, newStockLevel, minStockLevel: tool.minStockLevel, thresholdUsed: threshold,
-            eventId: event.id, actorId: ctx.actorId, at: event.createdAt.toISOString(),
+            toolId: id,
+            name: tool.name,
+            previousStockLevel,
+            newStockLevel,
+            minStockLevel: tool.minStockLevel,
+            thresholdUsed: threshold,
+            eventId: event.id,
+            actorId: ctx.actorId,
+            at: event.createdAt.toISOString(),
           });
         }
-        return { ok: true as const, toolId: id, eventId: event.id, previousStockLevel, newStockLevel, crossedThreshold };
+        return {
+          ok: true as const,
+          toolId: id,
+          eventId: event.id,
+          previousStockLevel,
+          newStockLevel,
+          crossedThreshold,
+        };
       });
     },
 
     async markServiced(ctx: RequestContext, id: string, input: MarkServicedInput) {
       return transaction(db, async (tx) => {
         const tool = await lockOwnedTool(tx, ctx, id);
-        if (!tool.pmIntervalDays) throw new ValidationError({ pmIntervalDays: 'is not set on this tool; set it with PATCH first' });
+        if (!tool.pmIntervalDays)
+          throw new ValidationError({ pmIntervalDays: 'is not set on this tool; set it with PATCH first' });
         const now = new Date();
         const servicedAt = input.at ?? now;
-        if (servicedAt.getTime() > now.getTime() + FUTURE_TOLERANCE_MS) throw new ValidationError({ at: 'cannot be in the future' });
+        if (servicedAt.getTime() > now.getTime() + FUTURE_TOLERANCE_MS)
+          throw new ValidationError({ at: 'cannot be in the future' });
         await tx.tool.update({ where: { id }, data: { lastServicedAt: servicedAt } });
         const event = await recordToolEvent(tx, ctx, id, {
           kind: 'AUDIT',
-          description: auditText('pm_serviced', [['interval', `${tool.pmIntervalDays}d`], ['serviced_at', servicedAt.toISOString()], ['note', input.note]]),
+          description: auditText('pm_serviced', [
+            ['interval', `${tool.pmIntervalDays}d`],
+            ['serviced_at', servicedAt.toISOString()],
+            ['note', input.note],
+          ]),
         });
         const previousLastServicedAt = tool.lastServicedAt?.toISOString() ?? null;
         await emit(tx, ctx.orgId, 'tool.serviced', {
-          toolId: id, name: tool.name, previousLastServicedAt, newLastServicedAt: servicedAt.toISOString(),
-          pmIntervalDays: tool.pmIntervalDays, actorId: ctx.actorId, note: input.note ?? null, eventId: event.id,
+          toolId: id,
+          name: tool.name,
+          previousLastServicedAt,
+          newLastServicedAt: servicedAt.toISOString(),
+          pmIntervalDays: tool.pmIntervalDays,
+          actorId: ctx.actorId,
+          note: input.note ?? null,
+          eventId: event.id,
         });
-        return { ok: true as const, toolId: id, eventId: event.id, previousLastServicedAt, newLastServicedAt: servicedAt.toISOString() };
+        return {
+          ok: true as const,
+          toolId: id,
+          eventId: event.id,
+          previousLastServicedAt,
+          newLastServicedAt: servicedAt.toISOString(),
+        };
       });
     },
   };

@@ -38,9 +38,15 @@ export async function scanUsers(
   );
   const first = rows[0];
   return {
-    hits: rows.filter((r) => r.id !== null).map(({ id, name, email, createdAt, removedAt }) => ({
-      id, name, email, createdAt: new Date(createdAt), removedAt: removedAt ? new Date(removedAt) : null,
-    })),
+    hits: rows
+      .filter((r) => r.id !== null)
+      .map(({ id, name, email, createdAt, removedAt }) => ({
+        id,
+        name,
+        email,
+        createdAt: new Date(createdAt),
+        removedAt: removedAt ? new Date(removedAt) : null,
+      })),
     scanned: first?.scanned ?? 0,
     lastScannedEmail: first?.lastScanned ?? null,
   };

@@ -26,8 +26,14 @@ export type UpdateUserInput = z.output<typeof UpdateUserBody>;
 export const ListUsersQuery = z.object({
   limit: limitQuery,
   cursor: cursorQuery,
-  q: z.string().trim().max(200).optional()
-    .describe('Case-insensitive substring of the name or email. Each page examines at most 2,000 people, so a page can be short (even empty) while nextCursor is not null'),
+  q: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .describe(
+      'Case-insensitive substring of the name or email. Each page examines at most 2,000 people, so a page can be short (even empty) while nextCursor is not null',
+    ),
   includeRemoved: boolQuery.describe('Also list removed people (default false)'),
 });
 export type ListUsersInput = z.output<typeof ListUsersQuery>;
@@ -44,7 +50,11 @@ export const UserRow = z
   })
   .meta({ id: 'User' });
 
-export const ListUsersResponse = z.object({ ok: z.literal(true), users: z.array(UserRow), nextCursor: z.string().nullable() });
+export const ListUsersResponse = z.object({
+  ok: z.literal(true),
+  users: z.array(UserRow),
+  nextCursor: z.string().nullable(),
+});
 export const UserResponse = z.object({ ok: z.literal(true), user: UserRow });
 export const UserWriteResponse = z.object({ ok: z.literal(true), userId: z.string(), user: UserRow });
 export const CreateUserResponse = UserWriteResponse.extend({
@@ -65,5 +75,11 @@ export interface UserRecord {
 }
 
 export function toUserRow(u: UserRecord): z.input<typeof UserRow> {
-  return { id: u.id, name: u.name, email: u.email, createdAt: u.createdAt.toISOString(), removedAt: u.removedAt?.toISOString() ?? null };
+  return {
+    id: u.id,
+    name: u.name,
+    email: u.email,
+    createdAt: u.createdAt.toISOString(),
+    removedAt: u.removedAt?.toISOString() ?? null,
+  };
 }

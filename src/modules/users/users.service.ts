@@ -19,7 +19,10 @@ export interface AccessActor {
 export const actorFields = (a: AccessActor) => ({ actorId: a.actorId, actorKeyId: a.keyId });
 
 export const duplicateEmail = (email: string) =>
-  new ValidationError({ email: 'a user with this email already exists' }, `A user with the email ${email} already exists in this organisation`);
+  new ValidationError(
+    { email: 'a user with this email already exists' },
+    `A user with the email ${email} already exists in this organisation`,
+  );
 
 const badCursor = () => new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
 
@@ -27,7 +30,10 @@ const badCursor = () => new ValidationError({ cursor: 'is not a cursor returned 
  * People of an organisation. The one implementation behind both `/api/v1/users` and the admin CLI's
  * `user create` / `user remove`, so the two cannot drift. `auth` is absent in the CLI (no key cache there).
  */
-export function createUserService({ db, auth }: Pick<ServiceDeps, 'db'> & { auth?: Pick<ServiceDeps['auth'], 'forget'> }) {
+export function createUserService({
+  db,
+  auth,
+}: Pick<ServiceDeps, 'db'> & { auth?: Pick<ServiceDeps['auth'], 'forget'> }) {
   async function findOwned(actor: AccessActor, id: string) {
     const user = await db.prisma.user.findFirst({ where: { id, orgId: actor.orgId } });
     if (!user) throw notFound('User');
@@ -39,8 +45,10 @@ export function createUserService({ db, auth }: Pick<ServiceDeps, 'db'> & { auth
       const cursor = decodeCursor(query.cursor, 1);
       if (cursor && typeof cursor[0] !== 'string') throw badCursor();
       const scan = await scanUsers(db.sql, actor.orgId, {
-        afterEmail: (cursor?.[0] as string | undefined) ?? null, q: query.q || null,
-        includeRemoved: query.includeRemoved, take: query.limit + 1,
+        afterEmail: (cursor?.[0] as string | undefined) ?? null,
+        q: query.q || null,
+        includeRemoved: query.includeRemoved,
+        take: query.limit + 1,
       });
       const page = scan.hits.slice(0, query.limit);
       let nextCursor: string | null = null;
@@ -70,17 +78,24 @@ export function createUserService({ db, auth }: Pick<ServiceDeps, 'db'> & { auth
       let result;
       try {
         result = await transaction(db, async (tx) => {
-          const existing = await tx.user.findUnique({ where: { orgId_email: { orgId: actor.orgId, email: input.email } } });
+          const existing = await tx.user.findUnique({
+            where: { orgId_email: { orgId: actor.orgId, email: input.email } },
+          });
           if (existing && !existing.removedAt) throw duplicateEmail(input.email);
           let user;
           if (existing) {
             const revoked = await tx.apiKey.updateManyAndReturn({
               where: { orgId: actor.orgId, createdById: existing.id, revokedAt: null },
-              data: { revokedAt: now }, select: { id: true, label: true },
+              data: { revokedAt: now },
+              select: { id: true, label: true },
             });
             for (const key of revoked) {
               await emit(tx, actor.orgId, 'apiKey.revoked', {
-                apiKeyId: key.id, label: key.label, reason: 'user_readded', ...actorFields(actor), revokedAt: now.toISOString(),
+                apiKeyId: key.id,
+                label: key.label,
+                reason: 'user_readded',
+                ...actorFields(actor),
+                revokedAt: now.toISOString(),
               });
             }
             revokedKeyIds = revoked.map((k) => k.id);
@@ -95,7 +110,12 @@ export function createUserService({ db, auth }: Pick<ServiceDeps, 'db'> & { auth
             user = await tx.user.create({ data: { orgId: actor.orgId, email: input.email, name: input.name ?? null } });
           }
           await emit(tx, actor.orgId, 'user.created', {
-            userId: user.id, email: user.email, name: user.name, restored: existing !== null, ...actorFields(actor), at: now.toISOString(),
+            userId: user.id,
+            email: user.email,
+            name: user.name,
+            restored: existing !== null,
+            ...actorFields(actor),
+            at: now.toISOString(),
           });
           return { user, restored: existing !== null };
         });
@@ -109,7 +129,8 @@ export function createUserService({ db, auth }: Pick<ServiceDeps, 'db'> & { auth
     },
 
     async update(actor: AccessActor, id: string, patch: UpdateUserInput) {
-      if (patch.name === undefined) throw new ValidationError({ body: 'send at least one of: name' }, 'The patch is empty');
+      if (patch.name === undefined)
+        throw new ValidationError({ body: 'send at least one of: name' }, 'The patch is empty');
       await findOwned(actor, id);
       const user = await db.prisma.user.update({ where: { id }, data: { name: patch.name } });
       return { ok: true as const, userId: user.id, user: toUserRow(user) };
@@ -122,7 +143,10 @@ export function createUserService({ db, auth }: Pick<ServiceDeps, 'db'> & { auth
      */
     async remove(actor: AccessActor, id: string) {
       if (actor.keyId !== null && actor.actorId === id) {
-        throw conflict('cannot_remove_key_creator', 'This API key was issued by this person; use a key issued by someone else to remove them');
+        throw conflict(
+          'cannot_remove_key_creator',
+          'This API key was issued by this person; use a key issued by someone else to remove them',
+        );
       }
       const now = new Date();
       const removedAt = await transaction(db, async (tx) => {
@@ -132,7 +156,11 @@ export function createUserService({ db, auth }: Pick<ServiceDeps, 'db'> & { auth
         const changed = await tx.user.updateMany({ where: { id, removedAt: null }, data: { removedAt: now } });
         if (changed.count === 0) return (await tx.user.findUniqueOrThrow({ where: { id } })).removedAt ?? now;
         await emit(tx, actor.orgId, 'user.removed', {
-          userId: user.id, email: user.email, name: user.name, ...actorFields(actor), removedAt: now.toISOString(),
+          userId: user.id,
+          email: user.email,
+          name: user.name,
+          ...actorFields(actor),
+          removedAt: now.toISOString(),
         });
         return now;
       });

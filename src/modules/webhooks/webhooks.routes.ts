@@ -3,8 +3,16 @@ import type { AppDeps } from '../../composition.ts';
 import { contextOf } from '../../core/context.ts';
 import { IdParams } from '../../core/schemas.ts';
 import {
-  CreateWebhookBody, CreateWebhookResponse, DeleteWebhookResponse, ListDeliveriesQuery, ListDeliveriesResponse,
-  ListWebhooksQuery, ListWebhooksResponse, TestWebhookResponse, UpdateWebhookBody, WebhookDetailResponse,
+  CreateWebhookBody,
+  CreateWebhookResponse,
+  DeleteWebhookResponse,
+  ListDeliveriesQuery,
+  ListDeliveriesResponse,
+  ListWebhooksQuery,
+  ListWebhooksResponse,
+  TestWebhookResponse,
+  UpdateWebhookBody,
+  WebhookDetailResponse,
 } from './webhooks.schemas.ts';
 
 export const webhookRoutes =
@@ -13,57 +21,110 @@ export const webhookRoutes =
     const webhooks = services.webhooks;
     const tags = ['webhooks'];
 
-    app.get('/webhooks', {
-      config: { scope: 'events:read' },
-      schema: {
-        operationId: 'listWebhooks', tags, summary: 'List webhook subscriptions, newest first (secrets are never shown)',
-        querystring: ListWebhooksQuery, response: { 200: ListWebhooksResponse },
+    app.get(
+      '/webhooks',
+      {
+        config: { scope: 'events:read' },
+        schema: {
+          operationId: 'listWebhooks',
+          tags,
+          summary: 'List webhook subscriptions, newest first (secrets are never shown)',
+          querystring: ListWebhooksQuery,
+          response: { 200: ListWebhooksResponse },
+        },
       },
-    }, (req) => webhooks.list(contextOf(req), req.query));
+      (req) => webhooks.list(contextOf(req), req.query),
+    );
 
-    app.post('/webhooks', {
-      config: { scope: 'events:write' },
-      schema: {
-        operationId: 'createWebhook', tags, summary: 'Subscribe an HTTPS endpoint to event types; returns the signing secret once',
-        body: CreateWebhookBody, response: { 201: CreateWebhookResponse },
+    app.post(
+      '/webhooks',
+      {
+        config: { scope: 'events:write' },
+        schema: {
+          operationId: 'createWebhook',
+          tags,
+          summary: 'Subscribe an HTTPS endpoint to event types; returns the signing secret once',
+          body: CreateWebhookBody,
+          response: { 201: CreateWebhookResponse },
+        },
       },
-    }, async (req, reply) => reply.code(201).send(await webhooks.create(contextOf(req), req.body)));
+      async (req, reply) => reply.code(201).send(await webhooks.create(contextOf(req), req.body)),
+    );
 
-    app.get('/webhooks/:id', {
-      config: { scope: 'events:read' },
-      schema: { operationId: 'getWebhook', tags, summary: 'Webhook subscription detail', params: IdParams, response: { 200: WebhookDetailResponse } },
-    }, (req) => webhooks.get(contextOf(req), req.params.id));
-
-    app.patch('/webhooks/:id', {
-      config: { scope: 'events:write' },
-      schema: {
-        operationId: 'updateWebhook', tags, summary: 'Change url, events, description or active; the secret is kept',
-        params: IdParams, body: UpdateWebhookBody, response: { 200: WebhookDetailResponse },
+    app.get(
+      '/webhooks/:id',
+      {
+        config: { scope: 'events:read' },
+        schema: {
+          operationId: 'getWebhook',
+          tags,
+          summary: 'Webhook subscription detail',
+          params: IdParams,
+          response: { 200: WebhookDetailResponse },
+        },
       },
-    }, (req) => webhooks.update(contextOf(req), req.params.id, req.body));
+      (req) => webhooks.get(contextOf(req), req.params.id),
+    );
 
-    app.delete('/webhooks/:id', {
-      config: { scope: 'events:write' },
-      schema: {
-        operationId: 'deleteWebhook', tags, summary: 'Delete a subscription; its queued deliveries are never sent',
-        params: IdParams, response: { 200: DeleteWebhookResponse },
+    app.patch(
+      '/webhooks/:id',
+      {
+        config: { scope: 'events:write' },
+        schema: {
+          operationId: 'updateWebhook',
+          tags,
+          summary: 'Change url, events, description or active; the secret is kept',
+          params: IdParams,
+          body: UpdateWebhookBody,
+          response: { 200: WebhookDetailResponse },
+        },
       },
-    }, (req) => webhooks.remove(contextOf(req), req.params.id));
+      (req) => webhooks.update(contextOf(req), req.params.id, req.body),
+    );
 
-    app.get('/webhooks/:id/deliveries', {
-      config: { scope: 'events:read' },
-      schema: {
-        operationId: 'listWebhookDeliveries', tags, summary: 'Delivery history, newest first (kept 30 days; test sends are not listed)',
-        params: IdParams, querystring: ListDeliveriesQuery, response: { 200: ListDeliveriesResponse },
+    app.delete(
+      '/webhooks/:id',
+      {
+        config: { scope: 'events:write' },
+        schema: {
+          operationId: 'deleteWebhook',
+          tags,
+          summary: 'Delete a subscription; its queued deliveries are never sent',
+          params: IdParams,
+          response: { 200: DeleteWebhookResponse },
+        },
       },
-    }, (req) => webhooks.deliveries(contextOf(req), req.params.id, req.query));
+      (req) => webhooks.remove(contextOf(req), req.params.id),
+    );
 
-    app.post('/webhooks/:id/test', {
-      config: { scope: 'events:write' },
-      schema: {
-        operationId: 'testWebhook', tags,
-        summary: 'Send a signed synthetic flag.created now (X-Service-Test: 1); not queued, not recorded',
-        params: IdParams, response: { 200: TestWebhookResponse },
+    app.get(
+      '/webhooks/:id/deliveries',
+      {
+        config: { scope: 'events:read' },
+        schema: {
+          operationId: 'listWebhookDeliveries',
+          tags,
+          summary: 'Delivery history, newest first (kept 30 days; test sends are not listed)',
+          params: IdParams,
+          querystring: ListDeliveriesQuery,
+          response: { 200: ListDeliveriesResponse },
+        },
       },
-    }, (req) => webhooks.test(contextOf(req), req.params.id));
+      (req) => webhooks.deliveries(contextOf(req), req.params.id, req.query),
+    );
+
+    app.post(
+      '/webhooks/:id/test',
+      {
+        config: { scope: 'events:write' },
+        schema: {
+          operationId: 'testWebhook',
+          tags,
+          summary: 'Send a signed synthetic flag.created now (X-Service-Test: 1); not queued, not recorded',
+          params: IdParams,
+          response: { 200: TestWebhookResponse },
+        },
+      },
+      (req) => webhooks.test(contextOf(req), req.params.id),
+    );
   };

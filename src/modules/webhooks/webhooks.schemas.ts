@@ -20,7 +20,9 @@ const url = z
   .meta({ pattern: '^\\s*[Hh][Tt][Tt][Pp][Ss]://', format: 'uri' });
 
 const events = z
-  .array(z.string().max(100), { error: (i) => (i.input === undefined ? 'is required' : 'must be an array of event type names') })
+  .array(z.string().max(100), {
+    error: (i) => (i.input === undefined ? 'is required' : 'must be an array of event type names'),
+  })
   .max(100)
   .describe(`Event types to receive; unknown names are dropped. Known: ${EVENT_TYPES.join(', ')}`);
 
@@ -68,7 +70,12 @@ export const WebhookRow = z
 
 export const WebhookDetail = WebhookRow.extend({
   deliveryCounts: z
-    .object({ PENDING: z.number().int(), DELIVERED: z.number().int(), FAILED: z.number().int(), ABANDONED: z.number().int() })
+    .object({
+      PENDING: z.number().int(),
+      DELIVERED: z.number().int(),
+      FAILED: z.number().int(),
+      ABANDONED: z.number().int(),
+    })
     .describe('Delivery history rows by status (history is kept 30 days)'),
 }).meta({ id: 'WebhookSubscriptionDetail' });
 
@@ -83,9 +90,17 @@ export const CreateWebhookResponse = z.object({
   active: z.boolean(),
   createdAt: dateTime(),
 });
-export const ListWebhooksResponse = z.object({ ok: z.literal(true), webhooks: z.array(WebhookRow), nextCursor: z.string().nullable() });
+export const ListWebhooksResponse = z.object({
+  ok: z.literal(true),
+  webhooks: z.array(WebhookRow),
+  nextCursor: z.string().nullable(),
+});
 export const WebhookDetailResponse = z.object({ ok: z.literal(true), webhook: WebhookDetail });
-export const DeleteWebhookResponse = z.object({ ok: z.literal(true), subscriptionId: z.string(), deleted: z.literal(true) });
+export const DeleteWebhookResponse = z.object({
+  ok: z.literal(true),
+  subscriptionId: z.string(),
+  deleted: z.literal(true),
+});
 
 export const WebhookDeliveryRow = z
   .object({
@@ -103,7 +118,11 @@ export const WebhookDeliveryRow = z
     createdAt: dateTime(),
   })
   .meta({ id: 'WebhookDeliveryRow' });
-export const ListDeliveriesResponse = z.object({ ok: z.literal(true), deliveries: z.array(WebhookDeliveryRow), nextCursor: z.string().nullable() });
+export const ListDeliveriesResponse = z.object({
+  ok: z.literal(true),
+  deliveries: z.array(WebhookDeliveryRow),
+  nextCursor: z.string().nullable(),
+});
 
 export const TestWebhookResponse = z.object({
   ok: z.literal(true),
@@ -119,16 +138,29 @@ export const TestWebhookResponse = z.object({
 
 export function toWebhookRow(s: WebhookSubscription): z.input<typeof WebhookRow> {
   return {
-    id: s.id, url: s.url, events: s.events, description: s.description, active: s.active,
-    createdAt: s.createdAt.toISOString(), updatedAt: s.updatedAt.toISOString(),
+    id: s.id,
+    url: s.url,
+    events: s.events,
+    description: s.description,
+    active: s.active,
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
   };
 }
 
 export function toDeliveryRow(d: WebhookDelivery): z.input<typeof WebhookDeliveryRow> {
   return {
-    id: d.id, eventId: d.eventId, event: d.eventType, status: d.status, attempts: d.attempts,
+    id: d.id,
+    eventId: d.eventId,
+    event: d.eventType,
+    status: d.status,
+    attempts: d.attempts,
     nextAttemptAt: d.status === 'PENDING' || d.status === 'FAILED' ? iso(d.nextAttemptAt) : null,
-    lastAttemptAt: iso(d.lastAttemptAt), deliveredAt: iso(d.deliveredAt), responseStatus: d.responseStatus,
-    responseBody: d.responseBody, error: d.error, createdAt: d.createdAt.toISOString(),
+    lastAttemptAt: iso(d.lastAttemptAt),
+    deliveredAt: iso(d.deliveredAt),
+    responseStatus: d.responseStatus,
+    responseBody: d.responseBody,
+    error: d.error,
+    createdAt: d.createdAt.toISOString(),
   };
 }

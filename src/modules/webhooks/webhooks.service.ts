@@ -4,15 +4,29 @@ import { transaction, type Tx } from '../../db/transaction.ts';
 import { EVENT_TYPES, isEventType } from '../../events/catalog.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { notFound, ValidationError } from '../../core/errors.ts';
-import { decodeCursor, keysetSql, newestFirstAfter, newestFirstKey, newestFirstOrder, NEWEST_FIRST, paginate, timeIdCursor } from '../../core/pagination.ts';
+import {
+  decodeCursor,
+  keysetSql,
+  newestFirstAfter,
+  newestFirstKey,
+  newestFirstOrder,
+  NEWEST_FIRST,
+  paginate,
+  timeIdCursor,
+} from '../../core/pagination.ts';
 import { EVENT_EXAMPLES } from '../../delivery/event-examples.ts';
 import { firstBytes } from '../../delivery/sender.ts';
 import { newWebhookSecret, signEnvelope } from '../../delivery/signer.ts';
 import { checkWebhookUrl } from '../../delivery/url-guard.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import {
-  DELIVERY_STATUSES, SECRET_WARNING, toDeliveryRow, toWebhookRow, UPDATABLE_FIELDS,
-  type CreateWebhookInput, type UpdateWebhookInput,
+  DELIVERY_STATUSES,
+  SECRET_WARNING,
+  toDeliveryRow,
+  toWebhookRow,
+  UPDATABLE_FIELDS,
+  type CreateWebhookInput,
+  type UpdateWebhookInput,
 } from './webhooks.schemas.ts';
 
 /** Known event names from the request, in catalog order, without duplicates; unknown names are dropped. */
@@ -21,8 +35,11 @@ function acceptedEvents(names: string[]): string[] {
   return EVENT_TYPES.filter((t) => wanted.has(t));
 }
 
-
-export function createWebhookService({ db, config, webhookSender: sender }: Pick<ServiceDeps, 'db' | 'config' | 'webhookSender'>) {
+export function createWebhookService({
+  db,
+  config,
+  webhookSender: sender,
+}: Pick<ServiceDeps, 'db' | 'config' | 'webhookSender'>) {
   /** Checks url and events together so one 422 reports every problem; returns the values to store. */
   async function validated(input: { url?: string; events?: string[] }) {
     const fieldErrors: Record<string, string> = {};
@@ -48,7 +65,9 @@ export function createWebhookService({ db, config, webhookSender: sender }: Pick
       where: { orgId: ctx.orgId, subscriptionId: subscription.id },
       _count: { _all: true },
     });
-    const deliveryCounts = Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, groups.find((g) => g.status === s)?._count._all ?? 0])) as Record<(typeof DELIVERY_STATUSES)[number], number>;
+    const deliveryCounts = Object.fromEntries(
+      DELIVERY_STATUSES.map((s) => [s, groups.find((g) => g.status === s)?._count._all ?? 0]),
+    ) as Record<(typeof DELIVERY_STATUSES)[number], number>;
     return { ok: true as const, webhook: { ...toWebhookRow(subscription), deliveryCounts } };
   }
 
@@ -60,8 +79,15 @@ export function createWebhookService({ db, config, webhookSender: sender }: Pick
         data: { orgId: ctx.orgId, url: url!, events: events!, description: input.description ?? null, secret },
       });
       return {
-        ok: true as const, subscriptionId: created.id, secret, secretWarning: SECRET_WARNING, events: created.events,
-        url: created.url, description: created.description, active: created.active, createdAt: created.createdAt.toISOString(),
+        ok: true as const,
+        subscriptionId: created.id,
+        secret,
+        secretWarning: SECRET_WARNING,
+        events: created.events,
+        url: created.url,
+        description: created.description,
+        active: created.active,
+        createdAt: created.createdAt.toISOString(),
       };
     },
 
@@ -81,7 +107,10 @@ export function createWebhookService({ db, config, webhookSender: sender }: Pick
 
     async update(ctx: RequestContext, id: string, patch: UpdateWebhookInput) {
       if (UPDATABLE_FIELDS.every((f) => patch[f] === undefined)) {
-        throw new ValidationError({ body: `send at least one of: ${UPDATABLE_FIELDS.join(', ')}` }, 'The patch is empty');
+        throw new ValidationError(
+          { body: `send at least one of: ${UPDATABLE_FIELDS.join(', ')}` },
+          'The patch is empty',
+        );
       }
       await findOwned(db.prisma, ctx, id);
       const { url, events } = await validated(patch);
@@ -104,14 +133,23 @@ export function createWebhookService({ db, config, webhookSender: sender }: Pick
       return { ok: true as const, subscriptionId: id, deleted: true as const };
     },
 
-    async deliveries(ctx: RequestContext, id: string, query: { status: (typeof DELIVERY_STATUSES)[number][]; limit: number; cursor?: string }) {
+    async deliveries(
+      ctx: RequestContext,
+      id: string,
+      query: { status: (typeof DELIVERY_STATUSES)[number][]; limit: number; cursor?: string },
+    ) {
       await findOwned(db.prisma, ctx, id);
       // One range per requested status on webhook_deliveries(subscriptionId, status, createdAt, id).
       const after = timeIdCursor(decodeCursor(query.cursor, 2));
       const { text, params } = keysetSql({
-        from: 'webhook_deliveries', where: ['"orgId" = $1', '"subscriptionId" = $2'], params: [ctx.orgId, id],
-        order: NEWEST_FIRST, direction: 'desc', after: after ? [after[0].toISOString(), after[1]] : null,
-        take: query.limit + 1, split: { column: 'status', values: query.status },
+        from: 'webhook_deliveries',
+        where: ['"orgId" = $1', '"subscriptionId" = $2'],
+        params: [ctx.orgId, id],
+        order: NEWEST_FIRST,
+        direction: 'desc',
+        after: after ? [after[0].toISOString(), after[1]] : null,
+        take: query.limit + 1,
+        split: { column: 'status', values: query.status },
       });
       const rows = await db.sql.query<WebhookDelivery>(text, params);
       const { page, nextCursor } = paginate(rows, query.limit, newestFirstKey);
@@ -122,7 +160,11 @@ export function createWebhookService({ db, config, webhookSender: sender }: Pick
     async test(ctx: RequestContext, id: string) {
       const subscription = await findOwned(db.prisma, ctx, id);
       const now = new Date();
-      const data = { ...EVENT_EXAMPLES['flag.created'], raisedBy: { userId: ctx.actorId, name: null }, raisedAt: now.toISOString() };
+      const data = {
+        ...EVENT_EXAMPLES['flag.created'],
+        raisedBy: { userId: ctx.actorId, name: null },
+        raisedAt: now.toISOString(),
+      };
       const signed = signEnvelope(
         subscription.secret,
         { id: `test_${randomUUID()}`, event: 'flag.created', organizationId: ctx.orgId, data },

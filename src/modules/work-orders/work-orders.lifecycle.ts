@@ -64,9 +64,16 @@ export async function repairTotals(tx: Tx, orgId: string, workOrderId: string) {
 export async function recordCompletion(tx: Tx, ctx: RequestContext, wo: WorkOrder): Promise<void> {
   const totals = await repairTotals(tx, ctx.orgId, wo.id);
   await emit(tx, ctx.orgId, 'workorder.completed', {
-    workOrderId: wo.id, number: wo.number, title: wo.title, assetId: wo.assetId, projectId: wo.projectId,
-    flagId: wo.flagId, totalLaborHours: totals.totalLaborHours, totalCost: totals.totalCost,
-    completedAt: (wo.completedAt ?? new Date()).toISOString(), completedById: ctx.actorId,
+    workOrderId: wo.id,
+    number: wo.number,
+    title: wo.title,
+    assetId: wo.assetId,
+    projectId: wo.projectId,
+    flagId: wo.flagId,
+    totalLaborHours: totals.totalLaborHours,
+    totalCost: totals.totalCost,
+    completedAt: (wo.completedAt ?? new Date()).toISOString(),
+    completedById: ctx.actorId,
   });
   if (totals.count > 0) await resolveLinkedFlag(tx, ctx, wo);
 }
@@ -78,9 +85,14 @@ export async function recordCompletion(tx: Tx, ctx: RequestContext, wo: WorkOrde
  */
 export async function resolveLinkedFlag(tx: Tx, ctx: RequestContext, wo: WorkOrder): Promise<void> {
   if (!wo.flagId) return;
-  const flag = await tx.flag.findFirst({ where: { id: wo.flagId, orgId: ctx.orgId, status: { in: ['OPEN', 'IN_PROGRESS'] } } });
+  const flag = await tx.flag.findFirst({
+    where: { id: wo.flagId, orgId: ctx.orgId, status: { in: ['OPEN', 'IN_PROGRESS'] } },
+  });
   if (!flag) return;
-  await resolveFlag(tx, ctx, flag, { resolutionNote: `Closed with a repair log on work order #${wo.number}`, workOrderId: wo.id });
+  await resolveFlag(tx, ctx, flag, {
+    resolutionNote: `Closed with a repair log on work order #${wo.number}`,
+    workOrderId: wo.id,
+  });
 }
 
 /** Marks a locked, not-yet-DONE work order DONE (a repair closing it) and records the completion. */

@@ -45,7 +45,11 @@ export async function insertWorkOrder(tx: Tx, ctx: RequestContext, input: NewWor
  * itself cannot be rolled back by resetting its connection; the server's statement timeout (5 s by default,
  * below the 6 s query and 15 s request deadlines) ends it before the request could be answered with an error.
  */
-export async function insertWorkOrderAlone(sql: SqlRunner, ctx: RequestContext, input: NewWorkOrder): Promise<WorkOrder> {
+export async function insertWorkOrderAlone(
+  sql: SqlRunner,
+  ctx: RequestContext,
+  input: NewWorkOrder,
+): Promise<WorkOrder> {
   const rows = await sql.query<CreatedRow>(CREATE_SQL, createParams(ctx, input), 'work-order-create');
   return createdOrThrow(ctx, rows, signalQueued);
 }
@@ -67,16 +71,41 @@ function createParams(ctx: RequestContext, input: NewWorkOrder): unknown[] {
   // The number, and the default title made from it, exist only inside the statement: the validated payload
   // carries placeholders that the statement overwrites from the inserted row.
   const { eventId, payload } = outboxEvent('workorder.created', {
-    workOrderId: id, number: 0, title: input.title ?? '', status, priority, assetId: input.assetId ?? null,
-    projectId: input.projectId ?? null, flagId: input.flagId ?? null, toolId: input.toolId ?? null,
-    assignedToId: input.assignedToId ?? null, dueAt: input.dueAt?.toISOString() ?? null, createdById: ctx.actorId,
+    workOrderId: id,
+    number: 0,
+    title: input.title ?? '',
+    status,
+    priority,
+    assetId: input.assetId ?? null,
+    projectId: input.projectId ?? null,
+    flagId: input.flagId ?? null,
+    toolId: input.toolId ?? null,
+    assignedToId: input.assignedToId ?? null,
+    dueAt: input.dueAt?.toISOString() ?? null,
+    createdById: ctx.actorId,
     createdAt: createdAt.toISOString(),
   });
   return [
-    ctx.orgId, id, input.title ?? null, input.description ?? null, status, priority, input.assetId ?? null, input.projectId ?? null,
-    input.flagId ?? null, input.toolId ?? null, input.dueAt ?? null, input.estimateLaborHours ?? null, input.estimateCost ?? null,
-    input.assignedToId ?? null, ctx.actorId ?? 'system', status === 'DONE' ? createdAt : null, createdAt,
-    eventId, 'workorder.created', JSON.stringify(payload),
+    ctx.orgId,
+    id,
+    input.title ?? null,
+    input.description ?? null,
+    status,
+    priority,
+    input.assetId ?? null,
+    input.projectId ?? null,
+    input.flagId ?? null,
+    input.toolId ?? null,
+    input.dueAt ?? null,
+    input.estimateLaborHours ?? null,
+    input.estimateCost ?? null,
+    input.assignedToId ?? null,
+    ctx.actorId ?? 'system',
+    status === 'DONE' ? createdAt : null,
+    createdAt,
+    eventId,
+    'workorder.created',
+    JSON.stringify(payload),
   ];
 }
 
@@ -94,7 +123,10 @@ const CREATE_SQL = `
     RETURNING *
   ),
   ${outboxCtes({
-    eventId: '$18', orgId: '$1', type: '$19', from: 'wo',
+    eventId: '$18',
+    orgId: '$1',
+    type: '$19',
+    from: 'wo',
     data: `jsonb_set(jsonb_set($20::jsonb, '{number}', to_jsonb(wo.number)), '{title}', to_jsonb(wo.title::text))`,
   })}
   SELECT wo.*, ${OUTBOX_NOTIFIED} FROM wo`;

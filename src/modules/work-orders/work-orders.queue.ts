@@ -14,8 +14,12 @@ const ORDER_BY = 'ORDER BY priority DESC, "dueAt" ASC NULLS LAST, "createdAt" DE
 type QueueKey = [WorkOrderPriority, string | null, string, string];
 
 /** The sort key of a row, as carried by the cursor. */
-export const queueKey = (w: Pick<WorkOrder, 'priority' | 'dueAt' | 'createdAt' | 'id'>) =>
-  [w.priority, w.dueAt?.toISOString() ?? null, w.createdAt.toISOString(), w.id];
+export const queueKey = (w: Pick<WorkOrder, 'priority' | 'dueAt' | 'createdAt' | 'id'>) => [
+  w.priority,
+  w.dueAt?.toISOString() ?? null,
+  w.createdAt.toISOString(),
+  w.id,
+];
 
 const invalidCursor = () => new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
 
@@ -39,7 +43,12 @@ function afterCursor(cursor: string | undefined, bind: (v: unknown, cast?: strin
   const tie = `("createdAt", id) < (${bind(parseDate(created), 'timestamptz')}, ${bind(id)})`;
   if (due === null) return [`priority = ${p} AND "dueAt" IS NULL AND ${tie}`, `priority < ${p}`];
   const d = bind(parseDate(due), 'timestamptz');
-  return [`priority = ${p} AND "dueAt" = ${d} AND ${tie}`, `priority = ${p} AND "dueAt" > ${d}`, `priority = ${p} AND "dueAt" IS NULL`, `priority < ${p}`];
+  return [
+    `priority = ${p} AND "dueAt" = ${d} AND ${tie}`,
+    `priority = ${p} AND "dueAt" > ${d}`,
+    `priority = ${p} AND "dueAt" IS NULL`,
+    `priority < ${p}`,
+  ];
 }
 
 /**
@@ -58,11 +67,20 @@ export async function listWorkOrders(sql: SqlRunner, orgId: string, query: ListW
   const statuses = [...new Set(query.status)];
   const active = statuses.length === ACTIVE_STATUSES.length && ACTIVE_STATUSES.every((s) => statuses.includes(s));
   // Literal statuses for the active queue: the planner must see that the query implies the partial index's predicate.
-  const statusSets = active ? [`status IN (${ACTIVE_STATUSES.map((s) => `'${s}'`).join(', ')})`] : statuses.map((s) => `status = ${bind(s, '"WorkOrderStatus"')}`);
+  const statusSets = active
+    ? [`status IN (${ACTIVE_STATUSES.map((s) => `'${s}'`).join(', ')})`]
+    : statuses.map((s) => `status = ${bind(s, '"WorkOrderStatus"')}`);
   if (statusSets.length === 0) return [];
   const limit = bind(query.limit + 1);
   const branches = statusSets.flatMap((status) =>
-    ranges.map((range) => `(SELECT * FROM work_orders WHERE ${[...where, status, range].join(' AND ')} ${ORDER_BY} LIMIT ${limit})`));
-  const text = branches.length === 1 ? branches[0].slice(1, -1) : `SELECT * FROM (${branches.join(' UNION ALL ')}) AS page ${ORDER_BY} LIMIT ${limit}`;
+    ranges.map(
+      (range) =>
+        `(SELECT * FROM work_orders WHERE ${[...where, status, range].join(' AND ')} ${ORDER_BY} LIMIT ${limit})`,
+    ),
+  );
+  const text =
+    branches.length === 1
+      ? branches[0].slice(1, -1)
+      : `SELECT * FROM (${branches.join(' UNION ALL ')}) AS page ${ORDER_BY} LIMIT ${limit}`;
   return sql.query<WorkOrder>(text, params);
 }

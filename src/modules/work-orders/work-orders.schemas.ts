@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import type { WorkOrder } from '../../generated/prisma/client.ts';
-import { csvEnum, cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText, requiredText } from '../../core/schemas.ts';
+import {
+  csvEnum,
+  cursorQuery,
+  dateTime,
+  dateTimeInput,
+  iso,
+  limitQuery,
+  optionalText,
+  requiredText,
+} from '../../core/schemas.ts';
 
 export const WORK_ORDER_STATUSES = ['OPEN', 'ASSIGNED', 'IN_PROGRESS', 'ON_HOLD', 'CANCELED', 'DONE'] as const;
 export const ACTIVE_STATUSES = ['OPEN', 'ASSIGNED', 'IN_PROGRESS', 'ON_HOLD'] as const;
@@ -22,8 +31,11 @@ export const CreateWorkOrderBody = z.object({
     .enum(WORK_ORDER_STATUSES, { error: () => `must be one of ${WORK_ORDER_STATUSES.join(', ')}` })
     .optional()
     .describe('Default OPEN. Created as DONE, the order is completed at once (workorder.completed)'),
-  priority: z.enum(WORK_ORDER_PRIORITIES, { error: () => `must be one of ${WORK_ORDER_PRIORITIES.join(', ')}` }).optional().describe('Default NORMAL'),
-  assetId: id().describe('Defaults to the flag\'s asset when flagId is given'),
+  priority: z
+    .enum(WORK_ORDER_PRIORITIES, { error: () => `must be one of ${WORK_ORDER_PRIORITIES.join(', ')}` })
+    .optional()
+    .describe('Default NORMAL'),
+  assetId: id().describe("Defaults to the flag's asset when flagId is given"),
   projectId: id(),
   flagId: id().describe('The flag this work order fixes; closing the order with a repair resolves it'),
   assignedToId: id().describe('User id of the assignee'),
@@ -40,7 +52,9 @@ const lenientEnum = (values: readonly string[]) =>
     .max(100)
     .nullable()
     .optional()
-    .describe(`One of ${values.join(', ')}; the server ignores any other value (published as the enum so typed clients catch typos)`)
+    .describe(
+      `One of ${values.join(', ')}; the server ignores any other value (published as the enum so typed clients catch typos)`,
+    )
     .meta({ anyOf: [{ type: 'string', enum: [...values] }, { type: 'null' }] });
 
 export const UpdateWorkOrderBody = z
@@ -57,7 +71,9 @@ export const UpdateWorkOrderBody = z
     estimateLaborHours: hours(),
     estimateCost: money(),
   })
-  .describe('Any subset of the fields; omitted fields are unchanged, null clears a nullable field, unknown fields are ignored')
+  .describe(
+    'Any subset of the fields; omitted fields are unchanged, null clears a nullable field, unknown fields are ignored',
+  )
   .meta({ minProperties: 1 });
 export type UpdateWorkOrderInput = z.output<typeof UpdateWorkOrderBody>;
 
@@ -99,15 +115,25 @@ export const WorkOrderRow = z
   .meta({ id: 'WorkOrderRow' });
 
 export const WorkOrderDetail = WorkOrderRow.extend({
-  repairSummary: z.object({
-    count: z.number().int(),
-    totalLaborHours: z.number(),
-    totalCost: z.number(),
-  }).describe('Sums over the repairs logged against this work order'),
+  repairSummary: z
+    .object({
+      count: z.number().int(),
+      totalLaborHours: z.number(),
+      totalCost: z.number(),
+    })
+    .describe('Sums over the repairs logged against this work order'),
 }).meta({ id: 'WorkOrderDetail' });
 
-export const ListWorkOrdersResponse = z.object({ ok: z.literal(true), workOrders: z.array(WorkOrderRow), nextCursor: z.string().nullable() });
-export const WorkOrderCreatedResponse = z.object({ ok: z.literal(true), workOrderId: z.string(), number: z.number().int() });
+export const ListWorkOrdersResponse = z.object({
+  ok: z.literal(true),
+  workOrders: z.array(WorkOrderRow),
+  nextCursor: z.string().nullable(),
+});
+export const WorkOrderCreatedResponse = z.object({
+  ok: z.literal(true),
+  workOrderId: z.string(),
+  number: z.number().int(),
+});
 export const WorkOrderIdResponse = z.object({ ok: z.literal(true), workOrderId: z.string() });
 export const WorkOrderDetailResponse = z.object({ ok: z.literal(true), workOrder: WorkOrderDetail });
 
@@ -115,10 +141,23 @@ export const WorkOrderDetailResponse = z.object({ ok: z.literal(true), workOrder
 
 export function toWorkOrderRow(w: WorkOrder): z.input<typeof WorkOrderRow> {
   return {
-    id: w.id, number: w.number, assetId: w.assetId, projectId: w.projectId, flagId: w.flagId, toolId: w.toolId,
-    title: w.title, description: w.description, status: w.status, priority: w.priority, dueAt: iso(w.dueAt),
-    estimateLaborHours: w.estimateLaborHours, estimateCost: w.estimateCost, createdById: w.createdById,
-    assignedToId: w.assignedToId, completedAt: iso(w.completedAt), createdAt: w.createdAt.toISOString(),
+    id: w.id,
+    number: w.number,
+    assetId: w.assetId,
+    projectId: w.projectId,
+    flagId: w.flagId,
+    toolId: w.toolId,
+    title: w.title,
+    description: w.description,
+    status: w.status,
+    priority: w.priority,
+    dueAt: iso(w.dueAt),
+    estimateLaborHours: w.estimateLaborHours,
+    estimateCost: w.estimateCost,
+    createdById: w.createdById,
+    assignedToId: w.assignedToId,
+    completedAt: iso(w.completedAt),
+    createdAt: w.createdAt.toISOString(),
     updatedAt: w.updatedAt.toISOString(),
   };
 }

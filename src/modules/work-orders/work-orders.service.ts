@@ -9,13 +9,26 @@ import { listWorkOrders, queueKey } from './work-orders.queue.ts';
 import { paginate } from '../../core/pagination.ts';
 import { insertWorkOrder, insertWorkOrderAlone } from './work-orders.operations.ts';
 import {
-  toWorkOrderRow, WORK_ORDER_PRIORITIES, WORK_ORDER_STATUSES, type CreateWorkOrderInput, type ListWorkOrdersFilter,
+  toWorkOrderRow,
+  WORK_ORDER_PRIORITIES,
+  WORK_ORDER_STATUSES,
+  type CreateWorkOrderInput,
+  type ListWorkOrdersFilter,
   type UpdateWorkOrderInput,
 } from './work-orders.schemas.ts';
 
 const PATCHABLE = [
-  'title', 'description', 'status', 'priority', 'assignedToId', 'assetId', 'projectId', 'flagId', 'dueAt',
-  'estimateLaborHours', 'estimateCost',
+  'title',
+  'description',
+  'status',
+  'priority',
+  'assignedToId',
+  'assetId',
+  'projectId',
+  'flagId',
+  'dueAt',
+  'estimateLaborHours',
+  'estimateCost',
 ] as const;
 
 /** Spec: unknown enum values in a work-order PATCH are silently dropped (as if the field were omitted). */
@@ -26,18 +39,25 @@ function knownOrDropped<T extends string>(value: string | null | undefined, valu
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
-  if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
+  if (a instanceof Date || b instanceof Date)
+    return a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
   return a === b;
 }
 
 export function createWorkOrderService({ db }: Pick<ServiceDeps, 'db'>) {
   /** A flag link implies its asset: the asset defaults to the flag's and may not contradict it. */
-  async function assetForFlag(tx: Prisma.TransactionClient, ctx: RequestContext, flagId: string | null | undefined, assetId: string | null | undefined) {
+  async function assetForFlag(
+    tx: Prisma.TransactionClient,
+    ctx: RequestContext,
+    flagId: string | null | undefined,
+    assetId: string | null | undefined,
+  ) {
     if (!flagId) return assetId;
     const flag = await tx.flag.findFirst({ where: { id: flagId, orgId: ctx.orgId }, select: { assetId: true } });
     if (!flag) return assetId;
     if (assetId === undefined) return flag.assetId;
-    if (assetId !== null && assetId !== flag.assetId) throw new ValidationError({ assetId: 'does not match the asset of the linked flag' });
+    if (assetId !== null && assetId !== flag.assetId)
+      throw new ValidationError({ assetId: 'does not match the asset of the linked flag' });
     return assetId;
   }
 
@@ -60,13 +80,14 @@ export function createWorkOrderService({ db }: Pick<ServiceDeps, 'db'>) {
       const assetId = await assetForFlag(db.prisma, ctx, input.flagId, input.assetId);
       // Created as DONE (spec: created with the given status): completed at once, with its event, in one
       // transaction. Otherwise the one statement is its own transaction and holds the number lock alone.
-      const wo = input.status === 'DONE'
-        ? await transaction(db, async (tx) => {
-            const created = await insertWorkOrder(tx, ctx, { ...input, assetId });
-            await recordCompletion(tx, ctx, created);
-            return created;
-          })
-        : await insertWorkOrderAlone(db.sql, ctx, { ...input, assetId });
+      const wo =
+        input.status === 'DONE'
+          ? await transaction(db, async (tx) => {
+              const created = await insertWorkOrder(tx, ctx, { ...input, assetId });
+              await recordCompletion(tx, ctx, created);
+              return created;
+            })
+          : await insertWorkOrderAlone(db.sql, ctx, { ...input, assetId });
       return { ok: true as const, workOrderId: wo.id, number: wo.number };
     },
 

@@ -3,8 +3,10 @@ import { z } from 'zod';
 import type { Yard } from '../../generated/prisma/client.ts';
 import { cursorQuery, dateTime, limitQuery, optionalText, requiredText } from '../../core/schemas.ts';
 
-const lat = () => z.number().min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90').nullable().optional();
-const lng = () => z.number().min(-180, 'must be between -180 and 180').max(180, 'must be between -180 and 180').nullable().optional();
+const lat = () =>
+  z.number().min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90').nullable().optional();
+const lng = () =>
+  z.number().min(-180, 'must be between -180 and 180').max(180, 'must be between -180 and 180').nullable().optional();
 
 const yardFields = {
   lat: lat().describe('Latitude, -90..90; send together with lng'),
@@ -14,7 +16,8 @@ const yardFields = {
 };
 
 /** A position is both coordinates or neither: half a position cannot be placed on a map. */
-export const coordinatesPaired = (p: { lat?: number | null; lng?: number | null }) => (p.lat == null) === (p.lng == null);
+export const coordinatesPaired = (p: { lat?: number | null; lng?: number | null }) =>
+  (p.lat == null) === (p.lng == null);
 export const UNPAIRED_ERROR = 'lat and lng must be sent together';
 
 export const CreateYardBody = z
@@ -52,7 +55,11 @@ export const YardDetail = YardRow.extend({
   toolCount: z.number().int().describe('Tools whose assignedYardId is this yard'),
 }).meta({ id: 'YardDetail' });
 
-export const ListYardsResponse = z.object({ ok: z.literal(true), yards: z.array(YardRow), nextCursor: z.string().nullable() });
+export const ListYardsResponse = z.object({
+  ok: z.literal(true),
+  yards: z.array(YardRow),
+  nextCursor: z.string().nullable(),
+});
 export const CreateYardResponse = z.object({ ok: z.literal(true), yardId: z.string(), createdAt: dateTime() });
 export const YardIdResponse = z.object({ ok: z.literal(true), yardId: z.string() });
 export const YardDetailResponse = z.object({ ok: z.literal(true), yard: YardDetail });
@@ -66,7 +73,13 @@ export const YardBatchResponse = batchResponse('Yard', { yardId: z.string(), cre
 
 export function toYardRow(y: Yard): z.input<typeof YardRow> {
   return {
-    id: y.id, name: y.name, lat: y.lat, lng: y.lng, address: y.address, notes: y.notes,
-    createdAt: y.createdAt.toISOString(), updatedAt: y.updatedAt.toISOString(),
+    id: y.id,
+    name: y.name,
+    lat: y.lat,
+    lng: y.lng,
+    address: y.address,
+    notes: y.notes,
+    createdAt: y.createdAt.toISOString(),
+    updatedAt: y.updatedAt.toISOString(),
   };
 }

@@ -8,14 +8,23 @@ import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { listYards } from './yards.repository.ts';
 import {
-  coordinatesPaired, CreateYardBody, toYardRow, UNPAIRED_ERROR, UPDATABLE_YARD_FIELDS, type CreateYardInput,
-  type UpdateYardInput, type YardBatchResponse,
+  coordinatesPaired,
+  CreateYardBody,
+  toYardRow,
+  UNPAIRED_ERROR,
+  UPDATABLE_YARD_FIELDS,
+  type CreateYardInput,
+  type UpdateYardInput,
+  type YardBatchResponse,
 } from './yards.schemas.ts';
 
 export const YARD_BATCH_CAP = 50;
 
 const duplicateName = (name: string) =>
-  new ValidationError({ name: 'a yard with this name already exists' }, `A yard named "${name}" already exists in this organisation`);
+  new ValidationError(
+    { name: 'a yard with this name already exists' },
+    `A yard named "${name}" already exists in this organisation`,
+  );
 
 /**
  * Inserts a yard, or returns null when the name is taken. ON CONFLICT DO NOTHING on the (orgId, name)
@@ -24,7 +33,16 @@ const duplicateName = (name: string) =>
  */
 async function insertYard(tx: Tx, orgId: string, input: CreateYardInput): Promise<Yard | null> {
   const rows = await tx.yard.createManyAndReturn({
-    data: [{ orgId, name: input.name, lat: input.lat ?? null, lng: input.lng ?? null, address: input.address ?? null, notes: input.notes ?? null }],
+    data: [
+      {
+        orgId,
+        name: input.name,
+        lat: input.lat ?? null,
+        lng: input.lng ?? null,
+        address: input.address ?? null,
+        notes: input.notes ?? null,
+      },
+    ],
     skipDuplicates: true,
   });
   return rows[0] ?? null;
@@ -34,7 +52,8 @@ async function insertYard(tx: Tx, orgId: string, input: CreateYardInput): Promis
 function nameCursor(cursor: (string | number | null)[] | null): [string, string] | null {
   if (!cursor) return null;
   const [name, id] = cursor;
-  if (typeof name !== 'string' || typeof id !== 'string') throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
+  if (typeof name !== 'string' || typeof id !== 'string')
+    throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
   return [name, id];
 }
 
@@ -61,13 +80,23 @@ export function createYardService({ db }: Pick<ServiceDeps, 'db'>) {
     async createBatch(ctx: RequestContext, body: unknown) {
       const entries = readBatchEnvelope(body, YARD_BATCH_CAP);
       const { valid, failures } = validateEntries(entries, CreateYardBody);
-      const results: BatchResultOf<typeof YardBatchResponse>[] =
-        failures.map(({ index, ok, error, fieldErrors }) => ({ index, ok, error, fieldErrors }));
+      const results: BatchResultOf<typeof YardBatchResponse>[] = failures.map(({ index, ok, error, fieldErrors }) => ({
+        index,
+        ok,
+        error,
+        fieldErrors,
+      }));
       await transaction(db, async (tx) => {
         for (const { index, data } of valid) {
           const yard = await insertYard(tx, ctx.orgId, data);
           if (yard) results.push({ index, ok: true, yardId: yard.id, createdAt: yard.createdAt.toISOString() });
-          else results.push({ index, ok: false, error: 'validation_failed', fieldErrors: duplicateName(data.name).fieldErrors });
+          else
+            results.push({
+              index,
+              ok: false,
+              error: 'validation_failed',
+              fieldErrors: duplicateName(data.name).fieldErrors,
+            });
         }
       });
       results.sort((a, b) => a.index - b.index);
@@ -86,15 +115,25 @@ export function createYardService({ db }: Pick<ServiceDeps, 'db'>) {
     async update(ctx: RequestContext, id: string, patch: UpdateYardInput) {
       const fields = UPDATABLE_YARD_FIELDS.filter((f) => patch[f] !== undefined);
       if (fields.length === 0) {
-        throw new ValidationError({ body: `send at least one of: ${UPDATABLE_YARD_FIELDS.join(', ')}` }, 'The patch is empty');
+        throw new ValidationError(
+          { body: `send at least one of: ${UPDATABLE_YARD_FIELDS.join(', ')}` },
+          'The patch is empty',
+        );
       }
       try {
         await transaction(db, async (tx) => {
           const before = await findOwned(tx, ctx, id);
-          const merged = { lat: patch.lat !== undefined ? patch.lat : before.lat, lng: patch.lng !== undefined ? patch.lng : before.lng };
-          if (!coordinatesPaired(merged)) throw new ValidationError({ [merged.lat == null ? 'lat' : 'lng']: UNPAIRED_ERROR });
+          const merged = {
+            lat: patch.lat !== undefined ? patch.lat : before.lat,
+            lng: patch.lng !== undefined ? patch.lng : before.lng,
+          };
+          if (!coordinatesPaired(merged))
+            throw new ValidationError({ [merged.lat == null ? 'lat' : 'lng']: UNPAIRED_ERROR });
           if (patch.name && patch.name !== before.name) {
-            const clash = await tx.yard.findFirst({ where: { orgId: ctx.orgId, name: patch.name, id: { not: id } }, select: { id: true } });
+            const clash = await tx.yard.findFirst({
+              where: { orgId: ctx.orgId, name: patch.name, id: { not: id } },
+              select: { id: true },
+            });
             if (clash) throw duplicateName(patch.name);
           }
           const data: Prisma.YardUncheckedUpdateInput = {};
@@ -109,12 +148,15 @@ export function createYardService({ db }: Pick<ServiceDeps, 'db'>) {
       return { ok: true as const, yardId: id };
     },
 
-    /** Assets and tools at the yard are unassigned (set to null) in the same transaction; nothing is deleted with it. */
+    /** Assets and tools at the yard are unassigned (set to null) in the same transaction; nothing else is deleted. */
     async remove(ctx: RequestContext, id: string) {
       return transaction(db, async (tx) => {
         await findOwned(tx, ctx, id);
         const assets = await tx.asset.updateMany({ where: { orgId: ctx.orgId, yardId: id }, data: { yardId: null } });
-        const tools = await tx.tool.updateMany({ where: { orgId: ctx.orgId, assignedYardId: id }, data: { assignedYardId: null } });
+        const tools = await tx.tool.updateMany({
+          where: { orgId: ctx.orgId, assignedYardId: id },
+          data: { assignedYardId: null },
+        });
         // A concurrent delete of the same yard finds nothing to delete here and answers 404.
         const deleted = await tx.yard.deleteMany({ where: { id, orgId: ctx.orgId } });
         if (deleted.count === 0) throw notFound('Yard');

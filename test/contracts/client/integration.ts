@@ -9,7 +9,9 @@ type Asset = components['schemas']['AssetRow'];
 const api = createClient<paths>({ baseUrl: 'http://localhost:3000', headers: { Authorization: 'Bearer flt_example' } });
 
 export async function createExcavator(): Promise<string> {
-  const { data, error } = await api.POST('/api/v1/assets', { body: { nickname: 'Excavator 7', assetClass: 'off-road' } });
+  const { data, error } = await api.POST('/api/v1/assets', {
+    body: { nickname: 'Excavator 7', assetClass: 'off-road' },
+  });
   if (error) throw new Error(`${error.error}: ${error.message ?? ''}`);
   return data.assetId;
 }
@@ -26,8 +28,12 @@ export async function allAssets(): Promise<Asset[]> {
   return assets;
 }
 
-export async function importTools(names: string[]): Promise<{ created: string[]; rejected: Record<number, Record<string, string>> }> {
-  const { data, error } = await api.POST('/api/v1/tools/batch', { body: { entries: names.map((name) => ({ name, category: 'Hand tools' })) } });
+export async function importTools(
+  names: string[],
+): Promise<{ created: string[]; rejected: Record<number, Record<string, string>> }> {
+  const { data, error } = await api.POST('/api/v1/tools/batch', {
+    body: { entries: names.map((name) => ({ name, category: 'Hand tools' })) },
+  });
   if (error) throw new Error(error.error);
   const created: string[] = [];
   const rejected: Record<number, Record<string, string>> = {};
@@ -39,20 +45,29 @@ export async function importTools(names: string[]): Promise<{ created: string[];
 }
 
 export async function lowStockCsv(): Promise<string> {
-  const { data, error, response } = await api.GET('/api/v1/tools', { params: { query: { format: 'csv', lowStock: true } }, parseAs: 'text' });
+  const { data, error, response } = await api.GET('/api/v1/tools', {
+    params: { query: { format: 'csv', lowStock: true } },
+    parseAs: 'text',
+  });
   if (error) throw new Error(error.error);
   const disposition: string | null = response.headers.get('Content-Disposition');
   return `${disposition ?? ''}\n${data}`;
 }
 
 export async function qrLabel(toolId: string): Promise<Blob> {
-  const { data, error } = await api.GET('/api/v1/tools/{id}/qr', { params: { path: { id: toolId }, query: { fmt: 'png' } }, parseAs: 'blob' });
+  const { data, error } = await api.GET('/api/v1/tools/{id}/qr', {
+    params: { path: { id: toolId }, query: { fmt: 'png' } },
+    parseAs: 'blob',
+  });
   if (error) throw new Error(error.error);
   return data;
 }
 
 export async function checkOutKit(kitId: string): Promise<string[]> {
-  const { data, error } = await api.POST('/api/v1/tools/{id}/checkout', { params: { path: { id: kitId } }, body: { includeChildren: true } });
+  const { data, error } = await api.POST('/api/v1/tools/{id}/checkout', {
+    params: { path: { id: kitId } },
+    body: { includeChildren: true },
+  });
   if (error) {
     if (error.error === 'missing_scope:tools:write') throw new Error('ask for a key with tools:write');
     throw new Error(error.error);

@@ -27,23 +27,48 @@ const eventsOf = async (type: string, apiKeyId: string) =>
     .filter((d) => d.apiKeyId === apiKeyId);
 
 describe('POST /api-keys', () => {
-  it('issues a key once, within the caller\'s scopes, issued by the caller\'s issuer, and records apiKey.created', async () => {
-    const res = await issue({ label: ' ERP sync ', scopes: ['assets:read', 'workorders:write', 'assets:read'], rateLimitPerMinute: 120 });
+  it("issues a key once, within the caller's scopes, issued by the caller's issuer, and records apiKey.created", async () => {
+    const res = await issue({
+      label: ' ERP sync ',
+      scopes: ['assets:read', 'workorders:write', 'assets:read'],
+      rateLimitPerMinute: 120,
+    });
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(body.key).toMatch(/^flt_[A-Za-z0-9_-]{43}$/);
     expect(body.apiKey).toEqual({
-      id: body.apiKeyId, label: 'ERP sync', scopes: ['assets:read', 'workorders:write'], createdAt: expect.any(String),
-      lastUsedAt: null, expiresAt: null, revokedAt: null, rateLimitPerMinute: 120, rolledFromId: null,
+      id: body.apiKeyId,
+      label: 'ERP sync',
+      scopes: ['assets:read', 'workorders:write'],
+      createdAt: expect.any(String),
+      lastUsedAt: null,
+      expiresAt: null,
+      revokedAt: null,
+      rateLimitPerMinute: 120,
+      rolledFromId: null,
       createdBy: { id: acme.userId, name: 'Olive Ops', email: acme.email },
     });
     const used = (await me(body.key)).json();
-    expect(used.apiKey).toMatchObject({ id: body.apiKeyId, scopes: ['assets:read', 'workorders:write'], createdBy: { id: acme.userId } });
-    expect((await t.db.prisma.apiKey.findUniqueOrThrow({ where: { id: body.apiKeyId } })).keyHash).toBe(hashApiKey(body.key));
+    expect(used.apiKey).toMatchObject({
+      id: body.apiKeyId,
+      scopes: ['assets:read', 'workorders:write'],
+      createdBy: { id: acme.userId },
+    });
+    expect((await t.db.prisma.apiKey.findUniqueOrThrow({ where: { id: body.apiKeyId } })).keyHash).toBe(
+      hashApiKey(body.key),
+    );
     const [event] = await eventsOf('apiKey.created', body.apiKeyId);
     expect(event).toEqual({
-      apiKeyId: body.apiKeyId, label: 'ERP sync', scopes: ['assets:read', 'workorders:write'], expiresAt: null, rateLimitPerMinute: 120,
-      createdById: acme.userId, rolledFromId: null, actorId: acme.userId, actorKeyId: acme.keyId, createdAt: body.apiKey.createdAt,
+      apiKeyId: body.apiKeyId,
+      label: 'ERP sync',
+      scopes: ['assets:read', 'workorders:write'],
+      expiresAt: null,
+      rateLimitPerMinute: 120,
+      createdById: acme.userId,
+      rolledFromId: null,
+      actorId: acme.userId,
+      actorKeyId: acme.keyId,
+      createdAt: body.apiKey.createdAt,
     });
     const stored = JSON.stringify(await t.db.prisma.event.findMany({ where: { orgId: acme.orgId } }));
     expect(stored).not.toContain(body.key.slice(4));
@@ -61,24 +86,32 @@ describe('POST /api-keys', () => {
     expect((await issue({ label: 'same', scopes: ['assets:read'] }, key)).statusCode).toBe(201);
   });
 
-  it('keeps the rate limit at or below the caller\'s, inheriting it by default', async () => {
+  it("keeps the rate limit at or below the caller's, inheriting it by default", async () => {
     const { key } = await acme.newKey({ scopes: 'keys:write,assets:read', rateLimit: 100 });
     const over = await issue({ label: 'x', scopes: ['assets:read'], rateLimitPerMinute: 101 }, key);
     expect(over.statusCode).toBe(403);
     expect(over.json().error).toBe('rate_limit_escalation');
     expect((await issue({ label: 'x', scopes: ['assets:read'] }, key)).json().apiKey.rateLimitPerMinute).toBe(100);
-    expect((await issue({ label: 'x', scopes: ['assets:read'], rateLimitPerMinute: 10 }, key)).json().apiKey.rateLimitPerMinute).toBe(10);
+    expect(
+      (await issue({ label: 'x', scopes: ['assets:read'], rateLimitPerMinute: 10 }, key)).json().apiKey
+        .rateLimitPerMinute,
+    ).toBe(10);
   });
 
-  it('keeps the expiry at or before the caller\'s, inheriting it by default', async () => {
+  it("keeps the expiry at or before the caller's, inheriting it by default", async () => {
     const expires = new Date(Date.now() + 3_600_000).toISOString();
     const { key } = await acme.newKey({ scopes: 'keys:write,assets:read', expires });
     expect((await issue({ label: 'x', scopes: ['assets:read'] }, key)).json().apiKey.expiresAt).toBe(expires);
-    const later = await issue({ label: 'x', scopes: ['assets:read'], expiresAt: new Date(Date.now() + 7_200_000).toISOString() }, key);
+    const later = await issue(
+      { label: 'x', scopes: ['assets:read'], expiresAt: new Date(Date.now() + 7_200_000).toISOString() },
+      key,
+    );
     expect(later.statusCode).toBe(403);
     expect(later.json().error).toBe('expiry_escalation');
     const sooner = new Date(Date.now() + 600_000).toISOString();
-    expect((await issue({ label: 'x', scopes: ['assets:read'], expiresAt: sooner }, key)).json().apiKey.expiresAt).toBe(sooner);
+    expect((await issue({ label: 'x', scopes: ['assets:read'], expiresAt: sooner }, key)).json().apiKey.expiresAt).toBe(
+      sooner,
+    );
   });
 
   it.each([
@@ -93,7 +126,7 @@ describe('POST /api-keys', () => {
     expect(res.json().fieldErrors).toHaveProperty(field);
   });
 
-  it('is refused with 403 key_creator_deleted once the caller\'s issuer is removed', async () => {
+  it("is refused with 403 key_creator_deleted once the caller's issuer is removed", async () => {
     const tenant = await t.tenant('Gone Co');
     // The tenant's own key moves to a second person, so it may remove the first, who issued `key`.
     const second = await makeUser(t, tenant.key, { email: 'second@gone.example' });
@@ -108,10 +141,11 @@ describe('POST /api-keys', () => {
 });
 
 describe('GET /api-keys', () => {
-  it('lists the organisation\'s keys newest first, revoked ones included, never the key or its hash', async () => {
+  it("lists the organisation's keys newest first, revoked ones included, never the key or its hash", async () => {
     const tenant = await t.tenant('Lister');
     const issued: string[] = [tenant.keyId];
-    for (let i = 0; i < 4; i++) issued.push((await issue({ label: `k${i}`, scopes: ['assets:read'] }, tenant.key)).json().apiKeyId);
+    for (let i = 0; i < 4; i++)
+      issued.push((await issue({ label: `k${i}`, scopes: ['assets:read'] }, tenant.key)).json().apiKeyId);
     await t.api.delete(`/api/v1/api-keys/${issued[1]}`, tenant.key);
     const seen: { id: string; revokedAt: string | null }[] = [];
     let cursor: string | null = '';
@@ -126,7 +160,7 @@ describe('GET /api-keys', () => {
     expect(seen.find((k) => k.id === issued[1])!.revokedAt).not.toBeNull();
   });
 
-  it('shows one key with lastUsedAt, and 404 for another organisation\'s key', async () => {
+  it("shows one key with lastUsedAt, and 404 for another organisation's key", async () => {
     await me(acme.key);
     const res = await t.api.get(`/api/v1/api-keys/${acme.keyId}`, acme.key);
     expect(res.json().apiKey).toMatchObject({ id: acme.keyId, label: 'test', revokedAt: null });
@@ -145,7 +179,14 @@ describe('DELETE /api-keys/:id', () => {
     expect(after.statusCode).toBe(401);
     expect(after.json().error).toBe('revoked');
     expect(await eventsOf('apiKey.revoked', id)).toEqual([
-      { apiKeyId: id, label: 'doomed', reason: 'revoked', actorId: acme.userId, actorKeyId: acme.keyId, revokedAt: res.json().revokedAt },
+      {
+        apiKeyId: id,
+        label: 'doomed',
+        reason: 'revoked',
+        actorId: acme.userId,
+        actorKeyId: acme.keyId,
+        revokedAt: res.json().revokedAt,
+      },
     ]);
   });
 
@@ -164,7 +205,7 @@ describe('DELETE /api-keys/:id', () => {
     expect((await me(key)).json().error).toBe('revoked');
   });
 
-  it('never revokes another organisation\'s key', async () => {
+  it("never revokes another organisation's key", async () => {
     expect((await t.api.delete(`/api/v1/api-keys/${foreignKeyId}`, acme.key)).statusCode).toBe(404);
     expect((await t.db.prisma.apiKey.findUniqueOrThrow({ where: { id: foreignKeyId } })).revokedAt).toBeNull();
   });
@@ -176,7 +217,13 @@ describe('POST /api-keys/:id/roll', () => {
     const res = await t.api.raw('POST', `/api/v1/api-keys/${id}/roll`, acme.key);
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(body.apiKey).toMatchObject({ label: 'rotating', scopes: ['assets:read', 'tools:read'], rateLimitPerMinute: 90, rolledFromId: id, revokedAt: null });
+    expect(body.apiKey).toMatchObject({
+      label: 'rotating',
+      scopes: ['assets:read', 'tools:read'],
+      rateLimitPerMinute: 90,
+      rolledFromId: id,
+      revokedAt: null,
+    });
     expect(body.previousKey).toEqual({ id, expiresAt: null, revokedAt: expect.any(String) });
     expect((await me(key)).json().error).toBe('revoked');
     expect((await me(body.key)).statusCode).toBe(200);
@@ -199,7 +246,9 @@ describe('POST /api-keys/:id/roll', () => {
 
   it('lets one of two concurrent rolls of a key win', async () => {
     const { id } = await acme.newKey();
-    const results = await Promise.all([0, 1].map(() => t.api.post(`/api/v1/api-keys/${id}/roll`, acme.key, { expireOldInSeconds: 60 })));
+    const results = await Promise.all(
+      [0, 1].map(() => t.api.post(`/api/v1/api-keys/${id}/roll`, acme.key, { expireOldInSeconds: 60 })),
+    );
     expect(results.map((r) => r.statusCode).sort()).toEqual([201, 409]);
     expect(await t.db.prisma.apiKey.count({ where: { rolledFromId: id } })).toBe(1);
   });
@@ -222,8 +271,33 @@ describe('POST /api-keys/:id/roll', () => {
 
 securitySuite('api-keys', () => ({ t, tenant: acme }), [
   { label: 'GET /api-keys', method: 'GET', path: () => '/api/v1/api-keys', scope: 'keys:read' },
-  { label: 'POST /api-keys', method: 'POST', path: () => '/api/v1/api-keys', scope: 'keys:write', body: { label: 'x', scopes: ['assets:read'] } },
-  { label: 'GET /api-keys/:id', method: 'GET', path: () => `/api/v1/api-keys/${foreignKeyId}`, scope: 'keys:read', crossTenant: true },
-  { label: 'DELETE /api-keys/:id', method: 'DELETE', path: () => `/api/v1/api-keys/${foreignKeyId}`, scope: 'keys:write', crossTenant: true },
-  { label: 'POST /api-keys/:id/roll', method: 'POST', path: () => `/api/v1/api-keys/${foreignKeyId}/roll`, scope: 'keys:write', body: {}, crossTenant: true },
+  {
+    label: 'POST /api-keys',
+    method: 'POST',
+    path: () => '/api/v1/api-keys',
+    scope: 'keys:write',
+    body: { label: 'x', scopes: ['assets:read'] },
+  },
+  {
+    label: 'GET /api-keys/:id',
+    method: 'GET',
+    path: () => `/api/v1/api-keys/${foreignKeyId}`,
+    scope: 'keys:read',
+    crossTenant: true,
+  },
+  {
+    label: 'DELETE /api-keys/:id',
+    method: 'DELETE',
+    path: () => `/api/v1/api-keys/${foreignKeyId}`,
+    scope: 'keys:write',
+    crossTenant: true,
+  },
+  {
+    label: 'POST /api-keys/:id/roll',
+    method: 'POST',
+    path: () => `/api/v1/api-keys/${foreignKeyId}/roll`,
+    scope: 'keys:write',
+    body: {},
+    crossTenant: true,
+  },
 ]);

@@ -23,7 +23,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const checkout = (assetId: string, body: unknown) => t.api.post(`/api/v1/assets/${assetId}/checkout`, acme.key, body);
-const checkin = (assetId: string, body: unknown = {}) => t.api.post(`/api/v1/assets/${assetId}/checkin`, acme.key, body);
+const checkin = (assetId: string, body: unknown = {}) =>
+  t.api.post(`/api/v1/assets/${assetId}/checkin`, acme.key, body);
 const assetDetail = async (id: string) => (await t.api.get(`/api/v1/assets/${id}`, acme.key)).json().asset;
 const eventsFor = async (type: string, assetId: string) =>
   (await t.db.prisma.event.findMany({ where: { orgId: acme.orgId, type }, orderBy: { createdAt: 'asc' } }))
@@ -33,18 +34,39 @@ const eventsFor = async (type: string, assetId: string) =>
 describe('POST /assets/:id/checkout', () => {
   it('checks out to a user and a project, shows it on the asset detail and emits asset.checked_out', async () => {
     const assetId = await makeAsset(t, acme.key, { nickname: 'Skid steer' });
-    const res = await checkout(assetId, { toUserId: acme.userId, toProjectId: projectId, expectedReturnAt: '2026-12-01T17:00:00+01:00', note: ' For the slab pour ' });
+    const res = await checkout(assetId, {
+      toUserId: acme.userId,
+      toProjectId: projectId,
+      expectedReturnAt: '2026-12-01T17:00:00+01:00',
+      note: ' For the slab pour ',
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body).toEqual({
-      ok: true, assetId, changed: true,
-      checkout: { toUserId: acme.userId, toProjectId: projectId, checkedOutAt: expect.any(String), expectedReturnAt: '2026-12-01T16:00:00.000Z', note: 'For the slab pour' },
+      ok: true,
+      assetId,
+      changed: true,
+      checkout: {
+        toUserId: acme.userId,
+        toProjectId: projectId,
+        checkedOutAt: expect.any(String),
+        expectedReturnAt: '2026-12-01T16:00:00.000Z',
+        note: 'For the slab pour',
+      },
     });
     expect((await assetDetail(assetId)).checkout).toEqual(body.checkout);
-    expect(await eventsFor('asset.checked_out', assetId)).toEqual([{
-      assetId, nickname: 'Skid steer', toUserId: acme.userId, toProjectId: projectId, actorId: acme.userId,
-      expectedReturnAt: '2026-12-01T16:00:00.000Z', note: 'For the slab pour', at: body.checkout.checkedOutAt,
-    }]);
+    expect(await eventsFor('asset.checked_out', assetId)).toEqual([
+      {
+        assetId,
+        nickname: 'Skid steer',
+        toUserId: acme.userId,
+        toProjectId: projectId,
+        actorId: acme.userId,
+        expectedReturnAt: '2026-12-01T16:00:00.000Z',
+        note: 'For the slab pour',
+        at: body.checkout.checkedOutAt,
+      },
+    ]);
   });
 
   it('is idempotent for the same target: succeeds silently without a second event', async () => {
@@ -59,7 +81,11 @@ describe('POST /assets/:id/checkout', () => {
   it('answers 409 for another user without force, and rebinds with force', async () => {
     const assetId = await makeAsset(t, acme.key, { nickname: 'Skid steer' });
     await checkout(assetId, { toUserId: acme.userId, toProjectId: projectId });
-    for (const body of [{ toUserId: secondUserId }, { toUserId: secondUserId, force: false }, { toProjectId: projectId }]) {
+    for (const body of [
+      { toUserId: secondUserId },
+      { toUserId: secondUserId, force: false },
+      { toProjectId: projectId },
+    ]) {
       const res = await checkout(assetId, body);
       expect(res.statusCode).toBe(409);
       expect(res.json()).toMatchObject({ ok: false, error: 'asset_checked_out' });
@@ -71,7 +97,12 @@ describe('POST /assets/:id/checkout', () => {
     expect(forced.json().checkout).toMatchObject({ toUserId: secondUserId, toProjectId: null });
     const events = await eventsFor('asset.checked_out', assetId);
     expect(events).toHaveLength(2);
-    expect(events[1]).toMatchObject({ toUserId: secondUserId, toProjectId: null, fromUserId: acme.userId, fromProjectId: projectId });
+    expect(events[1]).toMatchObject({
+      toUserId: secondUserId,
+      toProjectId: null,
+      fromUserId: acme.userId,
+      fromProjectId: projectId,
+    });
   });
 
   it('lets the same user move the asset to another project, and a project-only checkout move without force', async () => {
@@ -80,7 +111,10 @@ describe('POST /assets/:id/checkout', () => {
     await checkout(assetId, { toUserId: acme.userId, toProjectId: projectId });
     const moved = await checkout(assetId, { toUserId: acme.userId, toProjectId: nextProject });
     expect(moved.statusCode).toBe(200);
-    expect(moved.json()).toMatchObject({ changed: true, checkout: { toUserId: acme.userId, toProjectId: nextProject } });
+    expect(moved.json()).toMatchObject({
+      changed: true,
+      checkout: { toUserId: acme.userId, toProjectId: nextProject },
+    });
 
     const projectOnly = await makeAsset(t, acme.key, { nickname: 'Light tower' });
     await checkout(projectOnly, { toProjectId: projectId });
@@ -140,17 +174,36 @@ describe('POST /assets/:id/checkout', () => {
 describe('POST /assets/:id/checkin', () => {
   it('resets the checkout and emits asset.checked_in with the note only in the event', async () => {
     const assetId = await makeAsset(t, acme.key, { nickname: 'Skid steer' });
-    await checkout(assetId, { toUserId: secondUserId, toProjectId: projectId, expectedReturnAt: '2026-12-24', note: 'Out for a week' });
+    await checkout(assetId, {
+      toUserId: secondUserId,
+      toProjectId: projectId,
+      expectedReturnAt: '2026-12-24',
+      note: 'Out for a week',
+    });
     const res = await checkin(assetId, { note: 'Returned with a cracked mirror' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ ok: true, assetId, changed: true, checkout: null });
     expect((await assetDetail(assetId)).checkout).toBeNull();
     const stored = await t.db.prisma.asset.findUnique({ where: { id: assetId } });
-    expect(stored).toMatchObject({ checkedOutToUserId: null, checkedOutToProjectId: null, checkedOutAt: null, expectedReturnAt: null, checkoutNote: null });
-    expect(await eventsFor('asset.checked_in', assetId)).toEqual([{
-      assetId, nickname: 'Skid steer', fromUserId: secondUserId, fromProjectId: projectId, note: 'Returned with a cracked mirror',
-      actorId: acme.userId, at: expect.any(String), checkedOutAt: expect.any(String),
-    }]);
+    expect(stored).toMatchObject({
+      checkedOutToUserId: null,
+      checkedOutToProjectId: null,
+      checkedOutAt: null,
+      expectedReturnAt: null,
+      checkoutNote: null,
+    });
+    expect(await eventsFor('asset.checked_in', assetId)).toEqual([
+      {
+        assetId,
+        nickname: 'Skid steer',
+        fromUserId: secondUserId,
+        fromProjectId: projectId,
+        note: 'Returned with a cracked mirror',
+        actorId: acme.userId,
+        at: expect.any(String),
+        checkedOutAt: expect.any(String),
+      },
+    ]);
   });
 
   it('succeeds without an event when the asset is not checked out, with or without a body', async () => {
@@ -183,8 +236,19 @@ describe('POST /assets/:id/checkin', () => {
 
 securitySuite('asset checkout', () => ({ t, tenant: acme }), [
   {
-    label: 'POST /assets/:id/checkout', method: 'POST', path: () => `/api/v1/assets/${foreignAssetId}/checkout`, scope: 'assets:write',
-    body: { toProjectId: 'any-project' }, crossTenant: true,
+    label: 'POST /assets/:id/checkout',
+    method: 'POST',
+    path: () => `/api/v1/assets/${foreignAssetId}/checkout`,
+    scope: 'assets:write',
+    body: { toProjectId: 'any-project' },
+    crossTenant: true,
   },
-  { label: 'POST /assets/:id/checkin', method: 'POST', path: () => `/api/v1/assets/${foreignAssetId}/checkin`, scope: 'assets:write', body: {}, crossTenant: true },
+  {
+    label: 'POST /assets/:id/checkin',
+    method: 'POST',
+    path: () => `/api/v1/assets/${foreignAssetId}/checkin`,
+    scope: 'assets:write',
+    body: {},
+    crossTenant: true,
+  },
 ]);

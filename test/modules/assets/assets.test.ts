@@ -18,28 +18,47 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const create = (body: unknown, key = acme.key) => t.api.post('/api/v1/assets', key, body);
-const events = (orgId: string, type: string) => t.db.prisma.event.findMany({ where: { orgId, type }, orderBy: { createdAt: 'asc' } });
+const events = (orgId: string, type: string) =>
+  t.db.prisma.event.findMany({ where: { orgId, type }, orderBy: { createdAt: 'asc' } });
 
 describe('POST /assets', () => {
   it('creates with meter defaults derived from the class and IN_SERVICE', async () => {
-    for (const [assetClass, meterType, meterUnit] of [['on-road', 'ODOMETER', 'mi'], ['off-road', 'HOURS', 'hrs'], ['trailer', 'NONE', 'none']]) {
+    for (const [assetClass, meterType, meterUnit] of [
+      ['on-road', 'ODOMETER', 'mi'],
+      ['off-road', 'HOURS', 'hrs'],
+      ['trailer', 'NONE', 'none'],
+    ]) {
       const res = await create({ nickname: `  ${assetClass} one `, assetClass, vin: '1FTFW1E50PFA00001' });
       expect(res.statusCode).toBe(201);
       const { assetId } = res.json();
       const detail = (await t.api.get(`/api/v1/assets/${assetId}`, acme.key)).json().asset;
-      expect(detail).toMatchObject({ nickname: `${assetClass} one`, assetClass, meterType, meterUnit, lifecycleStatus: 'IN_SERVICE', vin: '1FTFW1E50PFA00001' });
+      expect(detail).toMatchObject({
+        nickname: `${assetClass} one`,
+        assetClass,
+        meterType,
+        meterUnit,
+        lifecycleStatus: 'IN_SERVICE',
+        vin: '1FTFW1E50PFA00001',
+      });
     }
   });
 
   it('lets the caller override the meter type', async () => {
     const { assetId } = (await create({ nickname: 'Loader', assetClass: 'on-road', meterType: 'HOURS' })).json();
-    expect((await t.api.get(`/api/v1/assets/${assetId}`, acme.key)).json().asset).toMatchObject({ meterType: 'HOURS', meterUnit: 'hrs' });
+    expect((await t.api.get(`/api/v1/assets/${assetId}`, acme.key)).json().asset).toMatchObject({
+      meterType: 'HOURS',
+      meterUnit: 'hrs',
+    });
   });
 
   it('rejects a missing or blank nickname and an unsupported class with 422 fieldErrors', async () => {
     const missing = await create({ assetClass: 'trailer' });
     expect(missing.statusCode).toBe(422);
-    expect(missing.json()).toMatchObject({ ok: false, error: 'validation_failed', fieldErrors: { nickname: 'is required' } });
+    expect(missing.json()).toMatchObject({
+      ok: false,
+      error: 'validation_failed',
+      fieldErrors: { nickname: 'is required' },
+    });
     const blank = await create({ nickname: '   ', assetClass: 'boat' });
     expect(blank.statusCode).toBe(422);
     expect(Object.keys(blank.json().fieldErrors).sort()).toEqual(['assetClass', 'nickname']);
@@ -62,7 +81,9 @@ describe('POST /assets', () => {
 
   it('records asset.created in the outbox in the same transaction', async () => {
     const { assetId } = (await create({ nickname: 'Evented', assetClass: 'off-road' })).json();
-    const created = (await events(acme.orgId, 'asset.created')).find((e) => (e.data as { assetId: string }).assetId === assetId);
+    const created = (await events(acme.orgId, 'asset.created')).find(
+      (e) => (e.data as { assetId: string }).assetId === assetId,
+    );
     expect(created?.data).toMatchObject({ assetId, nickname: 'Evented', assetClass: 'off-road', actorId: acme.userId });
   });
 });
@@ -70,15 +91,30 @@ describe('POST /assets', () => {
 describe('POST /assets/batch', () => {
   it('accepts an array or {entries} and reports each entry', async () => {
     for (const body of [
-      [{ nickname: 'B1', assetClass: 'trailer' }, { nickname: '', assetClass: 'trailer' }, { nickname: 'B3', assetClass: 'nope' }],
-      { entries: [{ nickname: 'B1', assetClass: 'trailer' }, { nickname: '', assetClass: 'trailer' }, { nickname: 'B3', assetClass: 'nope' }] },
+      [
+        { nickname: 'B1', assetClass: 'trailer' },
+        { nickname: '', assetClass: 'trailer' },
+        { nickname: 'B3', assetClass: 'nope' },
+      ],
+      {
+        entries: [
+          { nickname: 'B1', assetClass: 'trailer' },
+          { nickname: '', assetClass: 'trailer' },
+          { nickname: 'B3', assetClass: 'nope' },
+        ],
+      },
     ]) {
       const res = await t.api.post('/api/v1/assets/batch', acme.key, body);
       expect(res.statusCode).toBe(200);
       const json = res.json();
       expect(json.summary).toEqual({ received: 3, succeeded: 1, failed: 2 });
       expect(json.results[0]).toMatchObject({ index: 0, ok: true });
-      expect(json.results[1]).toMatchObject({ index: 1, ok: false, error: 'validation_failed', fieldErrors: { nickname: 'cannot be blank' } });
+      expect(json.results[1]).toMatchObject({
+        index: 1,
+        ok: false,
+        error: 'validation_failed',
+        fieldErrors: { nickname: 'cannot be blank' },
+      });
       expect(json.results[2].fieldErrors).toHaveProperty('assetClass');
       const stored = await t.db.prisma.asset.findUnique({ where: { id: json.results[0].assetId } });
       expect(stored?.orgId).toBe(acme.orgId);
@@ -100,7 +136,11 @@ describe('POST /assets/batch', () => {
   });
 
   it('accepts exactly 50 entries', async () => {
-    const res = await t.api.post('/api/v1/assets/batch', acme.key, Array.from({ length: 50 }, (_, i) => ({ nickname: `Fifty ${i}`, assetClass: 'trailer' })));
+    const res = await t.api.post(
+      '/api/v1/assets/batch',
+      acme.key,
+      Array.from({ length: 50 }, (_, i) => ({ nickname: `Fifty ${i}`, assetClass: 'trailer' })),
+    );
     expect(res.json().summary).toEqual({ received: 50, succeeded: 50, failed: 0 });
   });
 });
@@ -152,13 +192,23 @@ describe('PATCH /assets/:id', () => {
   it('updates fields, clears with null and reports changedFields in asset.updated', async () => {
     await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, { licensePlate: 'ABC 123', purchaseCost: 1000 });
     const res = await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, {
-      licensePlate: null, purchaseCost: 1000, registrationExpiresAt: '2027-03-01T00:00:00Z', lifecycleStatus: 'OUT_OF_SERVICE',
+      licensePlate: null,
+      purchaseCost: 1000,
+      registrationExpiresAt: '2027-03-01T00:00:00Z',
+      lifecycleStatus: 'OUT_OF_SERVICE',
     });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ ok: true, assetId });
     const asset = (await t.api.get(`/api/v1/assets/${assetId}`, acme.key)).json().asset;
-    expect(asset).toMatchObject({ licensePlate: null, purchaseCost: 1000, registrationExpiresAt: '2027-03-01T00:00:00.000Z', lifecycleStatus: 'OUT_OF_SERVICE' });
-    const updates = (await events(acme.orgId, 'asset.updated')).filter((e) => (e.data as { assetId: string }).assetId === assetId);
+    expect(asset).toMatchObject({
+      licensePlate: null,
+      purchaseCost: 1000,
+      registrationExpiresAt: '2027-03-01T00:00:00.000Z',
+      lifecycleStatus: 'OUT_OF_SERVICE',
+    });
+    const updates = (await events(acme.orgId, 'asset.updated')).filter(
+      (e) => (e.data as { assetId: string }).assetId === assetId,
+    );
     expect(updates.map((e) => (e.data as { changedFields: string[] }).changedFields)).toEqual([
       ['licensePlate', 'purchaseCost'],
       ['licensePlate', 'registrationExpiresAt', 'lifecycleStatus'],
@@ -173,7 +223,11 @@ describe('PATCH /assets/:id', () => {
   });
 
   it('records the sale date when an asset is marked SOLD without one', async () => {
-    await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, { lifecycleStatus: 'SOLD', soldPrice: 250, soldTo: 'Bob' });
+    await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, {
+      lifecycleStatus: 'SOLD',
+      soldPrice: 250,
+      soldTo: 'Bob',
+    });
     const asset = (await t.api.get(`/api/v1/assets/${assetId}`, acme.key)).json().asset;
     expect(asset).toMatchObject({ lifecycleStatus: 'SOLD', soldPrice: 250, soldTo: 'Bob' });
     expect(Date.parse(asset.soldAt)).toBeGreaterThan(Date.now() - 60_000);
@@ -195,15 +249,27 @@ describe('PATCH /assets/:id', () => {
   });
 
   it('checks yard, parent asset and operator belong to the organisation', async () => {
-    const res = await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, { parentAssetId: foreignAssetId, primaryOperatorId: other.userId });
+    const res = await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, {
+      parentAssetId: foreignAssetId,
+      primaryOperatorId: other.userId,
+    });
     expect(res.statusCode).toBe(422);
     expect(Object.keys(res.json().fieldErrors).sort()).toEqual(['parentAssetId', 'primaryOperatorId']);
     const self = await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, { parentAssetId: assetId });
     expect(self.statusCode).toBe(422);
-    const ok = await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, { primaryOperatorId: acme.userId, pmInterval: 250, pmBaselineReading: 1000 });
+    const ok = await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, {
+      primaryOperatorId: acme.userId,
+      pmInterval: 250,
+      pmBaselineReading: 1000,
+    });
     expect(ok.statusCode).toBe(200);
     const asset = (await t.api.get(`/api/v1/assets/${assetId}`, acme.key)).json().asset;
-    expect(asset).toMatchObject({ primaryOperatorId: acme.userId, pmInterval: 250, pmBaselineReading: 1000, pmNextDueReading: 1250 });
+    expect(asset).toMatchObject({
+      primaryOperatorId: acme.userId,
+      pmInterval: 250,
+      pmBaselineReading: 1000,
+      pmNextDueReading: 1250,
+    });
   });
 });
 
@@ -211,10 +277,26 @@ describe('GET /assets/:id', () => {
   it('computes straight-line book value and the repair summary', async () => {
     const { assetId } = (await create({ nickname: 'Depreciating', assetClass: 'off-road' })).json();
     const twoYearsAgo = new Date(Date.now() - 2 * 365.25 * 24 * 3600 * 1000).toISOString();
-    await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, { purchaseCost: 10_000, purchaseDate: twoYearsAgo, usefulLifeYears: 10, depreciationMethod: 'STRAIGHT_LINE' });
-    await t.db.prisma.repair.createMany({ data: [{ orgId: acme.orgId, assetId, cost: 120.5 }, { orgId: acme.orgId, assetId, cost: 79.5 }] });
+    await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, {
+      purchaseCost: 10_000,
+      purchaseDate: twoYearsAgo,
+      usefulLifeYears: 10,
+      depreciationMethod: 'STRAIGHT_LINE',
+    });
+    await t.db.prisma.repair.createMany({
+      data: [
+        { orgId: acme.orgId, assetId, cost: 120.5 },
+        { orgId: acme.orgId, assetId, cost: 79.5 },
+      ],
+    });
     const { asset } = (await t.api.get(`/api/v1/assets/${assetId}`, acme.key)).json();
-    expect(asset.financialSummary).toEqual({ purchaseCost: 10_000, currentValue: null, bookValue: 8000, totalRepairCost: 200, repairCount: 2 });
+    expect(asset.financialSummary).toEqual({
+      purchaseCost: 10_000,
+      currentValue: null,
+      bookValue: 8000,
+      totalRepairCost: 200,
+      repairCount: 2,
+    });
     expect(asset.checkout).toBeNull();
   });
 
@@ -227,8 +309,27 @@ describe('GET /assets/:id', () => {
 
 securitySuite('assets', () => ({ t, tenant: acme }), [
   { label: 'GET /assets', method: 'GET', path: () => '/api/v1/assets', scope: 'assets:read' },
-  { label: 'POST /assets', method: 'POST', path: () => '/api/v1/assets', scope: 'assets:write', body: { nickname: 'x', assetClass: 'trailer' } },
+  {
+    label: 'POST /assets',
+    method: 'POST',
+    path: () => '/api/v1/assets',
+    scope: 'assets:write',
+    body: { nickname: 'x', assetClass: 'trailer' },
+  },
   { label: 'POST /assets/batch', method: 'POST', path: () => '/api/v1/assets/batch', scope: 'assets:write', body: [] },
-  { label: 'GET /assets/:id', method: 'GET', path: () => `/api/v1/assets/${foreignAssetId}`, scope: 'assets:read', crossTenant: true },
-  { label: 'PATCH /assets/:id', method: 'PATCH', path: () => `/api/v1/assets/${foreignAssetId}`, scope: 'assets:write', body: { nickname: 'Stolen' }, crossTenant: true },
+  {
+    label: 'GET /assets/:id',
+    method: 'GET',
+    path: () => `/api/v1/assets/${foreignAssetId}`,
+    scope: 'assets:read',
+    crossTenant: true,
+  },
+  {
+    label: 'PATCH /assets/:id',
+    method: 'PATCH',
+    path: () => `/api/v1/assets/${foreignAssetId}`,
+    scope: 'assets:write',
+    body: { nickname: 'Stolen' },
+    crossTenant: true,
+  },
 ]);

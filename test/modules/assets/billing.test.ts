@@ -39,9 +39,14 @@ describe('billing quantity sync', () => {
   it('posts the billable asset count after a create, in the background', async () => {
     const tenant = await t.tenant();
     await t.api.post('/api/v1/assets', tenant.key, { nickname: 'A', assetClass: 'trailer' });
-    await t.api.post('/api/v1/assets/batch', tenant.key, [{ nickname: 'B', assetClass: 'trailer' }, { nickname: 'C', assetClass: 'trailer' }]);
+    await t.api.post('/api/v1/assets/batch', tenant.key, [
+      { nickname: 'B', assetClass: 'trailer' },
+      { nickname: 'C', assetClass: 'trailer' },
+    ]);
     await t.deps.background.idle();
-    const mine = billing.received.filter((r) => r.body.organizationId === tenant.orgId).map((r) => r.body.billableAssets);
+    const mine = billing.received
+      .filter((r) => r.body.organizationId === tenant.orgId)
+      .map((r) => r.body.billableAssets);
     expect(mine).toEqual([1, 3]);
   });
 

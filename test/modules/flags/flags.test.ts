@@ -23,34 +23,78 @@ afterAll(() => t.close());
 
 const raise = (body: unknown, key = acme.key) => t.api.post('/api/v1/flags', key, body);
 const resolve = (id: string, body: unknown, key = acme.key) => t.api.patch(`/api/v1/flags/${id}`, key, body);
-const eventsOf = (type: string, orgId = acme.orgId) => t.db.prisma.event.findMany({ where: { orgId, type }, orderBy: { createdAt: 'asc' } });
+const eventsOf = (type: string, orgId = acme.orgId) =>
+  t.db.prisma.event.findMany({ where: { orgId, type }, orderBy: { createdAt: 'asc' } });
 
 securitySuite('flags', () => ({ t, tenant: acme }), [
   { label: 'GET /flags', method: 'GET', path: () => '/api/v1/flags', scope: 'flags:read' },
-  { label: 'POST /flags', method: 'POST', path: () => '/api/v1/flags', scope: 'flags:write', body: { assetId: 'x', severity: 'RED' } },
-  { label: 'GET /flags/:id', method: 'GET', path: () => `/api/v1/flags/${foreignFlagId}`, scope: 'flags:read', crossTenant: true },
   {
-    label: 'PATCH /flags/:id', method: 'PATCH', path: () => `/api/v1/flags/${foreignFlagId}`, scope: 'flags:write', crossTenant: true,
-    body: { status: 'RESOLVED', resolutionNote: 'Replaced the hydraulic hose on the boom', returnToServiceConfirmed: true },
+    label: 'POST /flags',
+    method: 'POST',
+    path: () => '/api/v1/flags',
+    scope: 'flags:write',
+    body: { assetId: 'x', severity: 'RED' },
+  },
+  {
+    label: 'GET /flags/:id',
+    method: 'GET',
+    path: () => `/api/v1/flags/${foreignFlagId}`,
+    scope: 'flags:read',
+    crossTenant: true,
+  },
+  {
+    label: 'PATCH /flags/:id',
+    method: 'PATCH',
+    path: () => `/api/v1/flags/${foreignFlagId}`,
+    scope: 'flags:write',
+    crossTenant: true,
+    body: {
+      status: 'RESOLVED',
+      resolutionNote: 'Replaced the hydraulic hose on the boom',
+      returnToServiceConfirmed: true,
+    },
   },
 ]);
 
 describe('POST /flags', () => {
   it('creates an OPEN flag with geo and records flag.created with the spec payload', async () => {
-    const res = await raise({ assetId, severity: 'RED', note: '  Hydraulic leak at boom  ', photoUrl: 'https://img.example.com/1.jpg', geo: { lat: 51.5, lng: -0.12, accuracyM: 8 } });
+    const res = await raise({
+      assetId,
+      severity: 'RED',
+      note: '  Hydraulic leak at boom  ',
+      photoUrl: 'https://img.example.com/1.jpg',
+      geo: { lat: 51.5, lng: -0.12, accuracyM: 8 },
+    });
     expect(res.statusCode).toBe(201);
     const { flagId } = res.json();
     const detail = (await t.api.get(`/api/v1/flags/${flagId}`, acme.key)).json().flag;
     expect(detail).toMatchObject({
-      id: flagId, assetId, severity: 'RED', status: 'OPEN', note: 'Hydraulic leak at boom', raisedById: acme.userId,
-      lat: 51.5, lng: -0.12, accuracyM: 8, resolvedAt: null, resolvedById: null, resolvedBy: null,
-      asset: { id: assetId, nickname: 'Dozer 7' }, raisedBy: { userId: acme.userId, name: 'Olive Ops' },
+      id: flagId,
+      assetId,
+      severity: 'RED',
+      status: 'OPEN',
+      note: 'Hydraulic leak at boom',
+      raisedById: acme.userId,
+      lat: 51.5,
+      lng: -0.12,
+      accuracyM: 8,
+      resolvedAt: null,
+      resolvedById: null,
+      resolvedBy: null,
+      asset: { id: assetId, nickname: 'Dozer 7' },
+      raisedBy: { userId: acme.userId, name: 'Olive Ops' },
     });
     const event = (await eventsOf('flag.created')).find((e) => (e.data as { flagId: string }).flagId === flagId);
     expect(event?.data).toEqual({
-      flagId, assetId, assetNickname: 'Dozer 7', severity: 'RED', reason: 'Hydraulic leak at boom',
-      photoUrl: 'https://img.example.com/1.jpg', raisedBy: { userId: acme.userId, name: 'Olive Ops' },
-      raisedAt: detail.createdAt, pmDueReading: null,
+      flagId,
+      assetId,
+      assetNickname: 'Dozer 7',
+      severity: 'RED',
+      reason: 'Hydraulic leak at boom',
+      photoUrl: 'https://img.example.com/1.jpg',
+      raisedBy: { userId: acme.userId, name: 'Olive Ops' },
+      raisedAt: detail.createdAt,
+      pmDueReading: null,
     });
   });
 
@@ -85,7 +129,10 @@ describe('POST /flags', () => {
   });
 
   it('accepts the boundaries: note of 500, lat ±90, lng ±180, accuracyM 0 and 100000', async () => {
-    for (const geo of [{ lat: 90, lng: 180, accuracyM: 0 }, { lat: -90, lng: -180, accuracyM: 100_000 }]) {
+    for (const geo of [
+      { lat: 90, lng: 180, accuracyM: 0 },
+      { lat: -90, lng: -180, accuracyM: 100_000 },
+    ]) {
       expect((await raise({ assetId, severity: 'YELLOW', note: 'n'.repeat(500), geo })).statusCode).toBe(201);
     }
   });
@@ -103,12 +150,18 @@ describe('POST /flags', () => {
 
   it('queues one PUSH and one EMAIL notification for the flag, in the same transaction', async () => {
     const { flagId } = (await raise({ assetId, severity: 'RED', note: 'Brakes soft' })).json();
-    const rows = await t.db.prisma.notification.findMany({ where: { orgId: acme.orgId, kind: 'flag.created', dedupeKey: { startsWith: `flag:${flagId}:` } } });
+    const rows = await t.db.prisma.notification.findMany({
+      where: { orgId: acme.orgId, kind: 'flag.created', dedupeKey: { startsWith: `flag:${flagId}:` } },
+    });
     expect(rows.map((r) => r.channel).sort()).toEqual(['EMAIL', 'PUSH']);
     for (const row of rows) {
       expect(row.status).toBe('PENDING');
       expect(row.subject).toBe('RED flag: Dozer 7');
-      expect(row.payload).toMatchObject({ flagId, severity: 'RED', recipients: [{ userId: acme.userId, email: acme.email }] });
+      expect(row.payload).toMatchObject({
+        flagId,
+        severity: 'RED',
+        recipients: [{ userId: acme.userId, email: acme.email }],
+      });
     }
   });
 });
@@ -152,8 +205,12 @@ describe('GET /flags', () => {
   it('pages with a cursor and never shows another organisation', async () => {
     const first = (await t.api.get('/api/v1/flags?limit=2&status=OPEN,IN_PROGRESS,RESOLVED', fresh.key)).json();
     expect(first.flags).toHaveLength(2);
-    const second = (await t.api.get(`/api/v1/flags?limit=2&status=OPEN,IN_PROGRESS,RESOLVED&cursor=${first.nextCursor}`, fresh.key)).json();
-    const third = (await t.api.get(`/api/v1/flags?limit=2&status=OPEN,IN_PROGRESS,RESOLVED&cursor=${second.nextCursor}`, fresh.key)).json();
+    const second = (
+      await t.api.get(`/api/v1/flags?limit=2&status=OPEN,IN_PROGRESS,RESOLVED&cursor=${first.nextCursor}`, fresh.key)
+    ).json();
+    const third = (
+      await t.api.get(`/api/v1/flags?limit=2&status=OPEN,IN_PROGRESS,RESOLVED&cursor=${second.nextCursor}`, fresh.key)
+    ).json();
     const all = [...first.flags, ...second.flags, ...third.flags].map((f: { id: string }) => f.id);
     expect(new Set(all)).toEqual(new Set(Object.values(ids)));
     expect(third.nextCursor).toBeNull();
@@ -170,10 +227,22 @@ describe('PATCH /flags/:id (resolution)', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ ok: true, flagId, status: 'RESOLVED' });
     const flag = (await t.api.get(`/api/v1/flags/${flagId}`, acme.key)).json().flag;
-    expect(flag).toMatchObject({ status: 'RESOLVED', resolvedById: acme.userId, resolutionNote: 'Tightened', resolvedBy: { userId: acme.userId, name: 'Olive Ops' } });
+    expect(flag).toMatchObject({
+      status: 'RESOLVED',
+      resolvedById: acme.userId,
+      resolutionNote: 'Tightened',
+      resolvedBy: { userId: acme.userId, name: 'Olive Ops' },
+    });
     expect(Date.now() - Date.parse(flag.resolvedAt)).toBeLessThan(60_000);
     const event = (await eventsOf('flag.resolved')).find((e) => (e.data as { flagId: string }).flagId === flagId);
-    expect(event?.data).toMatchObject({ flagId, assetId, severity: 'YELLOW', resolutionNote: 'Tightened', resolvedBy: { userId: acme.userId, name: 'Olive Ops' }, resolvedAt: flag.resolvedAt });
+    expect(event?.data).toMatchObject({
+      flagId,
+      assetId,
+      severity: 'YELLOW',
+      resolutionNote: 'Tightened',
+      resolvedBy: { userId: acme.userId, name: 'Olive Ops' },
+      resolvedAt: flag.resolvedAt,
+    });
   });
 
   it.each([['OPEN'], ['IN_PROGRESS'], ['CLOSED']])('accepts only RESOLVED: status %s is 422', async (status) => {
@@ -198,7 +267,10 @@ describe('PATCH /flags/:id (resolution)', () => {
       [{ status: 'RESOLVED', resolutionNote: SPECIFIC }, ['returnToServiceConfirmed']],
       [{ status: 'RESOLVED', resolutionNote: SPECIFIC, returnToServiceConfirmed: false }, ['returnToServiceConfirmed']],
       [{ status: 'RESOLVED', resolutionNote: 'fixed', returnToServiceConfirmed: true }, ['resolutionNote']],
-      [{ status: 'RESOLVED', resolutionNote: 'Fixed, all good now, done', returnToServiceConfirmed: true }, ['resolutionNote']],
+      [
+        { status: 'RESOLVED', resolutionNote: 'Fixed, all good now, done', returnToServiceConfirmed: true },
+        ['resolutionNote'],
+      ],
       [{ status: 'RESOLVED', resolutionNote: 'Replaced hose', returnToServiceConfirmed: true }, ['resolutionNote']],
       [{ status: 'RESOLVED', resolutionNote: '   ', returnToServiceConfirmed: true }, ['resolutionNote']],
     ];
@@ -210,7 +282,11 @@ describe('PATCH /flags/:id (resolution)', () => {
     expect((await t.db.prisma.flag.findUniqueOrThrow({ where: { id: flagId } })).status).toBe('OPEN');
     const ok = await resolve(flagId, { status: 'RESOLVED', resolutionNote: SPECIFIC, returnToServiceConfirmed: true });
     expect(ok.statusCode).toBe(200);
-    expect(await t.db.prisma.flag.findUniqueOrThrow({ where: { id: flagId } })).toMatchObject({ status: 'RESOLVED', returnToServiceConfirmed: true, resolutionNote: SPECIFIC });
+    expect(await t.db.prisma.flag.findUniqueOrThrow({ where: { id: flagId } })).toMatchObject({
+      status: 'RESOLVED',
+      returnToServiceConfirmed: true,
+      resolutionNote: SPECIFIC,
+    });
   });
 
   it('resolves an IN_PROGRESS flag', async () => {
@@ -228,7 +304,9 @@ describe('PATCH /flags/:id (resolution)', () => {
     const reopen = await resolve(flagId, { status: 'OPEN' });
     expect(reopen.statusCode).toBe(422);
     expect((await t.db.prisma.flag.findUniqueOrThrow({ where: { id: flagId } })).resolutionNote).toBe('first');
-    expect((await eventsOf('flag.resolved')).filter((e) => (e.data as { flagId: string }).flagId === flagId)).toHaveLength(1);
+    expect(
+      (await eventsOf('flag.resolved')).filter((e) => (e.data as { flagId: string }).flagId === flagId),
+    ).toHaveLength(1);
   });
 
   it('answers 404 for an unknown id', async () => {

@@ -13,13 +13,17 @@ beforeAll(async () => {
   t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
-  foreignAssetId = (await t.api.post('/api/v1/assets', other.key, { nickname: 'Theirs', assetClass: 'off-road' })).json().assetId;
+  foreignAssetId = (
+    await t.api.post('/api/v1/assets', other.key, { nickname: 'Theirs', assetClass: 'off-road' })
+  ).json().assetId;
 });
 afterAll(() => t.close());
 
 const newAsset = async (body: Record<string, unknown> = {}, key = acme.key) =>
-  (await t.api.post('/api/v1/assets', key, { nickname: 'Excavator', assetClass: 'off-road', ...body })).json().assetId as string;
-const log = (body: unknown, headers?: Record<string, string>, key = acme.key) => t.api.post('/api/v1/hours', key, body, headers);
+  (await t.api.post('/api/v1/assets', key, { nickname: 'Excavator', assetClass: 'off-road', ...body })).json()
+    .assetId as string;
+const log = (body: unknown, headers?: Record<string, string>, key = acme.key) =>
+  t.api.post('/api/v1/hours', key, body, headers);
 const assetRow = (id: string) => t.db.prisma.asset.findUniqueOrThrow({ where: { id } });
 const logsOf = (assetId: string) => t.db.prisma.meterLog.findMany({ where: { assetId } });
 const eventsOf = (type: string) => t.db.prisma.event.findMany({ where: { orgId: acme.orgId, type } });
@@ -101,21 +105,49 @@ describe('preventive maintenance (AUTO_PM)', () => {
     const autoFlagId = crossing.json().autoFlagId;
     expect(autoFlagId).toEqual(expect.any(String));
     const flag = await t.db.prisma.flag.findUniqueOrThrow({ where: { id: autoFlagId } });
-    expect(flag).toMatchObject({ severity: 'AUTO_PM', status: 'OPEN', assetId, pmDueReading: 250, raisedById: 'system' });
+    expect(flag).toMatchObject({
+      severity: 'AUTO_PM',
+      status: 'OPEN',
+      assetId,
+      pmDueReading: 250,
+      raisedById: 'system',
+    });
     const created = (await eventsOf('flag.created')).find((e) => (e.data as { flagId: string }).flagId === autoFlagId);
-    expect(created?.data).toMatchObject({ flagId: autoFlagId, assetId, assetNickname: 'Excavator', severity: 'AUTO_PM', raisedBy: { userId: null, name: 'system' }, pmDueReading: 250 });
-    const logged = (await eventsOf('hours.logged')).find((e) => (e.data as { logId: string }).logId === crossing.json().logId);
+    expect(created?.data).toMatchObject({
+      flagId: autoFlagId,
+      assetId,
+      assetNickname: 'Excavator',
+      severity: 'AUTO_PM',
+      raisedBy: { userId: null, name: 'system' },
+      pmDueReading: 250,
+    });
+    const logged = (await eventsOf('hours.logged')).find(
+      (e) => (e.data as { logId: string }).logId === crossing.json().logId,
+    );
     expect(logged?.data).toMatchObject({ autoFlagId });
-    expect(await t.db.prisma.notification.count({ where: { dedupeKey: { startsWith: `flag:${autoFlagId}:` } } })).toBe(2);
+    expect(await t.db.prisma.notification.count({ where: { dedupeKey: { startsWith: `flag:${autoFlagId}:` } } })).toBe(
+      2,
+    );
     const detail = (await t.api.get(`/api/v1/flags/${autoFlagId}`, acme.key)).json().flag;
-    expect(detail).toMatchObject({ severity: 'AUTO_PM', raisedById: 'system', raisedBy: { userId: null, name: 'system' }, pmDueReading: 250 });
+    expect(detail).toMatchObject({
+      severity: 'AUTO_PM',
+      raisedById: 'system',
+      raisedBy: { userId: null, name: 'system' },
+      pmDueReading: 250,
+    });
 
     // At most one open AUTO_PM per asset, even past the following service point.
     expect((await log({ assetId, hoursReading: 520, loggedAt: ago(10) })).json().autoFlagId).toBeNull();
 
-    const resolved = await t.api.patch(`/api/v1/flags/${autoFlagId}`, acme.key, { status: 'RESOLVED', resolutionNote: 'Oil and filters changed' });
+    const resolved = await t.api.patch(`/api/v1/flags/${autoFlagId}`, acme.key, {
+      status: 'RESOLVED',
+      resolutionNote: 'Oil and filters changed',
+    });
     expect(resolved.statusCode).toBe(200);
-    expect((await t.api.get(`/api/v1/assets/${assetId}`, acme.key)).json().asset).toMatchObject({ pmBaselineReading: 250, pmNextDueReading: 500 });
+    expect((await t.api.get(`/api/v1/assets/${assetId}`, acme.key)).json().asset).toMatchObject({
+      pmBaselineReading: 250,
+      pmNextDueReading: 500,
+    });
 
     const next = await log({ assetId, hoursReading: 521, loggedAt: ago(9.5) });
     const nextFlag = await t.db.prisma.flag.findUniqueOrThrow({ where: { id: next.json().autoFlagId } });
@@ -137,7 +169,9 @@ describe('preventive maintenance (AUTO_PM)', () => {
     const approved = await t.api.patch(`/api/v1/hours/${held.json().logId}`, acme.key, { reviewStatus: 'APPROVED' });
     const autoFlagId = approved.json().autoFlagId;
     expect(autoFlagId).toEqual(expect.any(String));
-    expect((await t.db.prisma.meterLog.findUniqueOrThrow({ where: { id: held.json().logId } })).autoFlagId).toBe(autoFlagId);
+    expect((await t.db.prisma.meterLog.findUniqueOrThrow({ where: { id: held.json().logId } })).autoFlagId).toBe(
+      autoFlagId,
+    );
   });
 
   it('assets without a PM interval never get AUTO_PM flags', async () => {
@@ -148,7 +182,9 @@ describe('preventive maintenance (AUTO_PM)', () => {
   it('parallel readings crossing the service point open exactly one flag', async () => {
     const assetId = await newAsset({ pmInterval: 100, pmBaselineReading: 0 });
     await log({ assetId, hoursReading: 90, loggedAt: ago(1000) });
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => log({ assetId, hoursReading: 101 + i, note: 'parallel' })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => log({ assetId, hoursReading: 101 + i, note: 'parallel' })),
+    );
     expect(results.every((r) => r.statusCode === 201)).toBe(true);
     expect(results.filter((r) => r.json().autoFlagId !== null)).toHaveLength(1);
     expect(await t.db.prisma.flag.count({ where: { assetId, severity: 'AUTO_PM' } })).toBe(1);
@@ -160,7 +196,9 @@ describe('concurrency: deltas', () => {
     const assetId = await newAsset();
     await log({ assetId, hoursReading: 100, loggedAt: ago(1000) });
     const readings = Array.from({ length: 10 }, (_, i) => 110 + i * 10);
-    const results = await Promise.all(readings.map((hoursReading) => log({ assetId, hoursReading, note: 'concurrent' })));
+    const results = await Promise.all(
+      readings.map((hoursReading) => log({ assetId, hoursReading, note: 'concurrent' })),
+    );
     expect(results.map((r) => r.statusCode)).toEqual(readings.map(() => 201));
     const logs = (await logsOf(assetId)).filter((l) => l.hoursReading !== 100);
     const previous = logs.map((l) => Math.round((l.hoursReading - l.delta) * 1e6) / 1e6);
@@ -188,8 +226,13 @@ describe('idempotency', () => {
 
   it('the header wins over a body clientMutationId; the body key works on its own', async () => {
     const assetId = await newAsset();
-    const withBoth = await log({ assetId, hoursReading: 1, clientMutationId: 'body-key' }, { 'idempotency-key': 'header-key' });
-    expect((await t.db.prisma.meterLog.findUniqueOrThrow({ where: { id: withBoth.json().logId } })).clientMutationId).toBe('header-key');
+    const withBoth = await log(
+      { assetId, hoursReading: 1, clientMutationId: 'body-key' },
+      { 'idempotency-key': 'header-key' },
+    );
+    expect(
+      (await t.db.prisma.meterLog.findUniqueOrThrow({ where: { id: withBoth.json().logId } })).clientMutationId,
+    ).toBe('header-key');
     const bodyOnly = await log({ assetId, hoursReading: 2, clientMutationId: 'body-key' });
     expect(bodyOnly.json().replayed).toBe(false);
     const replay = await log({ assetId, hoursReading: 3, clientMutationId: 'body-key' });
@@ -207,18 +250,24 @@ describe('idempotency', () => {
 
   it('the same key sent 10 times in parallel creates one row', async () => {
     const assetId = await newAsset();
-    const results = await Promise.all(Array.from({ length: 10 }, () => log({ assetId, hoursReading: 42 }, { 'idempotency-key': 'parallel-key' })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => log({ assetId, hoursReading: 42 }, { 'idempotency-key': 'parallel-key' })),
+    );
     expect(results.map((r) => r.statusCode)).toEqual(Array(10).fill(201));
     expect(new Set(results.map((r) => r.json().logId)).size).toBe(1);
     expect(results.filter((r) => !r.json().replayed)).toHaveLength(1);
     expect(await logsOf(assetId)).toHaveLength(1);
     const logId = results[0].json().logId;
-    expect((await eventsOf('hours.logged')).filter((e) => (e.data as { logId: string }).logId === logId)).toHaveLength(1);
+    expect((await eventsOf('hours.logged')).filter((e) => (e.data as { logId: string }).logId === logId)).toHaveLength(
+      1,
+    );
   });
 
   it('the same key on different assets in parallel still creates one row', async () => {
     const assets = await Promise.all(Array.from({ length: 5 }, () => newAsset()));
-    const results = await Promise.all(assets.map((assetId) => log({ assetId, hoursReading: 7 }, { 'idempotency-key': 'cross-asset' })));
+    const results = await Promise.all(
+      assets.map((assetId) => log({ assetId, hoursReading: 7 }, { 'idempotency-key': 'cross-asset' })),
+    );
     expect(results.map((r) => r.statusCode)).toEqual(Array(5).fill(201));
     expect(new Set(results.map((r) => r.json().logId)).size).toBe(1);
     expect(await t.db.prisma.meterLog.count({ where: { orgId: acme.orgId, clientMutationId: 'cross-asset' } })).toBe(1);

@@ -15,24 +15,54 @@ beforeAll(async () => {
   t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
-  foreignAssetId = (await t.api.post('/api/v1/assets', other.key, { nickname: 'Theirs', assetClass: 'off-road' })).json().assetId;
-  foreignLogId = (await t.api.post('/api/v1/hours', other.key, { assetId: foreignAssetId, hoursReading: 5 })).json().logId;
+  foreignAssetId = (
+    await t.api.post('/api/v1/assets', other.key, { nickname: 'Theirs', assetClass: 'off-road' })
+  ).json().assetId;
+  foreignLogId = (await t.api.post('/api/v1/hours', other.key, { assetId: foreignAssetId, hoursReading: 5 })).json()
+    .logId;
 });
 afterAll(() => t.close());
 
 const newAsset = async (body: Record<string, unknown> = {}, key = acme.key) =>
-  (await t.api.post('/api/v1/assets', key, { nickname: 'Excavator', assetClass: 'off-road', ...body })).json().assetId as string;
-const log = (body: unknown, headers?: Record<string, string>, key = acme.key) => t.api.post('/api/v1/hours', key, body, headers);
+  (await t.api.post('/api/v1/assets', key, { nickname: 'Excavator', assetClass: 'off-road', ...body })).json()
+    .assetId as string;
+const log = (body: unknown, headers?: Record<string, string>, key = acme.key) =>
+  t.api.post('/api/v1/hours', key, body, headers);
 const assetRow = (id: string) => t.db.prisma.asset.findUniqueOrThrow({ where: { id } });
 const logsOf = (assetId: string) => t.db.prisma.meterLog.findMany({ where: { assetId } });
 const eventsOf = (type: string) => t.db.prisma.event.findMany({ where: { orgId: acme.orgId, type } });
 
 securitySuite('hours', () => ({ t, tenant: acme }), [
   { label: 'GET /hours', method: 'GET', path: () => '/api/v1/hours', scope: 'hours:read' },
-  { label: 'POST /hours', method: 'POST', path: () => '/api/v1/hours', scope: 'hours:write', body: { assetId: 'x', hoursReading: 1 } },
-  { label: 'POST /hours/batch', method: 'POST', path: () => '/api/v1/hours/batch', scope: 'hours:write', body: [{ assetId: 'x', hoursReading: 1 }] },
-  { label: 'GET /hours/:id', method: 'GET', path: () => `/api/v1/hours/${foreignLogId}`, scope: 'hours:read', crossTenant: true },
-  { label: 'PATCH /hours/:id', method: 'PATCH', path: () => `/api/v1/hours/${foreignLogId}`, scope: 'hours:write', crossTenant: true, body: { reviewStatus: 'APPROVED' } },
+  {
+    label: 'POST /hours',
+    method: 'POST',
+    path: () => '/api/v1/hours',
+    scope: 'hours:write',
+    body: { assetId: 'x', hoursReading: 1 },
+  },
+  {
+    label: 'POST /hours/batch',
+    method: 'POST',
+    path: () => '/api/v1/hours/batch',
+    scope: 'hours:write',
+    body: [{ assetId: 'x', hoursReading: 1 }],
+  },
+  {
+    label: 'GET /hours/:id',
+    method: 'GET',
+    path: () => `/api/v1/hours/${foreignLogId}`,
+    scope: 'hours:read',
+    crossTenant: true,
+  },
+  {
+    label: 'PATCH /hours/:id',
+    method: 'PATCH',
+    path: () => `/api/v1/hours/${foreignLogId}`,
+    scope: 'hours:write',
+    crossTenant: true,
+    body: { reviewStatus: 'APPROVED' },
+  },
 ]);
 
 describe('POST /hours', () => {
@@ -41,19 +71,49 @@ describe('POST /hours', () => {
     const first = await log({ assetId, hoursReading: 100, loggedAt: ago(10) });
     expect(first.statusCode).toBe(201);
     expect(first.json()).toMatchObject({ ok: true, autoFlagId: null, delta: 0, reviewStatus: 'NONE', replayed: false });
-    const second = await log({ assetId, hoursReading: 104.3, loggedAt: ago(5), projectId: null, fuelVolume: 12.5, fuelCostTotal: 48.1, lat: 10, lng: 20, loggedByDeviceId: 'tab-3', note: 'end of shift' });
+    const second = await log({
+      assetId,
+      hoursReading: 104.3,
+      loggedAt: ago(5),
+      projectId: null,
+      fuelVolume: 12.5,
+      fuelCostTotal: 48.1,
+      lat: 10,
+      lng: 20,
+      loggedByDeviceId: 'tab-3',
+      note: 'end of shift',
+    });
     expect(second.json()).toMatchObject({ delta: 4.3, reviewStatus: 'NONE' });
     const detail = (await t.api.get(`/api/v1/hours/${second.json().logId}`, acme.key)).json().hoursLog;
     expect(detail).toMatchObject({
-      assetId, hoursReading: 104.3, delta: 4.3, fuelVolume: 12.5, fuelUnit: 'GALLON', fuelCostTotal: 48.1, lat: 10, lng: 20,
-      loggedById: acme.userId, loggedByDeviceId: 'tab-3', note: 'end of shift', state: null, reviewStatus: 'NONE',
+      assetId,
+      hoursReading: 104.3,
+      delta: 4.3,
+      fuelVolume: 12.5,
+      fuelUnit: 'GALLON',
+      fuelCostTotal: 48.1,
+      lat: 10,
+      lng: 20,
+      loggedById: acme.userId,
+      loggedByDeviceId: 'tab-3',
+      note: 'end of shift',
+      state: null,
+      reviewStatus: 'NONE',
       asset: { id: assetId, nickname: 'Excavator', meterType: 'HOURS', meterUnit: 'hrs' },
     });
     const asset = await assetRow(assetId);
     expect(asset.lastMeterReading).toBe(104.3);
     expect(asset.lastMeterAt?.toISOString()).toBe(detail.loggedAt);
     const event = (await eventsOf('hours.logged')).find((e) => (e.data as { logId: string }).logId === detail.id);
-    expect(event?.data).toMatchObject({ logId: detail.id, assetId, hoursReading: 104.3, delta: 4.3, loggedAt: detail.loggedAt, autoFlagId: null, reviewStatus: 'NONE' });
+    expect(event?.data).toMatchObject({
+      logId: detail.id,
+      assetId,
+      hoursReading: 104.3,
+      delta: 4.3,
+      loggedAt: detail.loggedAt,
+      autoFlagId: null,
+      reviewStatus: 'NONE',
+    });
   });
 
   it('stores projectId and the fuel fields; a project of another organisation is 422', async () => {
@@ -61,7 +121,11 @@ describe('POST /hours', () => {
     const project = await t.db.prisma.project.create({ data: { orgId: acme.orgId, name: 'Bypass' } });
     const theirs = await t.db.prisma.project.create({ data: { orgId: other.orgId, name: 'Theirs' } });
     const res = await log({ assetId, hoursReading: 1, projectId: project.id, fuelVolume: 40, fuelUnit: 'LITER' });
-    expect(await t.db.prisma.meterLog.findUniqueOrThrow({ where: { id: res.json().logId } })).toMatchObject({ projectId: project.id, fuelVolume: 40, fuelUnit: 'LITER' });
+    expect(await t.db.prisma.meterLog.findUniqueOrThrow({ where: { id: res.json().logId } })).toMatchObject({
+      projectId: project.id,
+      fuelVolume: 40,
+      fuelUnit: 'LITER',
+    });
     const bad = await log({ assetId, hoursReading: 2, projectId: theirs.id });
     expect(bad.statusCode).toBe(422);
     expect(bad.json().fieldErrors).toHaveProperty('projectId');
@@ -142,20 +206,31 @@ describe('POST /hours/batch', () => {
     expect(summary).toEqual({ received: 6, succeeded: 3, failed: 3 });
     expect(results.map((r: { index: number }) => r.index)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(results[0]).toMatchObject({ ok: true, autoFlagId: null, delta: 0, replayed: false });
-    expect(results[1]).toMatchObject({ ok: false, error: 'validation_failed', fieldErrors: { hoursReading: expect.any(String) } });
+    expect(results[1]).toMatchObject({
+      ok: false,
+      error: 'validation_failed',
+      fieldErrors: { hoursReading: expect.any(String) },
+    });
     expect(results[2]).toMatchObject({ ok: true, delta: 2 });
     expect(results[3]).toMatchObject({ ok: false, fieldErrors: { note: expect.stringMatching(/lower/) } });
     expect(results[4]).toMatchObject({ ok: true, logId: results[0].logId, replayed: true });
     expect(results[5]).toMatchObject({ ok: false, fieldErrors: { assetId: expect.any(String) } });
     expect(await logsOf(assetId)).toHaveLength(2);
 
-    const replay = (await t.api.post('/api/v1/hours/batch', acme.key, [{ assetId, hoursReading: 10, clientMutationId: 'b-2' }])).json();
+    const replay = (
+      await t.api.post('/api/v1/hours/batch', acme.key, [{ assetId, hoursReading: 10, clientMutationId: 'b-2' }])
+    ).json();
     expect(replay.results[0]).toMatchObject({ ok: true, logId: results[2].logId, replayed: true });
   });
 
   it('returns autoFlagId per entry', async () => {
     const assetId = await newAsset({ pmInterval: 50 });
-    const res = (await t.api.post('/api/v1/hours/batch', acme.key, [{ assetId, hoursReading: 10, loggedAt: ago(100) }, { assetId, hoursReading: 60, loggedAt: ago(1) }])).json();
+    const res = (
+      await t.api.post('/api/v1/hours/batch', acme.key, [
+        { assetId, hoursReading: 10, loggedAt: ago(100) },
+        { assetId, hoursReading: 60, loggedAt: ago(1) },
+      ])
+    ).json();
     expect(res.results[0].autoFlagId).toBeNull();
     expect(res.results[1].autoFlagId).toEqual(expect.any(String));
   });
@@ -176,7 +251,11 @@ describe('POST /hours/batch', () => {
 
   it('accepts exactly 100 entries', async () => {
     const assetId = await newAsset({ assetClass: 'trailer' });
-    const res = await t.api.post('/api/v1/hours/batch', acme.key, Array.from({ length: 100 }, (_, i) => ({ assetId, state: `stop ${i}` })));
+    const res = await t.api.post(
+      '/api/v1/hours/batch',
+      acme.key,
+      Array.from({ length: 100 }, (_, i) => ({ assetId, state: `stop ${i}` })),
+    );
     expect(res.json().summary).toEqual({ received: 100, succeeded: 100, failed: 0 });
   });
 });
@@ -190,7 +269,13 @@ describe('GET /hours', () => {
     fresh = await t.tenant('Lister');
     a1 = await newAsset({}, fresh.key);
     a2 = await newAsset({}, fresh.key);
-    for (const [assetId, hoursReading, at] of [[a1, 1, 50], [a2, 1, 40], [a1, 2, 30], [a2, 2, 20], [a1, 3, 10]] as const) {
+    for (const [assetId, hoursReading, at] of [
+      [a1, 1, 50],
+      [a2, 1, 40],
+      [a1, 2, 30],
+      [a2, 2, 20],
+      [a1, 3, 10],
+    ] as const) {
       ids.push((await log({ assetId, hoursReading, loggedAt: ago(at) }, undefined, fresh.key)).json().logId);
     }
   });
@@ -215,7 +300,9 @@ describe('GET /hours', () => {
     const first = await list('?limit=2');
     const second = await list(`?limit=2&cursor=${first.nextCursor}`);
     const third = await list(`?limit=2&cursor=${second.nextCursor}`);
-    expect([...first.hoursLogs, ...second.hoursLogs, ...third.hoursLogs].map((l: { id: string }) => l.id)).toEqual([...ids].reverse());
+    expect([...first.hoursLogs, ...second.hoursLogs, ...third.hoursLogs].map((l: { id: string }) => l.id)).toEqual(
+      [...ids].reverse(),
+    );
     expect(third.nextCursor).toBeNull();
     expect((await t.api.get('/api/v1/hours?cursor=bogus', fresh.key)).statusCode).toBe(422);
   });

@@ -12,7 +12,13 @@ describe('public meta endpoints', () => {
   it('health pings the database', async () => {
     const res = await t.api.get('/api/v1/health');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ ok: true, database: 'ok', apiVersion: 'v1', commit: '0123456789ab', uptimeSec: expect.any(Number) });
+    expect(res.json()).toEqual({
+      ok: true,
+      database: 'ok',
+      apiVersion: 'v1',
+      commit: '0123456789ab',
+      uptimeSec: expect.any(Number),
+    });
   });
 
   it('health is 503 when the database ping fails', async () => {
@@ -49,7 +55,14 @@ describe('public meta endpoints', () => {
 
   it('version reports the build, branch, uptime and runtime', async () => {
     const res = await t.api.get('/api/v1/version');
-    expect(res.json()).toEqual({ ok: true, commit: '0123456789ab', branch: 'main', uptimeSec: expect.any(Number), nodeVersion: process.version, apiVersion: 'v1' });
+    expect(res.json()).toEqual({
+      ok: true,
+      commit: '0123456789ab',
+      branch: 'main',
+      uptimeSec: expect.any(Number),
+      nodeVersion: process.version,
+      apiVersion: 'v1',
+    });
   });
 
   it('changelog is the parsed CHANGELOG.md with an hour of edge caching', async () => {
@@ -58,16 +71,28 @@ describe('public meta endpoints', () => {
     const { entries } = res.json();
     expect(entries.length).toBeGreaterThan(0);
     // An [Unreleased] heading may lead with no bullets yet; the newest release with changes is the real check.
-    expect(entries.find((e: { changes: unknown[] }) => e.changes.length)).toMatchObject({ version: expect.any(String), changes: expect.arrayContaining([expect.objectContaining({ type: 'added' })]) });
+    expect(entries.find((e: { changes: unknown[] }) => e.changes.length)).toMatchObject({
+      version: expect.any(String),
+      changes: expect.arrayContaining([expect.objectContaining({ type: 'added' })]),
+    });
     expect(res.json()).not.toHaveProperty('ok');
   });
 });
 
 describe('changelog parser', () => {
   it('reads versions, dates, sections and wrapped bullets', () => {
-    const entries = parseChangelog(`# Changelog\n\n## [1.1.0] - 2026-12-01\n### Fixed\n- One\n  continued\n### Added\n- Two\n\n## [1.0.0]\n- Three\n`);
+    const entries = parseChangelog(
+      `# Changelog\n\n## [1.1.0] - 2026-12-01\n### Fixed\n- One\n  continued\n### Added\n- Two\n\n## [1.0.0]\n- Three\n`,
+    );
     expect(entries).toEqual([
-      { version: '1.1.0', date: '2026-12-01', changes: [{ type: 'fixed', text: 'One continued' }, { type: 'added', text: 'Two' }] },
+      {
+        version: '1.1.0',
+        date: '2026-12-01',
+        changes: [
+          { type: 'fixed', text: 'One continued' },
+          { type: 'added', text: 'Two' },
+        ],
+      },
       { version: '1.0.0', date: null, changes: [{ type: 'changed', text: 'Three' }] },
     ]);
   });

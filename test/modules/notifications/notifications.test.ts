@@ -2,8 +2,14 @@ import cron from 'node-cron';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { JOBS } from '../../../src/jobs/jobs.ts';
 import { queueRenewalHeadsUps } from '../../../src/modules/notifications/notifications.repository.ts';
-import { createNotificationSender, NOTIFICATION_MAX_ATTEMPTS } from '../../../src/modules/notifications/notifications.sender.ts';
-import type { NotificationMessage, NotificationTransport } from '../../../src/modules/notifications/notifications.transport.ts';
+import {
+  createNotificationSender,
+  NOTIFICATION_MAX_ATTEMPTS,
+} from '../../../src/modules/notifications/notifications.sender.ts';
+import type {
+  NotificationMessage,
+  NotificationTransport,
+} from '../../../src/modules/notifications/notifications.transport.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { makeAsset, makeFlag, makeHoursLog } from '../../helpers/factories.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
@@ -23,26 +29,36 @@ beforeEach(async () => {
   await t.db.prisma.notification.deleteMany({});
 });
 
-function recorder(fail: (m: NotificationMessage) => boolean = () => false): NotificationTransport & { sent: NotificationMessage[] } {
+function recorder(
+  fail: (m: NotificationMessage) => boolean = () => false,
+): NotificationTransport & { sent: NotificationMessage[] } {
   const sent: NotificationMessage[] = [];
   return {
-    name: 'test', sent,
+    name: 'test',
+    sent,
     async send(message) {
       if (fail(message)) throw new Error('provider down');
       sent.push(message);
     },
   };
 }
-const senderWith = (transport: NotificationTransport) => createNotificationSender({ db: t.db, log: t.deps.logger, transport });
+const senderWith = (transport: NotificationTransport) =>
+  createNotificationSender({ db: t.db, log: t.deps.logger, transport });
 const raiseFlag = () => makeFlag(t, acme.key, assetId, { note: 'Smoke from exhaust' });
 
 describe('notification sender', () => {
-  it('delivers a new flag\'s PUSH and EMAIL through the transport and marks them SENT', async () => {
+  it("delivers a new flag's PUSH and EMAIL through the transport and marks them SENT", async () => {
     const flagId = await raiseFlag();
     const transport = recorder();
     expect(await senderWith(transport).sendPending()).toEqual({ sent: 2, retrying: 0, failed: 0 });
     expect(transport.sent.map((m) => m.channel).sort()).toEqual(['EMAIL', 'PUSH']);
-    expect(transport.sent[0]).toMatchObject({ orgId: acme.orgId, kind: 'flag.created', subject: 'RED flag: Truck 12', attempt: 1, payload: { flagId } });
+    expect(transport.sent[0]).toMatchObject({
+      orgId: acme.orgId,
+      kind: 'flag.created',
+      subject: 'RED flag: Truck 12',
+      attempt: 1,
+      payload: { flagId },
+    });
     expect(transport.sent[0].body).toContain('Smoke from exhaust');
     const rows = await t.db.prisma.notification.findMany({ where: { orgId: acme.orgId } });
     expect(rows.every((r) => r.status === 'SENT' && r.sentAt && r.attempts === 1)).toBe(true);
@@ -65,7 +81,9 @@ describe('notification sender', () => {
     for (let attempt = 2; attempt <= NOTIFICATION_MAX_ATTEMPTS; attempt++) {
       await t.db.prisma.notification.updateMany({ data: { createdAt: new Date(Date.now() - 3 * DAY) } });
       const outcome = await senderWith(failing).sendPending();
-      expect(outcome).toEqual(attempt < NOTIFICATION_MAX_ATTEMPTS ? { sent: 0, retrying: 2, failed: 0 } : { sent: 0, retrying: 0, failed: 2 });
+      expect(outcome).toEqual(
+        attempt < NOTIFICATION_MAX_ATTEMPTS ? { sent: 0, retrying: 2, failed: 0 } : { sent: 0, retrying: 0, failed: 2 },
+      );
     }
     rows = await t.db.prisma.notification.findMany({});
     expect(rows.every((r) => r.status === 'FAILED' && r.attempts === NOTIFICATION_MAX_ATTEMPTS)).toBe(true);
@@ -99,13 +117,24 @@ describe('notification sender', () => {
 });
 
 describe('renewal heads-ups', () => {
-  const setDates = (data: { registrationExpiresAt?: Date | null; insuranceExpiresAt?: Date | null; lifecycleStatus?: 'IN_SERVICE' | 'SOLD' }) =>
-    t.db.prisma.asset.update({ where: { id: assetId }, data });
-  const renewalRows = () => t.db.prisma.notification.findMany({ where: { orgId: acme.orgId, kind: { contains: 'renewal' } }, orderBy: { kind: 'asc' } });
+  const setDates = (data: {
+    registrationExpiresAt?: Date | null;
+    insuranceExpiresAt?: Date | null;
+    lifecycleStatus?: 'IN_SERVICE' | 'SOLD';
+  }) => t.db.prisma.asset.update({ where: { id: assetId }, data });
+  const renewalRows = () =>
+    t.db.prisma.notification.findMany({
+      where: { orgId: acme.orgId, kind: { contains: 'renewal' } },
+      orderBy: { kind: 'asc' },
+    });
 
   it('queues one EMAIL per renewal date within 30 days, exactly once across sweeps', async () => {
     const now = new Date('2026-11-22T12:00:00Z');
-    await setDates({ registrationExpiresAt: new Date('2026-12-10T00:00:00Z'), insuranceExpiresAt: new Date('2026-12-22T00:00:00Z'), lifecycleStatus: 'IN_SERVICE' });
+    await setDates({
+      registrationExpiresAt: new Date('2026-12-10T00:00:00Z'),
+      insuranceExpiresAt: new Date('2026-12-22T00:00:00Z'),
+      lifecycleStatus: 'IN_SERVICE',
+    });
     expect(await queueRenewalHeadsUps(t.db.prisma, {}, now)).toBe(2);
     expect(await queueRenewalHeadsUps(t.db.prisma, {}, now)).toBe(0);
     expect(await queueRenewalHeadsUps(t.db.prisma, { assetId }, new Date('2026-11-25T12:00:00Z'))).toBe(0);
@@ -120,7 +149,11 @@ describe('renewal heads-ups', () => {
 
   it('is exactly once even when sweeps run concurrently', async () => {
     const now = new Date('2026-11-22T12:00:00Z');
-    await setDates({ registrationExpiresAt: new Date('2026-12-01T00:00:00Z'), insuranceExpiresAt: null, lifecycleStatus: 'IN_SERVICE' });
+    await setDates({
+      registrationExpiresAt: new Date('2026-12-01T00:00:00Z'),
+      insuranceExpiresAt: null,
+      lifecycleStatus: 'IN_SERVICE',
+    });
     const counts = await Promise.all(Array.from({ length: 5 }, () => queueRenewalHeadsUps(t.db.prisma, {}, now)));
     expect(counts.reduce((a, b) => a + b, 0)).toBe(1);
     expect(await renewalRows()).toHaveLength(1);
@@ -128,7 +161,11 @@ describe('renewal heads-ups', () => {
 
   it('a changed renewal date gets its own heads-up', async () => {
     const now = new Date('2026-11-22T12:00:00Z');
-    await setDates({ registrationExpiresAt: new Date('2026-12-01T00:00:00Z'), insuranceExpiresAt: null, lifecycleStatus: 'IN_SERVICE' });
+    await setDates({
+      registrationExpiresAt: new Date('2026-12-01T00:00:00Z'),
+      insuranceExpiresAt: null,
+      lifecycleStatus: 'IN_SERVICE',
+    });
     await queueRenewalHeadsUps(t.db.prisma, {}, now);
     await setDates({ registrationExpiresAt: new Date('2026-12-05T00:00:00Z') });
     expect(await queueRenewalHeadsUps(t.db.prisma, {}, now)).toBe(1);
@@ -136,7 +173,11 @@ describe('renewal heads-ups', () => {
 
   it('ignores dates beyond 30 days, past dates and sold assets', async () => {
     const now = new Date('2026-11-22T12:00:00Z');
-    await setDates({ registrationExpiresAt: new Date('2026-12-23T12:00:01Z'), insuranceExpiresAt: new Date('2026-11-21T00:00:00Z'), lifecycleStatus: 'IN_SERVICE' });
+    await setDates({
+      registrationExpiresAt: new Date('2026-12-23T12:00:01Z'),
+      insuranceExpiresAt: new Date('2026-11-21T00:00:00Z'),
+      lifecycleStatus: 'IN_SERVICE',
+    });
     expect(await queueRenewalHeadsUps(t.db.prisma, {}, now)).toBe(0);
     await setDates({ registrationExpiresAt: new Date('2026-12-01T00:00:00Z'), lifecycleStatus: 'SOLD' });
     expect(await queueRenewalHeadsUps(t.db.prisma, {}, now)).toBe(0);
@@ -145,14 +186,22 @@ describe('renewal heads-ups', () => {
   });
 
   it('a meter reading queues the heads-up for its asset in the background', async () => {
-    await setDates({ registrationExpiresAt: new Date(Date.now() + 10 * DAY), insuranceExpiresAt: null, lifecycleStatus: 'IN_SERVICE' });
+    await setDates({
+      registrationExpiresAt: new Date(Date.now() + 10 * DAY),
+      insuranceExpiresAt: null,
+      lifecycleStatus: 'IN_SERVICE',
+    });
     await makeHoursLog(t, acme.key, assetId, 1000);
     await t.deps.background.idle();
     expect(await renewalRows()).toHaveLength(1);
   });
 
   it('a reading on an asset with no renewal in the window runs no heads-up query at all', async () => {
-    await setDates({ registrationExpiresAt: new Date(Date.now() + 90 * DAY), insuranceExpiresAt: null, lifecycleStatus: 'IN_SERVICE' });
+    await setDates({
+      registrationExpiresAt: new Date(Date.now() + 90 * DAY),
+      insuranceExpiresAt: null,
+      lifecycleStatus: 'IN_SERVICE',
+    });
     const started: string[] = [];
     const run = t.deps.background.run;
     t.deps.background.run = (name, context, work) => {
@@ -186,5 +235,12 @@ describe('jobs', () => {
 });
 
 async function setRegistrationSoon() {
-  await t.db.prisma.asset.update({ where: { id: assetId }, data: { registrationExpiresAt: new Date(Date.now() + 3 * DAY), insuranceExpiresAt: null, lifecycleStatus: 'IN_SERVICE' } });
+  await t.db.prisma.asset.update({
+    where: { id: assetId },
+    data: {
+      registrationExpiresAt: new Date(Date.now() + 3 * DAY),
+      insuranceExpiresAt: null,
+      lifecycleStatus: 'IN_SERVICE',
+    },
+  });
 }

@@ -22,13 +22,22 @@ const usage = async (projectId: string, query = '') => {
 };
 
 /** Meter logs as the hours API writes them: delta = this reading minus the asset's previous reading. */
-async function logReadings(tenant: TestTenant, assetId: string, readings: { reading: number; projectId?: string | null; note?: string; at: string }[]) {
+async function logReadings(
+  tenant: TestTenant,
+  assetId: string,
+  readings: { reading: number; projectId?: string | null; note?: string; at: string }[],
+) {
   let previous: number | null = null;
   for (const r of readings) {
     await t.db.prisma.meterLog.create({
       data: {
-        orgId: tenant.orgId, assetId, projectId: r.projectId ?? null, hoursReading: r.reading,
-        delta: previous == null ? 0 : r.reading - previous, note: r.note ?? null, loggedAt: new Date(r.at),
+        orgId: tenant.orgId,
+        assetId,
+        projectId: r.projectId ?? null,
+        hoursReading: r.reading,
+        delta: previous == null ? 0 : r.reading - previous,
+        note: r.note ?? null,
+        loggedAt: new Date(r.at),
         loggedById: tenant.userId,
       },
     });
@@ -36,8 +45,10 @@ async function logReadings(tenant: TestTenant, assetId: string, readings: { read
   }
 }
 
-const newTool = (name: string, custody: { checkedOutAssetId?: string; checkedOutVehicleId?: string; checkedOutAt?: Date | null }) =>
-  t.db.prisma.tool.create({ data: { orgId: acme.orgId, name, scanToken: randomUUID(), ...custody } });
+const newTool = (
+  name: string,
+  custody: { checkedOutAssetId?: string; checkedOutVehicleId?: string; checkedOutAt?: Date | null },
+) => t.db.prisma.tool.create({ data: { orgId: acme.orgId, name, scanToken: randomUUID(), ...custody } });
 
 describe('GET /projects/:id/equipment-usage', () => {
   let project: string;
@@ -58,7 +69,12 @@ describe('GET /projects/:id/equipment-usage', () => {
       { reading: 1000, at: '2026-06-01T07:00:00Z' },
       { reading: 1008, projectId: project, at: '2026-06-01T16:00:00Z' },
       { reading: 1012.5, projectId: project, at: '2026-06-02T16:00:00Z' },
-      { reading: 1010, projectId: project, note: 'Previous reading mistyped, meter shows 1010', at: '2026-06-03T08:00:00Z' },
+      {
+        reading: 1010,
+        projectId: project,
+        note: 'Previous reading mistyped, meter shows 1010',
+        at: '2026-06-03T08:00:00Z',
+      },
       { reading: 1016, projectId: otherProject, at: '2026-06-04T16:00:00Z' },
       { reading: 1020, projectId: project, at: '2026-06-05T16:00:00Z' },
     ]);
@@ -91,17 +107,40 @@ describe('GET /projects/:id/equipment-usage', () => {
 
   it('sums log deltas per asset (a lower reading counts negative) and ignores logs of other projects', async () => {
     const u = await usage(project);
-    expect(u).toMatchObject({ projectId: project, projectName: 'Bridge deck', hourlyRateUsd: 125.5, totalHoursLogged: 21.1 });
+    expect(u).toMatchObject({
+      projectId: project,
+      projectName: 'Bridge deck',
+      hourlyRateUsd: 125.5,
+      totalHoursLogged: 21.1,
+    });
     expect(u.assets).toEqual([
       {
-        assetId: excavator, nickname: 'Excavator 320', hoursLogged: 14, lastLoggedAt: '2026-06-05T16:00:00.000Z',
-        logCount: 4, currentlyOnProject: true, estimatedRevenueUsd: 1757,
+        assetId: excavator,
+        nickname: 'Excavator 320',
+        hoursLogged: 14,
+        lastLoggedAt: '2026-06-05T16:00:00.000Z',
+        logCount: 4,
+        currentlyOnProject: true,
+        estimatedRevenueUsd: 1757,
       },
       {
-        assetId: loader, nickname: 'Loader 950', hoursLogged: 7.1, lastLoggedAt: '2026-06-02T15:00:00.000Z',
-        logCount: 1, currentlyOnProject: false, estimatedRevenueUsd: 891.05,
+        assetId: loader,
+        nickname: 'Loader 950',
+        hoursLogged: 7.1,
+        lastLoggedAt: '2026-06-02T15:00:00.000Z',
+        logCount: 1,
+        currentlyOnProject: false,
+        estimatedRevenueUsd: 891.05,
       },
-      { assetId: roller, nickname: 'Roller CB4', hoursLogged: 0, lastLoggedAt: null, logCount: 0, currentlyOnProject: true, estimatedRevenueUsd: 0 },
+      {
+        assetId: roller,
+        nickname: 'Roller CB4',
+        hoursLogged: 0,
+        lastLoggedAt: null,
+        logCount: 0,
+        currentlyOnProject: true,
+        estimatedRevenueUsd: 0,
+      },
     ]);
   });
 
@@ -114,8 +153,20 @@ describe('GET /projects/:id/equipment-usage', () => {
   it('lists the tools riding with an asset checked out to the project now', async () => {
     const u = await usage(project);
     expect(u.tools).toEqual([
-      { toolId: expect.any(String), name: 'Breaker hammer', currentlyOnProject: true, checkedOutAt: toolOutAt.toISOString(), linkedAssetId: excavator },
-      { toolId: expect.any(String), name: 'Compaction plate', currentlyOnProject: true, checkedOutAt: toolOutAt.toISOString(), linkedAssetId: roller },
+      {
+        toolId: expect.any(String),
+        name: 'Breaker hammer',
+        currentlyOnProject: true,
+        checkedOutAt: toolOutAt.toISOString(),
+        linkedAssetId: excavator,
+      },
+      {
+        toolId: expect.any(String),
+        name: 'Compaction plate',
+        currentlyOnProject: true,
+        checkedOutAt: toolOutAt.toISOString(),
+        linkedAssetId: roller,
+      },
     ]);
   });
 
@@ -131,15 +182,28 @@ describe('GET /projects/:id/equipment-usage', () => {
 
   it('computes the other project from the same logs', async () => {
     const u = await usage(otherProject);
-    expect(u.assets.map((a: { nickname: string; hoursLogged: number; currentlyOnProject: boolean }) => [a.nickname, a.hoursLogged, a.currentlyOnProject]))
-      .toEqual([['Excavator 320', 6], ['Loader 950', 3.2]].map(([n, h]) => [n, h, false]));
+    expect(
+      u.assets.map((a: { nickname: string; hoursLogged: number; currentlyOnProject: boolean }) => [
+        a.nickname,
+        a.hoursLogged,
+        a.currentlyOnProject,
+      ]),
+    ).toEqual(
+      [
+        ['Excavator 320', 6],
+        ['Loader 950', 3.2],
+      ].map(([n, h]) => [n, h, false]),
+    );
     expect(u).toMatchObject({ totalHoursLogged: 9.2, totalRepairCostUsd: 999, estimatedRevenueUsd: 828 });
     expect(u.tools).toEqual([]);
   });
 
   it('ignores rows of other organisations that point at the project', async () => {
     const theirs = await makeAsset(t, other.key, { nickname: 'Their dozer' });
-    await logReadings(other, theirs, [{ reading: 1, at: '2026-06-01T00:00:00Z' }, { reading: 500, projectId: project, at: '2026-06-02T00:00:00Z' }]);
+    await logReadings(other, theirs, [
+      { reading: 1, at: '2026-06-01T00:00:00Z' },
+      { reading: 500, projectId: project, at: '2026-06-02T00:00:00Z' },
+    ]);
     await t.db.prisma.repair.create({ data: { orgId: other.orgId, projectId: project, cost: 5000 } });
     const u = await usage(project);
     expect(u.totalHoursLogged).toBe(21.1);
@@ -150,8 +214,17 @@ describe('GET /projects/:id/equipment-usage', () => {
   it('is an empty rollup for a project without equipment, and 404 for an unknown one', async () => {
     const empty = await makeProject(t, acme.key, { name: 'Tender only' });
     expect(await usage(empty)).toEqual({
-      projectId: empty, projectName: 'Tender only', hourlyRateUsd: null, totalHoursLogged: 0, totalRepairCostUsd: 0, assets: [], tools: [],
-      assetCount: 0, assetsNextCursor: null, toolCount: 0, toolsNextCursor: null,
+      projectId: empty,
+      projectName: 'Tender only',
+      hourlyRateUsd: null,
+      totalHoursLogged: 0,
+      totalRepairCostUsd: 0,
+      assets: [],
+      tools: [],
+      assetCount: 0,
+      assetsNextCursor: null,
+      toolCount: 0,
+      toolsNextCursor: null,
     });
     const missing = await t.api.get('/api/v1/projects/missing/equipment-usage', acme.key);
     expect(missing.statusCode).toBe(404);
@@ -184,7 +257,10 @@ describe('GET /projects/:id/equipment-usage', () => {
   });
 
   it('rejects a hand-made cursor with 422', async () => {
-    const res = await t.api.get(`/api/v1/projects/${project}/equipment-usage?assetsCursor=${Buffer.from('["x"]').toString('base64url')}`, acme.key);
+    const res = await t.api.get(
+      `/api/v1/projects/${project}/equipment-usage?assetsCursor=${Buffer.from('["x"]').toString('base64url')}`,
+      acme.key,
+    );
     expect(res.statusCode).toBe(422);
     expect(res.json().fieldErrors).toHaveProperty('assetsCursor');
   });
@@ -197,12 +273,24 @@ describe('GET /projects/:id/equipment-usage', () => {
       { reading: 14, projectId: site, at: '2026-07-01T16:00:00Z' },
       { reading: 20, projectId: site, at: '2026-07-02T16:00:00Z' },
     ]);
-    expect((await usage(site)).assets[0]).toMatchObject({ assetId: dozer, hoursLogged: 10, logCount: 2, lastLoggedAt: '2026-07-02T16:00:00.000Z' });
-    const last = await t.db.prisma.meterLog.findFirstOrThrow({ where: { assetId: dozer, projectId: site }, orderBy: { loggedAt: 'desc' } });
+    expect((await usage(site)).assets[0]).toMatchObject({
+      assetId: dozer,
+      hoursLogged: 10,
+      logCount: 2,
+      lastLoggedAt: '2026-07-02T16:00:00.000Z',
+    });
+    const last = await t.db.prisma.meterLog.findFirstOrThrow({
+      where: { assetId: dozer, projectId: site },
+      orderBy: { loggedAt: 'desc' },
+    });
     await t.db.prisma.meterLog.update({ where: { id: last.id }, data: { delta: 1.5 } });
     expect((await usage(site)).assets[0]).toMatchObject({ hoursLogged: 5.5, logCount: 2 });
     await t.db.prisma.meterLog.delete({ where: { id: last.id } });
-    expect((await usage(site)).assets[0]).toMatchObject({ hoursLogged: 4, logCount: 1, lastLoggedAt: '2026-07-01T16:00:00.000Z' });
+    expect((await usage(site)).assets[0]).toMatchObject({
+      hoursLogged: 4,
+      logCount: 1,
+      lastLoggedAt: '2026-07-01T16:00:00.000Z',
+    });
     expect((await usage(site)).totalHoursLogged).toBe(4);
   });
 });

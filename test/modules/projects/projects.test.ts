@@ -24,15 +24,27 @@ const detail = async (id: string, key = acme.key) => (await t.api.get(`/api/v1/p
 describe('POST /projects', () => {
   it('creates with status ACTIVE by default and returns 201 {ok, projectId}', async () => {
     const res = await create({
-      name: '  Highway 9 widening ', code: ' HW9 ', customerName: 'County Roads', startDate: '2026-03-01',
-      endDate: '2026-10-31T00:00:00Z', hourlyRate: 145.5, notes: 'Night shifts',
+      name: '  Highway 9 widening ',
+      code: ' HW9 ',
+      customerName: 'County Roads',
+      startDate: '2026-03-01',
+      endDate: '2026-10-31T00:00:00Z',
+      hourlyRate: 145.5,
+      notes: 'Night shifts',
     });
     expect(res.statusCode).toBe(201);
     const { ok, projectId } = res.json();
     expect(ok).toBe(true);
     expect(await detail(projectId)).toMatchObject({
-      id: projectId, name: 'Highway 9 widening', code: 'HW9', customerName: 'County Roads', status: 'ACTIVE',
-      startDate: '2026-03-01T00:00:00.000Z', endDate: '2026-10-31T00:00:00.000Z', hourlyRate: 145.5, notes: 'Night shifts',
+      id: projectId,
+      name: 'Highway 9 widening',
+      code: 'HW9',
+      customerName: 'County Roads',
+      status: 'ACTIVE',
+      startDate: '2026-03-01T00:00:00.000Z',
+      endDate: '2026-10-31T00:00:00.000Z',
+      hourlyRate: 145.5,
+      notes: 'Night shifts',
     });
   });
 
@@ -48,19 +60,27 @@ describe('POST /projects', () => {
     await create({ name: 'First', code: 'DUP-1' });
     const res = await create({ name: 'Second', code: 'DUP-1' });
     expect(res.statusCode).toBe(422);
-    expect(res.json()).toMatchObject({ ok: false, error: 'validation_failed', fieldErrors: { code: 'a project with this code already exists' } });
+    expect(res.json()).toMatchObject({
+      ok: false,
+      error: 'validation_failed',
+      fieldErrors: { code: 'a project with this code already exists' },
+    });
     expect(res.json().message).toContain('already exists');
     expect(await t.db.prisma.project.count({ where: { orgId: acme.orgId, code: 'DUP-1' } })).toBe(1);
   });
 
   it('lets exactly one of several concurrent creates with the same code win', async () => {
-    const results = await Promise.all(Array.from({ length: 4 }, (_, i) => create({ name: `Racer ${i}`, code: 'RACE-1' })));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => create({ name: `Racer ${i}`, code: 'RACE-1' })),
+    );
     expect(results.map((r) => r.statusCode).sort()).toEqual([201, 422, 422, 422]);
     expect(await t.db.prisma.project.count({ where: { orgId: acme.orgId, code: 'RACE-1' } })).toBe(1);
   });
 
   it('answers 422 when an uncommitted create holds the code (the unique index decides, not the pre-check)', async () => {
-    const held = await holdWrite(t, (tx) => tx.project.create({ data: { orgId: acme.orgId, name: 'Holder', code: 'HELD-C' } }));
+    const held = await holdWrite(t, (tx) =>
+      tx.project.create({ data: { orgId: acme.orgId, name: 'Holder', code: 'HELD-C' } }),
+    );
     const pending = create({ name: 'Late', code: 'HELD-C' });
     await held.release();
     const res = await pending;
@@ -105,11 +125,23 @@ describe('POST /projects/batch', () => {
     expect(res.statusCode).toBe(200);
     const { results, summary } = res.json();
     expect(summary).toEqual({ received: 7, succeeded: 2, failed: 5 });
-    expect(results.map((r: { index: number; ok: boolean }) => [r.index, r.ok])).toEqual([[0, true], [1, false], [2, false], [3, false], [4, false], [5, true], [6, false]]);
+    expect(results.map((r: { index: number; ok: boolean }) => [r.index, r.ok])).toEqual([
+      [0, true],
+      [1, false],
+      [2, false],
+      [3, false],
+      [4, false],
+      [5, true],
+      [6, false],
+    ]);
     expect(results[6]).toMatchObject({ error: 'validation_failed', fieldErrors: { body: expect.any(String) } });
     expect(results[6].formError).toMatch(/^The project could not be created: the entry: /);
     for (const i of [1, 2]) {
-      expect(results[i]).toMatchObject({ ok: false, error: 'validation_failed', fieldErrors: { code: 'a project with this code already exists' } });
+      expect(results[i]).toMatchObject({
+        ok: false,
+        error: 'validation_failed',
+        fieldErrors: { code: 'a project with this code already exists' },
+      });
       expect(results[i].formError).toMatch(/already exists/);
     }
     expect(results[3]).toMatchObject({ error: 'validation_failed', fieldErrors: { name: 'is required' } });
@@ -122,7 +154,11 @@ describe('POST /projects/batch', () => {
   });
 
   it('accepts a bare array of exactly 50 entries', async () => {
-    const res = await t.api.post('/api/v1/projects/batch', acme.key, Array.from({ length: 50 }, (_, i) => ({ name: `Fifty ${i}`, code: `F-${i}` })));
+    const res = await t.api.post(
+      '/api/v1/projects/batch',
+      acme.key,
+      Array.from({ length: 50 }, (_, i) => ({ name: `Fifty ${i}`, code: `F-${i}` })),
+    );
     expect(res.json().summary).toEqual({ received: 50, succeeded: 50, failed: 0 });
   });
 
@@ -146,9 +182,18 @@ describe('GET /projects', () => {
   beforeAll(async () => {
     lister = await t.tenant('Lister');
     // Explicit, distinct creation times: the order under test must not depend on clock resolution.
-    const rows = [['A1', 'ACTIVE'], ['H1', 'ON_HOLD'], ['C1', 'COMPLETED'], ['A2', 'ACTIVE'], ['X1', 'ARCHIVED'], ['A3', 'ACTIVE']] as const;
+    const rows = [
+      ['A1', 'ACTIVE'],
+      ['H1', 'ON_HOLD'],
+      ['C1', 'COMPLETED'],
+      ['A2', 'ACTIVE'],
+      ['X1', 'ARCHIVED'],
+      ['A3', 'ACTIVE'],
+    ] as const;
     for (const [i, [name, status]] of rows.entries()) {
-      await t.db.prisma.project.create({ data: { orgId: lister.orgId, name, status, createdAt: new Date(Date.UTC(2026, 0, 1 + i)) } });
+      await t.db.prisma.project.create({
+        data: { orgId: lister.orgId, name, status, createdAt: new Date(Date.UTC(2026, 0, 1 + i)) },
+      });
     }
   });
   const names = async (query: string) =>
@@ -165,11 +210,25 @@ describe('GET /projects', () => {
   });
 
   it('pages with cursors and stays in the organisation', async () => {
-    const first = (await t.api.get('/api/v1/projects?status=ACTIVE,ON_HOLD,COMPLETED,ARCHIVED&limit=4', lister.key)).json();
+    const first = (
+      await t.api.get('/api/v1/projects?status=ACTIVE,ON_HOLD,COMPLETED,ARCHIVED&limit=4', lister.key)
+    ).json();
     expect(first.projects).toHaveLength(4);
-    const second = (await t.api.get(`/api/v1/projects?status=ACTIVE,ON_HOLD,COMPLETED,ARCHIVED&limit=4&cursor=${first.nextCursor}`, lister.key)).json();
+    const second = (
+      await t.api.get(
+        `/api/v1/projects?status=ACTIVE,ON_HOLD,COMPLETED,ARCHIVED&limit=4&cursor=${first.nextCursor}`,
+        lister.key,
+      )
+    ).json();
     expect(second.nextCursor).toBeNull();
-    expect([...first.projects, ...second.projects].map((p: { name: string }) => p.name)).toEqual(['A3', 'X1', 'A2', 'C1', 'H1', 'A1']);
+    expect([...first.projects, ...second.projects].map((p: { name: string }) => p.name)).toEqual([
+      'A3',
+      'X1',
+      'A2',
+      'C1',
+      'H1',
+      'A1',
+    ]);
     expect((await t.api.get('/api/v1/projects?cursor=garbage', lister.key)).statusCode).toBe(422);
   });
 });
@@ -182,10 +241,20 @@ describe('PATCH /projects/:id', () => {
   });
 
   it('updates fields and clears with null', async () => {
-    const res = await t.api.patch(`/api/v1/projects/${projectId}`, acme.key, { status: 'ON_HOLD', hourlyRate: null, customerName: 'ACME', code: 'P-1' });
+    const res = await t.api.patch(`/api/v1/projects/${projectId}`, acme.key, {
+      status: 'ON_HOLD',
+      hourlyRate: null,
+      customerName: 'ACME',
+      code: 'P-1',
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ ok: true, projectId });
-    expect(await detail(projectId)).toMatchObject({ status: 'ON_HOLD', hourlyRate: null, customerName: 'ACME', code: 'P-1' });
+    expect(await detail(projectId)).toMatchObject({
+      status: 'ON_HOLD',
+      hourlyRate: null,
+      customerName: 'ACME',
+      code: 'P-1',
+    });
   });
 
   it('answers 400 duplicate_code when the code belongs to another project', async () => {
@@ -206,7 +275,9 @@ describe('PATCH /projects/:id', () => {
   it('lets only one of two concurrent PATCHes take the same code', async () => {
     const a = await makeProject(t, acme.key, { name: 'Left' });
     const b = await makeProject(t, acme.key, { name: 'Right' });
-    const results = await Promise.all([a, b].map((id) => t.api.patch(`/api/v1/projects/${id}`, acme.key, { code: 'P-RACE' })));
+    const results = await Promise.all(
+      [a, b].map((id) => t.api.patch(`/api/v1/projects/${id}`, acme.key, { code: 'P-RACE' })),
+    );
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 400]);
     expect(results.find((r) => r.statusCode === 400)?.json().error).toBe('duplicate_code');
     expect(await t.db.prisma.project.count({ where: { orgId: acme.orgId, code: 'P-RACE' } })).toBe(1);
@@ -251,9 +322,40 @@ describe('GET /projects/:id', () => {
 
 securitySuite('projects', () => ({ t, tenant: acme }), [
   { label: 'GET /projects', method: 'GET', path: () => '/api/v1/projects', scope: 'projects:read' },
-  { label: 'POST /projects', method: 'POST', path: () => '/api/v1/projects', scope: 'projects:write', body: { name: 'x' } },
-  { label: 'POST /projects/batch', method: 'POST', path: () => '/api/v1/projects/batch', scope: 'projects:write', body: [{ name: 'x' }] },
-  { label: 'GET /projects/:id', method: 'GET', path: () => `/api/v1/projects/${foreignProjectId}`, scope: 'projects:read', crossTenant: true },
-  { label: 'PATCH /projects/:id', method: 'PATCH', path: () => `/api/v1/projects/${foreignProjectId}`, scope: 'projects:write', body: { name: 'Stolen' }, crossTenant: true },
-  { label: 'GET /projects/:id/equipment-usage', method: 'GET', path: () => `/api/v1/projects/${foreignProjectId}/equipment-usage`, scope: 'projects:read', crossTenant: true },
+  {
+    label: 'POST /projects',
+    method: 'POST',
+    path: () => '/api/v1/projects',
+    scope: 'projects:write',
+    body: { name: 'x' },
+  },
+  {
+    label: 'POST /projects/batch',
+    method: 'POST',
+    path: () => '/api/v1/projects/batch',
+    scope: 'projects:write',
+    body: [{ name: 'x' }],
+  },
+  {
+    label: 'GET /projects/:id',
+    method: 'GET',
+    path: () => `/api/v1/projects/${foreignProjectId}`,
+    scope: 'projects:read',
+    crossTenant: true,
+  },
+  {
+    label: 'PATCH /projects/:id',
+    method: 'PATCH',
+    path: () => `/api/v1/projects/${foreignProjectId}`,
+    scope: 'projects:write',
+    body: { name: 'Stolen' },
+    crossTenant: true,
+  },
+  {
+    label: 'GET /projects/:id/equipment-usage',
+    method: 'GET',
+    path: () => `/api/v1/projects/${foreignProjectId}/equipment-usage`,
+    scope: 'projects:read',
+    crossTenant: true,
+  },
 ]);

@@ -36,8 +36,18 @@ describe('POST /repairs', () => {
     expect(res.statusCode).toBe(201);
     const { repairId } = res.json();
     expect(await repairDetail(repairId)).toEqual({
-      id: repairId, assetId, workOrderId: null, projectId: null, laborHours: 2, cost: 0, parts: 'Filter', notes: 'Changed filter',
-      createdById: acme.userId, createdAt: expect.any(String), updatedAt: expect.any(String), meta: {},
+      id: repairId,
+      assetId,
+      workOrderId: null,
+      projectId: null,
+      laborHours: 2,
+      cost: 0,
+      parts: 'Filter',
+      notes: 'Changed filter',
+      createdById: acme.userId,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      meta: {},
     });
   });
 
@@ -64,7 +74,11 @@ describe('POST /repairs', () => {
     const id = await makeWorkOrder(t, acme.key, { assetId, projectId: project.id, status: 'IN_PROGRESS' });
     const first = await create({ workOrderId: id, laborHours: 3, cost: 250 });
     expect(first.statusCode).toBe(201);
-    expect(await repairDetail(first.json().repairId)).toMatchObject({ assetId, projectId: project.id, workOrderId: id });
+    expect(await repairDetail(first.json().repairId)).toMatchObject({
+      assetId,
+      projectId: project.id,
+      workOrderId: id,
+    });
     const wo = await workOrder(id);
     expect(wo).toMatchObject({ status: 'DONE', repairSummary: { count: 1, totalLaborHours: 3, totalCost: 250 } });
     expect(wo.completedAt).not.toBeNull();
@@ -72,10 +86,17 @@ describe('POST /repairs', () => {
     expect((await create({ workOrderId: id, laborHours: 1, cost: 40 })).statusCode).toBe(201);
     const events = await completions(id);
     expect(events).toHaveLength(1);
-    expect(events[0].data).toMatchObject({ workOrderId: id, number: wo.number, totalLaborHours: 3, totalCost: 250, completedAt: wo.completedAt, projectId: project.id });
+    expect(events[0].data).toMatchObject({
+      workOrderId: id,
+      number: wo.number,
+      totalLaborHours: 3,
+      totalCost: 250,
+      completedAt: wo.completedAt,
+      projectId: project.id,
+    });
   });
 
-  it('refuses an asset that contradicts the work order\'s asset', async () => {
+  it("refuses an asset that contradicts the work order's asset", async () => {
     const id = await makeWorkOrder(t, acme.key, { assetId });
     const res = await create({ workOrderId: id, assetId: await makeAsset(t, acme.key, { nickname: 'Other machine' }) });
     expect(res.statusCode).toBe(422);
@@ -93,7 +114,9 @@ describe('POST /repairs', () => {
   });
 
   it('closing a flagged work order with a repair resolves the flag (flag.resolved) in the same transaction', async () => {
-    const flag = await t.db.prisma.flag.create({ data: { orgId: acme.orgId, assetId, severity: 'RED', raisedById: acme.userId } });
+    const flag = await t.db.prisma.flag.create({
+      data: { orgId: acme.orgId, assetId, severity: 'RED', raisedById: acme.userId },
+    });
     const id = await makeWorkOrder(t, acme.key, { flagId: flag.id });
     expect((await create({ workOrderId: id, cost: 90 })).statusCode).toBe(201);
     const resolved = await t.db.prisma.flag.findUniqueOrThrow({ where: { id: flag.id } });
@@ -107,7 +130,9 @@ describe('POST /repairs', () => {
   });
 
   it('a repair logged on an order closed earlier by PATCH resolves its still-open flag', async () => {
-    const flag = await t.db.prisma.flag.create({ data: { orgId: acme.orgId, assetId, severity: 'YELLOW', raisedById: acme.userId } });
+    const flag = await t.db.prisma.flag.create({
+      data: { orgId: acme.orgId, assetId, severity: 'YELLOW', raisedById: acme.userId },
+    });
     const id = await makeWorkOrder(t, acme.key, { flagId: flag.id });
     await t.api.patch(`/api/v1/work-orders/${id}`, acme.key, { status: 'DONE' });
     expect((await t.db.prisma.flag.findUniqueOrThrow({ where: { id: flag.id } })).status).toBe('OPEN');
@@ -118,7 +143,9 @@ describe('POST /repairs', () => {
 
   it('completes once when several repairs for the same open order race', async () => {
     const id = await makeWorkOrder(t, acme.key, { assetId });
-    const results = await Promise.all(Array.from({ length: 5 }, () => create({ workOrderId: id, cost: 1, laborHours: 1 })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => create({ workOrderId: id, cost: 1, laborHours: 1 })),
+    );
     expect(results.map((r) => r.statusCode)).toEqual(Array(5).fill(201));
     expect(await completions(id)).toHaveLength(1);
   });
@@ -131,7 +158,11 @@ describe('cost anomaly check', () => {
     try {
       const res = await create({ assetId: machine, cost: 100 });
       expect(res.statusCode).toBe(201);
-      expect(spy).toHaveBeenCalledWith('repair-cost-anomaly', expect.objectContaining({ repairId: res.json().repairId }), expect.any(Function));
+      expect(spy).toHaveBeenCalledWith(
+        'repair-cost-anomaly',
+        expect.objectContaining({ repairId: res.json().repairId }),
+        expect.any(Function),
+      );
       expect((await repairDetail(res.json().repairId)).meta).toEqual({});
     } finally {
       spy.mockRestore();
@@ -145,12 +176,24 @@ describe('cost anomaly check', () => {
       ids.push((await create({ assetId: machine, cost })).json().repairId);
       await t.deps.background.idle();
     }
-    expect((await repairDetail(ids[0])).meta.costAnomaly).toMatchObject({ verdict: 'INSUFFICIENT_HISTORY', priorRepairCount: 0, medianPriorCost: null });
-    expect((await repairDetail(ids[2])).meta.costAnomaly).toMatchObject({ verdict: 'INSUFFICIENT_HISTORY', priorRepairCount: 2 });
+    expect((await repairDetail(ids[0])).meta.costAnomaly).toMatchObject({
+      verdict: 'INSUFFICIENT_HISTORY',
+      priorRepairCount: 0,
+      medianPriorCost: null,
+    });
+    expect((await repairDetail(ids[2])).meta.costAnomaly).toMatchObject({
+      verdict: 'INSUFFICIENT_HISTORY',
+      priorRepairCount: 2,
+    });
 
     const normal = (await create({ assetId: machine, cost: 330 })).json().repairId;
     await t.deps.background.idle();
-    expect((await repairDetail(normal)).meta.costAnomaly).toMatchObject({ verdict: 'NORMAL', priorRepairCount: 3, medianPriorCost: 110, ratio: 3 });
+    expect((await repairDetail(normal)).meta.costAnomaly).toMatchObject({
+      verdict: 'NORMAL',
+      priorRepairCount: 3,
+      medianPriorCost: 110,
+      ratio: 3,
+    });
 
     const spike = (await create({ assetId: machine, cost: 1000 })).json().repairId;
     await t.deps.background.idle();
@@ -171,7 +214,7 @@ describe('cost anomaly check', () => {
     }
   });
 
-  it('ignores other assets\' history', async () => {
+  it("ignores other assets' history", async () => {
     const a = await makeAsset(t, acme.key, { nickname: 'A' });
     const b = await makeAsset(t, acme.key, { nickname: 'B' });
     for (const cost of [10, 10, 10]) await create({ assetId: a, cost });
@@ -206,13 +249,17 @@ describe('GET /repairs', () => {
     expect((await list(`?workOrderId=${wo}`)).repairs.map((r: { id: string }) => r.id)).toEqual([viaOrder]);
 
     const pivot = await t.db.prisma.repair.findUniqueOrThrow({ where: { id: ids[3] } });
-    const since = (await list(`?since=${encodeURIComponent(pivot.createdAt.toISOString())}`)).repairs.map((r: { id: string }) => r.id);
+    const since = (await list(`?since=${encodeURIComponent(pivot.createdAt.toISOString())}`)).repairs.map(
+      (r: { id: string }) => r.id,
+    );
     expect(since).toEqual([viaOrder, ids[4], ids[3]]);
 
     const walked: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { repairs: { id: string }[]; nextCursor: string | null } = await list(`?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: { repairs: { id: string }[]; nextCursor: string | null } = await list(
+        `?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       walked.push(...page.repairs.map((r) => r.id));
       cursor = page.nextCursor;
     } while (cursor);
@@ -234,6 +281,18 @@ describe('GET /repairs/:id', () => {
 
 securitySuite('repairs', () => ({ t, tenant: acme }), [
   { label: 'GET /repairs', method: 'GET', path: () => '/api/v1/repairs', scope: 'workorders:read' },
-  { label: 'POST /repairs', method: 'POST', path: () => '/api/v1/repairs', scope: 'workorders:write', body: { assetId: 'x' } },
-  { label: 'GET /repairs/:id', method: 'GET', path: () => `/api/v1/repairs/${foreignRepairId}`, scope: 'workorders:read', crossTenant: true },
+  {
+    label: 'POST /repairs',
+    method: 'POST',
+    path: () => '/api/v1/repairs',
+    scope: 'workorders:write',
+    body: { assetId: 'x' },
+  },
+  {
+    label: 'GET /repairs/:id',
+    method: 'GET',
+    path: () => `/api/v1/repairs/${foreignRepairId}`,
+    scope: 'workorders:read',
+    crossTenant: true,
+  },
 ]);

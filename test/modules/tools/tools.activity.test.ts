@@ -18,16 +18,27 @@ describe('GET /tools/:id/events', () => {
   let toolId: string;
   let truckId: string;
   beforeAll(async () => {
-    truckId = (await t.db.prisma.asset.create({ data: { orgId: acme.orgId, nickname: 'Truck', assetClass: 'ON_ROAD', meterType: 'ODOMETER', meterUnit: 'mi' } })).id;
+    truckId = (
+      await t.db.prisma.asset.create({
+        data: { orgId: acme.orgId, nickname: 'Truck', assetClass: 'ON_ROAD', meterType: 'ODOMETER', meterUnit: 'mi' },
+      })
+    ).id;
     toolId = await h.createTool({ name: 'History drill' });
     const base = Date.now() - 10 * DAY;
     const rows = Array.from({ length: 7 }, (_, i) => ({
-      orgId: acme.orgId, toolId, kind: (i % 2 === 0 ? 'CHECK_OUT' : 'CHECK_IN') as 'CHECK_OUT' | 'CHECK_IN',
-      createdAt: new Date(base + i * DAY), actorId: i === 6 ? null : acme.userId, linkedAssetId: i === 2 ? truckId : null,
+      orgId: acme.orgId,
+      toolId,
+      kind: (i % 2 === 0 ? 'CHECK_OUT' : 'CHECK_IN') as 'CHECK_OUT' | 'CHECK_IN',
+      createdAt: new Date(base + i * DAY),
+      actorId: i === 6 ? null : acme.userId,
+      linkedAssetId: i === 2 ? truckId : null,
     }));
     await t.db.prisma.toolEvent.createMany({ data: rows });
     // the tool was created before that history
-    await t.db.prisma.toolEvent.updateMany({ where: { toolId, kind: 'AUDIT' }, data: { createdAt: new Date(base - DAY) } });
+    await t.db.prisma.toolEvent.updateMany({
+      where: { toolId, kind: 'AUDIT' },
+      data: { createdAt: new Date(base - DAY) },
+    });
   });
   const get = (q = '') => t.api.get(`/api/v1/tools/${toolId}/events${q}`, acme.key);
 
@@ -77,17 +88,29 @@ describe('GET /tools/:id/events', () => {
 
 describe('GET /tools/:id/utilization', () => {
   it('sums CHECK_OUT/CHECK_IN intervals clipped to the window, with hand-overs and an open checkout', async () => {
-    const userB = (await t.db.prisma.user.create({ data: { orgId: acme.orgId, email: 'b@acme.example.com', name: 'Bea' } })).id;
+    const userB = (
+      await t.db.prisma.user.create({ data: { orgId: acme.orgId, email: 'b@acme.example.com', name: 'Bea' } })
+    ).id;
     const toolId = await h.createTool({ name: 'Busy saw' });
     const now = Date.now();
     const at = (daysAgo: number) => new Date(now - daysAgo * DAY);
-    const ev = (kind: 'CHECK_OUT' | 'CHECK_IN', daysAgo: number, holderUserId: string | null) => ({ orgId: acme.orgId, toolId, kind, createdAt: at(daysAgo), holderUserId });
+    const ev = (kind: 'CHECK_OUT' | 'CHECK_IN', daysAgo: number, holderUserId: string | null) => ({
+      orgId: acme.orgId,
+      toolId,
+      kind,
+      createdAt: at(daysAgo),
+      holderUserId,
+    });
     await t.db.prisma.toolEvent.createMany({
       data: [
-        ev('CHECK_OUT', 40, acme.userId), ev('CHECK_IN', 35, acme.userId), // entirely before the window
-        ev('CHECK_OUT', 12, acme.userId), ev('CHECK_IN', 8, acme.userId), // open at window start: 2 days count
-        ev('CHECK_OUT', 6, userB), ev('CHECK_IN', 5.5, userB), // 0.5 day
-        ev('CHECK_OUT', 3, acme.userId), ev('CHECK_OUT', 2, userB), // forced hand-over: A 1 day, B open 2 days
+        ev('CHECK_OUT', 40, acme.userId),
+        ev('CHECK_IN', 35, acme.userId), // entirely before the window
+        ev('CHECK_OUT', 12, acme.userId),
+        ev('CHECK_IN', 8, acme.userId), // open at window start: 2 days count
+        ev('CHECK_OUT', 6, userB),
+        ev('CHECK_IN', 5.5, userB), // 0.5 day
+        ev('CHECK_OUT', 3, acme.userId),
+        ev('CHECK_OUT', 2, userB), // forced hand-over: A 1 day, B open 2 days
       ],
     });
     const res = await t.api.get(`/api/v1/tools/${toolId}/utilization?days=10&topN=5`, acme.key);
@@ -100,20 +123,35 @@ describe('GET /tools/:id/utilization', () => {
     expect(u.openAtWindowEnd).toBe(true);
     expect(u.utilizationPct).toBeCloseTo(0.55, 3);
     expect(u.topUsers).toHaveLength(2);
-    expect(u.topUsers[0]).toMatchObject({ userId: acme.userId, name: 'Olive Ops', email: acme.email, checkoutCount: 2 });
+    expect(u.topUsers[0]).toMatchObject({
+      userId: acme.userId,
+      name: 'Olive Ops',
+      email: acme.email,
+      checkoutCount: 2,
+    });
     expect(Math.abs(u.topUsers[0].checkedOutMs - 3 * DAY)).toBeLessThan(60_000);
     expect(u.topUsers[1]).toMatchObject({ userId: userB, checkoutCount: 2 });
     expect(Math.abs(u.topUsers[1].checkedOutMs - 2.5 * DAY)).toBeLessThan(60_000);
 
     const top1 = (await t.api.get(`/api/v1/tools/${toolId}/utilization?days=10&topN=1`, acme.key)).json().utilization;
     expect(top1.topUsers.map((x: { userId: string }) => x.userId)).toEqual([acme.userId]);
-    expect((await t.api.get(`/api/v1/tools/${toolId}/utilization?days=10&topN=0`, acme.key)).json().utilization.topUsers).toEqual([]);
+    expect(
+      (await t.api.get(`/api/v1/tools/${toolId}/utilization?days=10&topN=0`, acme.key)).json().utilization.topUsers,
+    ).toEqual([]);
   });
 
   it('defaults to 30 days and 3 users; clamps days to 1-365 and topN to 0-10', async () => {
     const toolId = await h.createTool({ name: 'Idle tool' });
-    const get = async (q: string) => (await t.api.get(`/api/v1/tools/${toolId}/utilization${q}`, acme.key)).json().utilization;
-    expect(await get('')).toMatchObject({ windowMs: 30 * DAY, checkedOutMs: 0, checkoutCount: 0, openAtWindowEnd: false, utilizationPct: 0, topUsers: [] });
+    const get = async (q: string) =>
+      (await t.api.get(`/api/v1/tools/${toolId}/utilization${q}`, acme.key)).json().utilization;
+    expect(await get('')).toMatchObject({
+      windowMs: 30 * DAY,
+      checkedOutMs: 0,
+      checkoutCount: 0,
+      openAtWindowEnd: false,
+      utilizationPct: 0,
+      topUsers: [],
+    });
     expect((await get('?days=5000')).windowMs).toBe(365 * DAY);
     expect((await get('?days=0')).windowMs).toBe(DAY);
   });

@@ -9,8 +9,10 @@ let other: TestTenant;
 let secondUserId: string;
 let truckId: string;
 const h = toolHelpers(() => ({ t, acme }));
-const checkout = (id: string, body: Record<string, unknown> = {}) => t.api.post(`/api/v1/tools/${id}/checkout`, acme.key, body);
-const checkin = (id: string, body: Record<string, unknown>) => t.api.post(`/api/v1/tools/${id}/checkin`, acme.key, body);
+const checkout = (id: string, body: Record<string, unknown> = {}) =>
+  t.api.post(`/api/v1/tools/${id}/checkout`, acme.key, body);
+const checkin = (id: string, body: Record<string, unknown>) =>
+  t.api.post(`/api/v1/tools/${id}/checkin`, acme.key, body);
 const report = (id: string, body: Record<string, unknown>) => t.api.post(`/api/v1/tools/${id}/report`, acme.key, body);
 const tool = async (id: string) => (await t.api.get(`/api/v1/tools/${id}`, acme.key)).json().tool;
 
@@ -18,25 +20,52 @@ beforeAll(async () => {
   t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
-  secondUserId = (await t.db.prisma.user.create({ data: { orgId: acme.orgId, email: 'second@acme.example.com', name: 'Sam Second' } })).id;
-  truckId = (await t.db.prisma.asset.create({ data: { orgId: acme.orgId, nickname: 'Truck 7', assetClass: 'ON_ROAD', meterType: 'ODOMETER', meterUnit: 'mi' } })).id;
+  secondUserId = (
+    await t.db.prisma.user.create({ data: { orgId: acme.orgId, email: 'second@acme.example.com', name: 'Sam Second' } })
+  ).id;
+  truckId = (
+    await t.db.prisma.asset.create({
+      data: { orgId: acme.orgId, nickname: 'Truck 7', assetClass: 'ON_ROAD', meterType: 'ODOMETER', meterUnit: 'mi' },
+    })
+  ).id;
 });
 afterAll(() => t.close());
 
 describe('POST /tools/:id/checkout', () => {
   it('checks out to a user, records CHECK_OUT and tool.checked_out', async () => {
     const id = await h.createTool({ name: 'Drill' });
-    const res = await checkout(id, { toUserId: acme.userId, toVehicleId: truckId, linkedAssetId: truckId, note: 'for the job' });
+    const res = await checkout(id, {
+      toUserId: acme.userId,
+      toVehicleId: truckId,
+      linkedAssetId: truckId,
+      note: 'for the job',
+    });
     expect(res.statusCode).toBe(200);
     const { eventId } = res.json();
     expect(res.json()).toEqual({ ok: true, toolId: id, eventId });
-    expect(await tool(id)).toMatchObject({ checkedOutToUserId: acme.userId, checkedOutVehicleId: truckId, checkedOutAssetId: truckId, checkedOutAt: expect.any(String) });
+    expect(await tool(id)).toMatchObject({
+      checkedOutToUserId: acme.userId,
+      checkedOutVehicleId: truckId,
+      checkedOutAssetId: truckId,
+      checkedOutAt: expect.any(String),
+    });
     const event = (await h.toolEvents(id)).find((e) => e.id === eventId);
-    expect(event).toMatchObject({ kind: 'CHECK_OUT', description: 'for the job', linkedAssetId: truckId, holderUserId: acme.userId, actorId: acme.userId });
-    expect((await h.outbox('tool.checked_out')).find((e) => e.toolId === id)).toMatchObject({ toUserId: acme.userId, toVehicleId: truckId, linkedAssetId: truckId, eventId });
+    expect(event).toMatchObject({
+      kind: 'CHECK_OUT',
+      description: 'for the job',
+      linkedAssetId: truckId,
+      holderUserId: acme.userId,
+      actorId: acme.userId,
+    });
+    expect((await h.outbox('tool.checked_out')).find((e) => e.toolId === id)).toMatchObject({
+      toUserId: acme.userId,
+      toVehicleId: truckId,
+      linkedAssetId: truckId,
+      eventId,
+    });
   });
 
-  it('defaults the target to the key\'s user and is idempotent per (tool, user): no second event', async () => {
+  it("defaults the target to the key's user and is idempotent per (tool, user): no second event", async () => {
     const id = await h.createTool({ name: 'Hammer' });
     const first = (await checkout(id)).json();
     const again = await checkout(id, { toUserId: acme.userId });
@@ -83,8 +112,14 @@ describe('POST /tools/:id/checkout', () => {
 
   it('422 for a user, vehicle or linked asset of another organisation', async () => {
     const id = await h.createTool({ name: 'Level' });
-    const foreignAsset = await t.db.prisma.asset.create({ data: { orgId: other.orgId, nickname: 'Theirs', assetClass: 'TRAILER', meterType: 'NONE', meterUnit: 'none' } });
-    const res = await checkout(id, { toUserId: other.userId, toVehicleId: foreignAsset.id, linkedAssetId: foreignAsset.id });
+    const foreignAsset = await t.db.prisma.asset.create({
+      data: { orgId: other.orgId, nickname: 'Theirs', assetClass: 'TRAILER', meterType: 'NONE', meterUnit: 'none' },
+    });
+    const res = await checkout(id, {
+      toUserId: other.userId,
+      toVehicleId: foreignAsset.id,
+      linkedAssetId: foreignAsset.id,
+    });
     expect(res.statusCode).toBe(422);
     expect(Object.keys(res.json().fieldErrors).sort()).toEqual(['linkedAssetId', 'toUserId', 'toVehicleId']);
   });
@@ -106,7 +141,9 @@ describe('POST /tools/:id/checkout', () => {
     expect(body.succeeded.map((s: { id: string }) => s.id)).toEqual([kit, ok1, ok2]);
     expect(body.succeeded.every((s: { eventId: string }) => typeof s.eventId === 'string')).toBe(true);
     expect(body.skipped).toEqual([
-      { id: retired, reason: 'retired' }, { id: missing, reason: 'missing' }, { id: taken, reason: 'already_checked_out' },
+      { id: retired, reason: 'retired' },
+      { id: missing, reason: 'missing' },
+      { id: taken, reason: 'already_checked_out' },
     ]);
     expect((await tool(ok2)).checkedOutToUserId).toBe(acme.userId);
     expect((await tool(taken)).checkedOutToUserId).toBe(secondUserId);
@@ -122,7 +159,13 @@ describe('POST /tools/:id/checkin', () => {
     expect(res.json()).toMatchObject({ ok: true, toolId: id, workOrderId: null });
     expect(await tool(id)).toMatchObject({ status: 'NEEDS_ATTENTION', checkedOutToUserId: null, checkedOutAt: null });
     const event = (await h.outbox('tool.checked_in')).find((e) => e.toolId === id);
-    expect(event).toMatchObject({ condition: 'NEEDS_ATTENTION', newStatus: 'NEEDS_ATTENTION', workOrderId: null, fromUserId: secondUserId, eventId: res.json().eventId });
+    expect(event).toMatchObject({
+      condition: 'NEEDS_ATTENTION',
+      newStatus: 'NEEDS_ATTENTION',
+      workOrderId: null,
+      fromUserId: secondUserId,
+      eventId: res.json().eventId,
+    });
     expect(await t.db.prisma.workOrder.count({ where: { toolId: id } })).toBe(0);
     expect((await h.outbox('tool.failure')).filter((e) => e.toolId === id)).toHaveLength(0);
   });
@@ -134,11 +177,28 @@ describe('POST /tools/:id/checkin', () => {
     const { workOrderId, eventId } = res.json();
     expect(workOrderId).toEqual(expect.any(String));
     const wo = await t.db.prisma.workOrder.findUnique({ where: { id: workOrderId } });
-    expect(wo).toMatchObject({ orgId: acme.orgId, toolId: id, priority: 'HIGH', status: 'OPEN', description: 'trigger snapped' });
+    expect(wo).toMatchObject({
+      orgId: acme.orgId,
+      toolId: id,
+      priority: 'HIGH',
+      status: 'OPEN',
+      description: 'trigger snapped',
+    });
     expect((await tool(id)).status).toBe('BROKEN');
-    expect((await h.outbox('tool.checked_in')).find((e) => e.toolId === id)).toMatchObject({ condition: 'BROKEN', newStatus: 'BROKEN', workOrderId });
-    expect((await h.outbox('tool.failure')).find((e) => e.toolId === id)).toMatchObject({ workOrderId, eventId, newStatus: 'BROKEN' });
-    expect((await h.outbox('workorder.created')).find((e) => e.workOrderId === workOrderId)).toMatchObject({ toolId: id, priority: 'HIGH' });
+    expect((await h.outbox('tool.checked_in')).find((e) => e.toolId === id)).toMatchObject({
+      condition: 'BROKEN',
+      newStatus: 'BROKEN',
+      workOrderId,
+    });
+    expect((await h.outbox('tool.failure')).find((e) => e.toolId === id)).toMatchObject({
+      workOrderId,
+      eventId,
+      newStatus: 'BROKEN',
+    });
+    expect((await h.outbox('workorder.created')).find((e) => e.workOrderId === workOrderId)).toMatchObject({
+      toolId: id,
+      priority: 'HIGH',
+    });
   });
 
   it('without a condition only ends custody and keeps the status; an unknown condition is 422', async () => {
@@ -162,9 +222,22 @@ describe('POST /tools/:id/report', () => {
     expect(res.statusCode).toBe(200);
     const { workOrderId, eventId } = res.json();
     expect((await tool(id)).status).toBe('BROKEN');
-    expect(await t.db.prisma.workOrder.findUnique({ where: { id: workOrderId } })).toMatchObject({ priority: 'HIGH', toolId: id, estimateCost: 120 });
-    expect((await h.toolEvents(id)).find((e) => e.id === eventId)).toMatchObject({ kind: 'FAILURE_REPORT', description: 'no pressure', cost: 120, linkedWorkOrderId: workOrderId });
-    expect((await h.outbox('tool.failure')).find((e) => e.toolId === id)).toMatchObject({ kind: 'FAILURE_REPORT', newStatus: 'BROKEN', workOrderId });
+    expect(await t.db.prisma.workOrder.findUnique({ where: { id: workOrderId } })).toMatchObject({
+      priority: 'HIGH',
+      toolId: id,
+      estimateCost: 120,
+    });
+    expect((await h.toolEvents(id)).find((e) => e.id === eventId)).toMatchObject({
+      kind: 'FAILURE_REPORT',
+      description: 'no pressure',
+      cost: 120,
+      linkedWorkOrderId: workOrderId,
+    });
+    expect((await h.outbox('tool.failure')).find((e) => e.toolId === id)).toMatchObject({
+      kind: 'FAILURE_REPORT',
+      newStatus: 'BROKEN',
+      workOrderId,
+    });
   });
 
   it('REPLACEMENT_REQUEST opens a NORMAL work order', async () => {
@@ -173,7 +246,10 @@ describe('POST /tools/:id/report', () => {
     expect((await t.db.prisma.workOrder.findUnique({ where: { id: workOrderId } }))?.priority).toBe('NORMAL');
     expect((await h.toolEvents(id)).find((e) => e.id === eventId)?.kind).toBe('REPLACEMENT_REQUEST');
     expect((await tool(id)).status).toBe('BROKEN');
-    expect((await h.outbox('tool.failure')).find((e) => e.toolId === id)).toMatchObject({ kind: 'REPLACEMENT_REQUEST', newStatus: 'BROKEN' });
+    expect((await h.outbox('tool.failure')).find((e) => e.toolId === id)).toMatchObject({
+      kind: 'REPLACEMENT_REQUEST',
+      newStatus: 'BROKEN',
+    });
     const missing = await h.createTool({ name: 'Gone blade' });
     await report(missing, { kind: 'REPLACEMENT_REQUEST', markMissing: true });
     expect((await tool(missing)).status).toBe('MISSING');

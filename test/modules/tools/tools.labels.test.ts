@@ -15,7 +15,12 @@ const jsQR = ((jsqr as unknown as { default?: unknown }).default ?? jsqr) as typ
 beforeAll(async () => {
   t = await createTestApp({ PUBLIC_BASE_URL: BASE });
   acme = await t.tenant('Acme <Tools> & "Sons"');
-  const res = await t.api.post('/api/v1/tools', acme.key, { name: '<script>alert(1)</script> Drill', category: 'Power & Air', notes: 'secret note', serial: 'SN-SECRET-1' });
+  const res = await t.api.post('/api/v1/tools', acme.key, {
+    name: '<script>alert(1)</script> Drill',
+    category: 'Power & Air',
+    notes: 'secret note',
+    serial: 'SN-SECRET-1',
+  });
   ({ toolId, scanToken } = res.json());
 });
 afterAll(() => t.close());
@@ -36,7 +41,8 @@ describe('GET /tools/:id/qr', () => {
   });
 
   it('honours size within 64-2000 and clamps outside it', async () => {
-    const width = async (size: string) => PNG.sync.read((await t.api.get(`/api/v1/tools/${toolId}/qr?size=${size}`, acme.key)).rawPayload).width;
+    const width = async (size: string) =>
+      PNG.sync.read((await t.api.get(`/api/v1/tools/${toolId}/qr?size=${size}`, acme.key)).rawPayload).width;
     expect(await width('300')).toBe(300);
     expect(await width('10')).toBe(64);
     expect(await width('99999')).toBe(2000);

@@ -40,7 +40,10 @@ describe('GET /tools filters', () => {
     const pmServiced = await create({ name: 'PM serviced', pmIntervalDays: 30 });
     await create({ name: 'PM fresh', pmIntervalDays: 30 });
     await t.db.prisma.tool.update({ where: { id: pmDue }, data: { createdAt: new Date(Date.now() - 31 * DAY) } });
-    await t.db.prisma.tool.update({ where: { id: pmServiced }, data: { createdAt: new Date(Date.now() - 90 * DAY), lastServicedAt: new Date(Date.now() - 5 * DAY) } });
+    await t.db.prisma.tool.update({
+      where: { id: pmServiced },
+      data: { createdAt: new Date(Date.now() - 90 * DAY), lastServicedAt: new Date(Date.now() - 5 * DAY) },
+    });
   });
 
   it('defaults to every status but RETIRED, ordered by name; status CSV ignores unknown values', async () => {
@@ -65,7 +68,8 @@ describe('GET /tools filters', () => {
     expect(names(await get('warrantyExpiringDays=30'))).toEqual(['Warranty soon']);
     expect(names(await get('warrantyExpiringDays=365'))).toEqual(['Warranty later', 'Warranty soon']);
     const everything = names(await get(''));
-    for (const q of ['0', '366', 'abc', '-5']) expect(names(await get(`warrantyExpiringDays=${q}`))).toEqual(everything);
+    for (const q of ['0', '366', 'abc', '-5'])
+      expect(names(await get(`warrantyExpiringDays=${q}`))).toEqual(everything);
   });
 
   it('category, parentKitId and assignment filters', async () => {
@@ -77,7 +81,15 @@ describe('GET /tools filters', () => {
 
   it('lowStock pages are full: the filter runs in SQL, not after the page is read', async () => {
     const fresh = await t.tenant('LowStockPages');
-    await t.api.post('/api/v1/tools/batch', fresh.key, Array.from({ length: 12 }, (_, i) => ({ name: `Item ${String(i).padStart(2, '0')}`, isConsumable: true, stockLevel: i % 2 === 0 ? 1 : 50 })));
+    await t.api.post(
+      '/api/v1/tools/batch',
+      fresh.key,
+      Array.from({ length: 12 }, (_, i) => ({
+        name: `Item ${String(i).padStart(2, '0')}`,
+        isConsumable: true,
+        stockLevel: i % 2 === 0 ? 1 : 50,
+      })),
+    );
     const first = await list('lowStock=true&limit=4', fresh.key);
     expect(names(first)).toEqual(['Item 00', 'Item 02', 'Item 04', 'Item 06']);
     const second = await list(`lowStock=true&limit=4&cursor=${first.json().nextCursor}`, fresh.key);
@@ -89,7 +101,9 @@ describe('GET /tools filters', () => {
 describe('GET /tools pagination', () => {
   it('walks name order with a (name, id) cursor, duplicates of a name included, rows inserted mid-walk never repeat', async () => {
     const fresh = await t.tenant('Pager');
-    const batch = ['delta', 'alpha', 'charlie', 'bravo', 'alpha', 'echo', 'alpha', 'foxtrot', 'golf'].map((name) => ({ name }));
+    const batch = ['delta', 'alpha', 'charlie', 'bravo', 'alpha', 'echo', 'alpha', 'foxtrot', 'golf'].map((name) => ({
+      name,
+    }));
     await t.api.post('/api/v1/tools/batch', fresh.key, batch);
     const seen: { id: string; name: string }[] = [];
     let cursor: string | null = null;
@@ -101,7 +115,17 @@ describe('GET /tools pagination', () => {
       await h.createTool({ name: 'aardvark' }, fresh.key);
     } while (cursor);
     expect(new Set(seen.map((s) => s.id)).size).toBe(seen.length);
-    expect(seen.map((s) => s.name)).toEqual(['alpha', 'alpha', 'alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf']);
+    expect(seen.map((s) => s.name)).toEqual([
+      'alpha',
+      'alpha',
+      'alpha',
+      'bravo',
+      'charlie',
+      'delta',
+      'echo',
+      'foxtrot',
+      'golf',
+    ]);
   });
 
   it('rejects a foreign cursor with 422 and clamps limit', async () => {
@@ -114,10 +138,31 @@ describe('GET /tools pagination', () => {
 describe('GET /tools?format=csv', () => {
   it('streams every matching row (beyond one page) as RFC 4180 CSV with 22 columns and a dated filename', async () => {
     const fresh = await t.tenant('Csv');
-    await t.api.post('/api/v1/tools/batch', fresh.key, Array.from({ length: 90 }, (_, i) => ({ name: `Bulk ${String(i).padStart(3, '0')}` })));
-    await t.api.post('/api/v1/tools/batch', fresh.key, Array.from({ length: 90 }, (_, i) => ({ name: `More ${String(i).padStart(3, '0')}` })));
-    await t.api.post('/api/v1/tools/batch', fresh.key, Array.from({ length: 50 }, (_, i) => ({ name: `Zed ${String(i).padStart(3, '0')}` })));
-    const tricky = await h.createTool({ name: '=HYPERLINK("http://evil")', category: 'Comma, "quoted"\nnewline', supplier: '@sum', makeModel: '-2+3', serial: '+1' }, fresh.key);
+    await t.api.post(
+      '/api/v1/tools/batch',
+      fresh.key,
+      Array.from({ length: 90 }, (_, i) => ({ name: `Bulk ${String(i).padStart(3, '0')}` })),
+    );
+    await t.api.post(
+      '/api/v1/tools/batch',
+      fresh.key,
+      Array.from({ length: 90 }, (_, i) => ({ name: `More ${String(i).padStart(3, '0')}` })),
+    );
+    await t.api.post(
+      '/api/v1/tools/batch',
+      fresh.key,
+      Array.from({ length: 50 }, (_, i) => ({ name: `Zed ${String(i).padStart(3, '0')}` })),
+    );
+    const tricky = await h.createTool(
+      {
+        name: '=HYPERLINK("http://evil")',
+        category: 'Comma, "quoted"\nnewline',
+        supplier: '@sum',
+        makeModel: '-2+3',
+        serial: '+1',
+      },
+      fresh.key,
+    );
     const res = await list('format=csv&limit=5', fresh.key);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -126,9 +171,28 @@ describe('GET /tools?format=csv', () => {
     const rows: string[][] = parse(res.body);
     const [header, ...data] = rows;
     expect(header).toEqual([
-      'id', 'name', 'category', 'makeModel', 'serial', 'status', 'isConsumable', 'stockLevel', 'minStockLevel', 'parentKitId',
-      'assignedUserId', 'assignedVehicleId', 'assignedYardId', 'checkedOutToUserId', 'checkedOutAt', 'purchaseDate', 'purchaseCost',
-      'supplier', 'warrantyEndDate', 'pmIntervalDays', 'lastServicedAt', 'createdAt',
+      'id',
+      'name',
+      'category',
+      'makeModel',
+      'serial',
+      'status',
+      'isConsumable',
+      'stockLevel',
+      'minStockLevel',
+      'parentKitId',
+      'assignedUserId',
+      'assignedVehicleId',
+      'assignedYardId',
+      'checkedOutToUserId',
+      'checkedOutAt',
+      'purchaseDate',
+      'purchaseCost',
+      'supplier',
+      'warrantyEndDate',
+      'pmIntervalDays',
+      'lastServicedAt',
+      'createdAt',
     ]);
     expect(data).toHaveLength(231);
     expect(data.every((r) => r.length === 22)).toBe(true);
@@ -146,14 +210,45 @@ describe('GET /tools?format=csv', () => {
   it('writes every cell as csvCell would from the row (the database formats the lines)', async () => {
     const fresh = await t.tenant('CsvParity');
     const ids = [
-      await h.createTool({ name: ' leading space', category: 'trailing nbsp\u00a0', makeModel: '\ttab formula', serial: 'a"b', supplier: 'em space\u2003', purchaseCost: 1e12, purchaseDate: '2026-01-02T03:04:05.006Z' }, fresh.key),
-      await h.createTool({ name: 'plain', category: 'x\r\ny', makeModel: '@at', serial: '-1', supplier: 'ünïcødé, comma', purchaseCost: 0.1, isConsumable: true, stockLevel: 3 }, fresh.key),
+      await h.createTool(
+        {
+          name: ' leading space',
+          category: 'trailing nbsp\u00a0',
+          makeModel: '\ttab formula',
+          serial: 'a"b',
+          supplier: 'em space\u2003',
+          purchaseCost: 1e12,
+          purchaseDate: '2026-01-02T03:04:05.006Z',
+        },
+        fresh.key,
+      ),
+      await h.createTool(
+        {
+          name: 'plain',
+          category: 'x\r\ny',
+          makeModel: '@at',
+          serial: '-1',
+          supplier: 'ünïcødé, comma',
+          purchaseCost: 0.1,
+          isConsumable: true,
+          stockLevel: 3,
+        },
+        fresh.key,
+      ),
       await h.createTool({ name: 'tiny', purchaseCost: 1.5e-7, pmIntervalDays: 30 }, fresh.key),
     ];
     // The API trims text on input; older or imported rows may still start or end with white space.
-    await t.db.sql.query(`UPDATE tools SET name = $2, category = $3, supplier = $4 WHERE id = $1`, [ids[0], ' leading space', 'trailing nbsp\u00a0', 'em space\u2003']);
+    await t.db.sql.query(`UPDATE tools SET name = $2, category = $3, supplier = $4 WHERE id = $1`, [
+      ids[0],
+      ' leading space',
+      'trailing nbsp\u00a0',
+      'em space\u2003',
+    ]);
     const body = (await list('format=csv', fresh.key)).body;
-    const rows = await t.db.sql.query<Record<string, string | number | boolean | Date | null>>(`SELECT * FROM tools WHERE id = ANY ($1)`, [ids]);
+    const rows = await t.db.sql.query<Record<string, string | number | boolean | Date | null>>(
+      `SELECT * FROM tools WHERE id = ANY ($1)`,
+      [ids],
+    );
     for (const row of rows) {
       const cells = TOOL_CSV_COLUMNS.map(([name]) => {
         const v = row[name];

@@ -22,8 +22,17 @@ describe('POST /tools/:id/adjust-stock', () => {
     const res = await adjust(id, { delta: -3, note: 'job 42' });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(body).toMatchObject({ ok: true, toolId: id, previousStockLevel: 20, newStockLevel: 17, crossedThreshold: false });
-    expect((await h.toolEvents(id)).find((e) => e.id === body.eventId)).toMatchObject({ kind: 'AUDIT', description: 'stock_adjusted: delta=-3 new_level=17 note=job 42' });
+    expect(body).toMatchObject({
+      ok: true,
+      toolId: id,
+      previousStockLevel: 20,
+      newStockLevel: 17,
+      crossedThreshold: false,
+    });
+    expect((await h.toolEvents(id)).find((e) => e.id === body.eventId)).toMatchObject({
+      kind: 'AUDIT',
+      description: 'stock_adjusted: delta=-3 new_level=17 note=job 42',
+    });
   });
 
   it('truncates fractional deltas, clamps at zero and omits an absent note', async () => {
@@ -31,7 +40,9 @@ describe('POST /tools/:id/adjust-stock', () => {
     expect((await adjust(id, { delta: 2.9 })).json()).toMatchObject({ previousStockLevel: 3, newStockLevel: 5 });
     const res = (await adjust(id, { delta: -10.7 })).json();
     expect(res).toMatchObject({ previousStockLevel: 5, newStockLevel: 0 });
-    expect((await h.toolEvents(id)).find((e) => e.id === res.eventId)?.description).toBe('stock_adjusted: delta=-10 new_level=0');
+    expect((await h.toolEvents(id)).find((e) => e.id === res.eventId)?.description).toBe(
+      'stock_adjusted: delta=-10 new_level=0',
+    );
   });
 
   it('starts from 0 when a consumable has no stock level yet', async () => {
@@ -61,25 +72,37 @@ describe('POST /tools/:id/adjust-stock', () => {
 
   it('crossedThreshold and tool.low_stock exactly once per crossing of COALESCE(minStockLevel, 5)', async () => {
     const id = await h.createTool({ name: 'Fuses', isConsumable: true, stockLevel: 7 });
-    const steps = [[-1, false], [-1, true], [-1, false], [3, false], [-2, true]] as const;
+    const steps = [
+      [-1, false],
+      [-1, true],
+      [-1, false],
+      [3, false],
+      [-2, true],
+    ] as const;
     for (const [delta, crossed] of steps) expect((await adjust(id, { delta })).json().crossedThreshold).toBe(crossed);
     const events = (await h.outbox('tool.low_stock')).filter((e) => e.toolId === id);
     expect(events).toHaveLength(2);
     expect(events[0]).toMatchObject({ previousStockLevel: 6, newStockLevel: 5, minStockLevel: null, thresholdUsed: 5 });
     const custom = await h.createTool({ name: 'Filters', isConsumable: true, stockLevel: 12, minStockLevel: 10 });
     expect((await adjust(custom, { delta: -2 })).json().crossedThreshold).toBe(true);
-    expect((await h.outbox('tool.low_stock')).find((e) => e.toolId === custom)).toMatchObject({ minStockLevel: 10, thresholdUsed: 10, newStockLevel: 10 });
+    expect((await h.outbox('tool.low_stock')).find((e) => e.toolId === custom)).toMatchObject({
+      minStockLevel: 10,
+      thresholdUsed: 10,
+      newStockLevel: 10,
+    });
   });
 
   it('loses no update under concurrent adjustments', async () => {
     const id = await h.createTool({ name: 'Washers', isConsumable: true, stockLevel: 1000 });
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => adjust(id, { delta: i % 2 === 0 ? -7 : 3 })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => adjust(id, { delta: i % 2 === 0 ? -7 : 3 })),
+    );
     expect(results.every((r) => r.statusCode === 201)).toBe(true);
     const tool = await t.db.prisma.tool.findUnique({ where: { id } });
     expect(tool?.stockLevel).toBe(1000 + 10 * -7 + 10 * 3);
   });
 
-  it('serialises concurrent calls: each one sees the previous one\'s result', async () => {
+  it("serialises concurrent calls: each one sees the previous one's result", async () => {
     const id = await h.createTool({ name: 'Nuts', isConsumable: true, stockLevel: 100 });
     const results = await Promise.all(Array.from({ length: 20 }, () => adjust(id, { delta: -1 })));
     const previous = results.map((r) => r.json().previousStockLevel).sort((a, b) => b - a);
@@ -111,7 +134,8 @@ describe('POST /tools/:id/mark-serviced', () => {
     const fresh = await t.tenant('Pm');
     const id = await h.createTool({ name: 'Generator', pmIntervalDays: 30 }, fresh.key);
     await t.db.prisma.tool.update({ where: { id }, data: { createdAt: new Date(Date.now() - 40 * DAY) } });
-    const overdue = async () => (await t.api.get('/api/v1/tools?pmOverdue=true', fresh.key)).json().tools.map((x: { id: string }) => x.id);
+    const overdue = async () =>
+      (await t.api.get('/api/v1/tools?pmOverdue=true', fresh.key)).json().tools.map((x: { id: string }) => x.id);
     expect(await overdue()).toEqual([id]);
     const at = new Date(Date.now() - DAY).toISOString();
     const first = await t.api.post(`/api/v1/tools/${id}/mark-serviced`, fresh.key, { at, note: 'n'.repeat(600) });
@@ -121,7 +145,12 @@ describe('POST /tools/:id/mark-serviced', () => {
     const event = (await h.toolEvents(id)).find((e) => e.id === first.json().eventId);
     expect(event?.description).toBe(`pm_serviced: interval=30d serviced_at=${at} note=${'n'.repeat(500)}`);
     const emitted = (await h.outbox('tool.serviced', fresh.orgId)).find((e) => e.toolId === id);
-    expect(emitted).toMatchObject({ previousLastServicedAt: null, newLastServicedAt: at, pmIntervalDays: 30, actorId: fresh.userId });
+    expect(emitted).toMatchObject({
+      previousLastServicedAt: null,
+      newLastServicedAt: at,
+      pmIntervalDays: 30,
+      actorId: fresh.userId,
+    });
     expect(emitted?.note).toHaveLength(500);
     const second = await t.api.post(`/api/v1/tools/${id}/mark-serviced`, fresh.key);
     expect(second.json().previousLastServicedAt).toBe(at);
@@ -132,7 +161,9 @@ describe('POST /tools/:id/mark-serviced', () => {
     const id = await h.createTool({ name: 'Compressor', pmIntervalDays: 90 });
     const bare = await t.api.raw('POST', `/api/v1/tools/${id}/mark-serviced`, acme.key);
     expect(bare.statusCode, bare.body).toBe(201);
-    const emptyJson = await t.api.raw('POST', `/api/v1/tools/${id}/mark-serviced`, acme.key, '', { 'content-type': 'application/json' });
+    const emptyJson = await t.api.raw('POST', `/api/v1/tools/${id}/mark-serviced`, acme.key, '', {
+      'content-type': 'application/json',
+    });
     expect(emptyJson.statusCode, emptyJson.body).toBe(201);
   });
 });

@@ -25,7 +25,10 @@ const events = (type: string, orgId = acme.orgId) =>
 /** A key issued by a second person of the organisation (the first one issued the tenant's key). */
 async function keyOfNewPerson(tenant: TestTenant, email: string) {
   const user = (await addUser({ email, name: 'Second Admin' }, tenant.key)).json().user;
-  const res = await t.api.post('/api/v1/api-keys', tenant.key, { label: 'second', scopes: ['users:read', 'users:write', 'assets:read', 'assets:write'] });
+  const res = await t.api.post('/api/v1/api-keys', tenant.key, {
+    label: 'second',
+    scopes: ['users:read', 'users:write', 'assets:read', 'assets:write'],
+  });
   // Keys issued over the API belong to the caller's issuer; move it to the new person as an admin would via the CLI.
   await t.db.prisma.apiKey.update({ where: { id: res.json().apiKeyId }, data: { createdById: user.id } });
   return { user, key: res.json().key as string };
@@ -37,13 +40,26 @@ describe('POST /users', () => {
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(body).toEqual({
-      ok: true, userId: expect.any(String), restored: false,
-      user: { id: body.userId, email: 'max.mechanic@acme.example', name: 'Max Mechanic', createdAt: expect.any(String), removedAt: null },
+      ok: true,
+      userId: expect.any(String),
+      restored: false,
+      user: {
+        id: body.userId,
+        email: 'max.mechanic@acme.example',
+        name: 'Max Mechanic',
+        createdAt: expect.any(String),
+        removedAt: null,
+      },
     });
     const [event] = (await events('user.created')).filter((e) => (e.data as { userId: string }).userId === body.userId);
     expect(event.data).toEqual({
-      userId: body.userId, email: 'max.mechanic@acme.example', name: 'Max Mechanic', restored: false,
-      actorId: acme.userId, actorKeyId: acme.keyId, at: expect.any(String),
+      userId: body.userId,
+      email: 'max.mechanic@acme.example',
+      name: 'Max Mechanic',
+      restored: false,
+      actorId: acme.userId,
+      actorKeyId: acme.keyId,
+      at: expect.any(String),
     });
   });
 
@@ -69,7 +85,10 @@ describe('POST /users', () => {
     await addUser({ email: 'dup@acme.example' });
     const res = await addUser({ email: 'DUP@acme.example' });
     expect(res.statusCode).toBe(422);
-    expect(res.json()).toMatchObject({ error: 'validation_failed', fieldErrors: { email: 'a user with this email already exists' } });
+    expect(res.json()).toMatchObject({
+      error: 'validation_failed',
+      fieldErrors: { email: 'a user with this email already exists' },
+    });
   });
 
   it('allows an email used by another organisation', async () => {
@@ -85,16 +104,23 @@ describe('POST /users', () => {
 });
 
 describe('GET /users/:id and PATCH /users/:id', () => {
-  it('resolves the id that /me names as the key\'s creator', async () => {
+  it("resolves the id that /me names as the key's creator", async () => {
     const me = (await t.api.get('/api/v1/me', acme.key)).json();
     const res = await t.api.get(`/api/v1/users/${me.apiKey.createdBy.id}`, acme.key);
-    expect(res.json()).toEqual({ ok: true, user: { id: acme.userId, email: acme.email, name: 'Olive Ops', createdAt: expect.any(String), removedAt: null } });
+    expect(res.json()).toEqual({
+      ok: true,
+      user: { id: acme.userId, email: acme.email, name: 'Olive Ops', createdAt: expect.any(String), removedAt: null },
+    });
   });
 
   it('renames a person; null clears the name; an empty patch is 422', async () => {
     const id = await makeUser(t, acme.key, { email: 'rename@acme.example', name: 'Old' });
     const res = await t.api.patch(`/api/v1/users/${id}`, acme.key, { name: 'New Name', email: 'ignored@acme.example' });
-    expect(res.json()).toMatchObject({ ok: true, userId: id, user: { name: 'New Name', email: 'rename@acme.example' } });
+    expect(res.json()).toMatchObject({
+      ok: true,
+      userId: id,
+      user: { name: 'New Name', email: 'rename@acme.example' },
+    });
     expect((await t.api.patch(`/api/v1/users/${id}`, acme.key, { name: null })).json().user.name).toBeNull();
     const empty = await t.api.patch(`/api/v1/users/${id}`, acme.key, {});
     expect(empty.statusCode).toBe(422);
@@ -119,7 +145,11 @@ describe('DELETE /users/:id', () => {
     expect(shown).toMatchObject({ name: 'Second Admin', removedAt: res.json().removedAt });
     const [event] = (await events('user.removed')).filter((e) => (e.data as { userId: string }).userId === user.id);
     expect(event.data).toEqual({
-      userId: user.id, email: 'leaver@acme.example', name: 'Second Admin', actorId: acme.userId, actorKeyId: acme.keyId,
+      userId: user.id,
+      email: 'leaver@acme.example',
+      name: 'Second Admin',
+      actorId: acme.userId,
+      actorKeyId: acme.keyId,
       removedAt: res.json().removedAt,
     });
   });
@@ -145,7 +175,11 @@ describe('DELETE /users/:id', () => {
     await t.api.delete(`/api/v1/users/${user.id}`, acme.key);
     const res = await addUser({ email: 'Returner@acme.example' });
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ userId: user.id, restored: true, user: { removedAt: null, name: 'Second Admin' } });
+    expect(res.json()).toMatchObject({
+      userId: user.id,
+      restored: true,
+      user: { removedAt: null, name: 'Second Admin' },
+    });
     const old = await t.api.get('/api/v1/assets', key);
     expect(old.statusCode).toBe(401);
     expect(old.json().error).toBe('revoked');
@@ -160,7 +194,12 @@ describe('GET /users', () => {
   let org: TestTenant;
   beforeAll(async () => {
     org = await t.tenant('Listing');
-    for (const [email, name] of [['carol@l.example', 'Carol Crane'], ['bob@l.example', 'Bob Builder'], ['dave@l.example', null], ['erin@l.example', 'Erin Electric']]) {
+    for (const [email, name] of [
+      ['carol@l.example', 'Carol Crane'],
+      ['bob@l.example', 'Bob Builder'],
+      ['dave@l.example', null],
+      ['erin@l.example', 'Erin Electric'],
+    ]) {
       await addUser({ email, name }, org.key);
     }
     const dave = await t.db.prisma.user.findFirstOrThrow({ where: { orgId: org.orgId, email: 'dave@l.example' } });
@@ -169,9 +208,15 @@ describe('GET /users', () => {
   const list = async (query: string) => (await t.api.get(`/api/v1/users${query}`, org.key)).json();
   const emails = (body: { users: { email: string }[] }) => body.users.map((u) => u.email);
 
-  it('lists the organisation\'s current people by email, without removed ones unless asked', async () => {
+  it("lists the organisation's current people by email, without removed ones unless asked", async () => {
     expect(emails(await list(''))).toEqual(['bob@l.example', 'carol@l.example', 'erin@l.example', org.email]);
-    expect(emails(await list('?includeRemoved=true'))).toEqual(['bob@l.example', 'carol@l.example', 'dave@l.example', 'erin@l.example', org.email]);
+    expect(emails(await list('?includeRemoved=true'))).toEqual([
+      'bob@l.example',
+      'carol@l.example',
+      'dave@l.example',
+      'erin@l.example',
+      org.email,
+    ]);
   });
 
   it('walks every person exactly once with cursors', async () => {
@@ -201,9 +246,11 @@ describe('GET /users', () => {
     expect(res.json().fieldErrors).toHaveProperty('cursor');
   });
 
-  it('never lists another organisation\'s people', async () => {
+  it("never lists another organisation's people", async () => {
     const body = await list('?includeRemoved=true&limit=200');
-    expect(body.users.every((u: { email: string }) => u.email.endsWith('l.example') || u.email === org.email)).toBe(true);
+    expect(body.users.every((u: { email: string }) => u.email.endsWith('l.example') || u.email === org.email)).toBe(
+      true,
+    );
   });
 
   it(`examines at most ${USER_SCAN_CAP} people per page and continues where it stopped`, async () => {
@@ -227,7 +274,8 @@ describe('GET /users', () => {
 
 describe('scopes', () => {
   it('keys issued with the original sixteen scopes keep exactly them: no access to people', async () => {
-    const original = 'assets:read,assets:write,hours:read,hours:write,flags:read,flags:write,workorders:read,workorders:write,tools:read,tools:write,projects:read,projects:write,yards:read,yards:write,events:read,events:write';
+    const original =
+      'assets:read,assets:write,hours:read,hours:write,flags:read,flags:write,workorders:read,workorders:write,tools:read,tools:write,projects:read,projects:write,yards:read,yards:write,events:read,events:write';
     const { key } = await acme.newKey({ scopes: original });
     const res = await t.api.get('/api/v1/users', key);
     expect(res.statusCode).toBe(403);
@@ -237,8 +285,33 @@ describe('scopes', () => {
 
 securitySuite('users', () => ({ t, tenant: acme }), [
   { label: 'GET /users', method: 'GET', path: () => '/api/v1/users', scope: 'users:read' },
-  { label: 'POST /users', method: 'POST', path: () => '/api/v1/users', scope: 'users:write', body: { email: 'sec@acme.example' } },
-  { label: 'GET /users/:id', method: 'GET', path: () => `/api/v1/users/${foreignUserId}`, scope: 'users:read', crossTenant: true },
-  { label: 'PATCH /users/:id', method: 'PATCH', path: () => `/api/v1/users/${foreignUserId}`, scope: 'users:write', body: { name: 'X' }, crossTenant: true },
-  { label: 'DELETE /users/:id', method: 'DELETE', path: () => `/api/v1/users/${foreignUserId}`, scope: 'users:write', crossTenant: true },
+  {
+    label: 'POST /users',
+    method: 'POST',
+    path: () => '/api/v1/users',
+    scope: 'users:write',
+    body: { email: 'sec@acme.example' },
+  },
+  {
+    label: 'GET /users/:id',
+    method: 'GET',
+    path: () => `/api/v1/users/${foreignUserId}`,
+    scope: 'users:read',
+    crossTenant: true,
+  },
+  {
+    label: 'PATCH /users/:id',
+    method: 'PATCH',
+    path: () => `/api/v1/users/${foreignUserId}`,
+    scope: 'users:write',
+    body: { name: 'X' },
+    crossTenant: true,
+  },
+  {
+    label: 'DELETE /users/:id',
+    method: 'DELETE',
+    path: () => `/api/v1/users/${foreignUserId}`,
+    scope: 'users:write',
+    crossTenant: true,
+  },
 ]);

@@ -18,7 +18,8 @@ beforeAll(async () => {
   t = await createTestApp({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_SCHEDULE: '0,0' });
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
-  foreignId = (await makeWebhook(t, other.key, { url: `${receiver.origin}/theirs`, events: ['asset.created'] })).subscriptionId;
+  foreignId = (await makeWebhook(t, other.key, { url: `${receiver.origin}/theirs`, events: ['asset.created'] }))
+    .subscriptionId;
 });
 afterAll(async () => {
   await t.close();
@@ -31,10 +32,20 @@ const subscribe = async (events: string[] = ['asset.created'], path = '/hook') =
 
 describe('POST /webhooks', () => {
   it('creates a subscription, returns the secret once with a warning, and drops unknown event names', async () => {
-    const res = await create({ url: `${receiver.origin}/a`, events: ['tool.created', 'nope.nothing', 'asset.created', 'asset.created'], description: ' Ops  ' });
+    const res = await create({
+      url: `${receiver.origin}/a`,
+      events: ['tool.created', 'nope.nothing', 'asset.created', 'asset.created'],
+      description: ' Ops  ',
+    });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(body).toMatchObject({ ok: true, events: ['asset.created', 'tool.created'], url: `${receiver.origin}/a`, description: 'Ops', active: true });
+    expect(body).toMatchObject({
+      ok: true,
+      events: ['asset.created', 'tool.created'],
+      url: `${receiver.origin}/a`,
+      description: 'Ops',
+      active: true,
+    });
     expect(body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(Buffer.from(body.secret.slice(6), 'base64url')).toHaveLength(32);
     expect(body.secretWarning).toMatch(/only/i);
@@ -76,7 +87,11 @@ describe('GET /webhooks and /webhooks/{id}', () => {
   it('lists newest first with a cursor and never shows a secret', async () => {
     const fresh = await t.tenant('Lister');
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await makeWebhook(t, fresh.key, { url: `${receiver.origin}/l${i}`, events: ['asset.created'] })).subscriptionId);
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (await makeWebhook(t, fresh.key, { url: `${receiver.origin}/l${i}`, events: ['asset.created'] }))
+          .subscriptionId,
+      );
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -95,7 +110,12 @@ describe('GET /webhooks and /webhooks/{id}', () => {
     const res = await t.api.get(`/api/v1/webhooks/${subscriptionId}`, acme.key);
     expect(res.statusCode).toBe(200);
     expect(res.body).not.toContain('whsec_');
-    expect(res.json().webhook).toMatchObject({ id: subscriptionId, events: ['asset.created'], active: true, deliveryCounts: { PENDING: 1, DELIVERED: 0, FAILED: 0, ABANDONED: 0 } });
+    expect(res.json().webhook).toMatchObject({
+      id: subscriptionId,
+      events: ['asset.created'],
+      active: true,
+      deliveryCounts: { PENDING: 1, DELIVERED: 0, FAILED: 0, ABANDONED: 0 },
+    });
   });
 
   it('answers 422 for a cursor it did not issue', async () => {
@@ -108,12 +128,22 @@ describe('PATCH /webhooks/{id}', () => {
   it('updates url, events, description and active, keeping the secret', async () => {
     const { subscriptionId, secret } = await subscribe(['asset.created']);
     const res = await t.api.patch(`/api/v1/webhooks/${subscriptionId}`, acme.key, {
-      url: `${receiver.origin}/moved`, events: ['flag.created', 'bogus'], description: 'Moved', active: false,
+      url: `${receiver.origin}/moved`,
+      events: ['flag.created', 'bogus'],
+      description: 'Moved',
+      active: false,
     });
     expect(res.statusCode).toBe(200);
     expect(res.body).not.toContain('whsec_');
-    expect(res.json().webhook).toMatchObject({ url: `${receiver.origin}/moved`, events: ['flag.created'], description: 'Moved', active: false });
-    expect((await t.db.prisma.webhookSubscription.findUniqueOrThrow({ where: { id: subscriptionId } })).secret).toBe(secret);
+    expect(res.json().webhook).toMatchObject({
+      url: `${receiver.origin}/moved`,
+      events: ['flag.created'],
+      description: 'Moved',
+      active: false,
+    });
+    expect((await t.db.prisma.webhookSubscription.findUniqueOrThrow({ where: { id: subscriptionId } })).secret).toBe(
+      secret,
+    );
   });
 
   it('answers 422 for an empty patch or a non-https url', async () => {
@@ -151,10 +181,19 @@ describe('DELETE /webhooks/{id}', () => {
 describe('GET /webhooks/{id}/deliveries', () => {
   it('lists history newest first, filters by status CSV and pages with a cursor', async () => {
     const { subscriptionId } = await subscribe(['tool.created'], '/history');
-    receiver.respond = (req) => (req.path === '/history' && req.json?.data?.name === 'bad' ? { status: 500, body: 'x'.repeat(800) } : {});
+    receiver.respond = (req) =>
+      req.path === '/history' && req.json?.data?.name === 'bad' ? { status: 500, body: 'x'.repeat(800) } : {};
     await t.db.prisma.$transaction(async (tx) => {
       for (const name of ['ok1', 'bad', 'ok2']) {
-        await emit(tx, acme.orgId, 'tool.created', { toolId: name, name, category: null, isConsumable: false, scanToken: 's', actorId: null, at: new Date().toISOString() });
+        await emit(tx, acme.orgId, 'tool.created', {
+          toolId: name,
+          name,
+          category: null,
+          isConsumable: false,
+          scanToken: 's',
+          actorId: null,
+          at: new Date().toISOString(),
+        });
       }
     });
     for (let i = 0; i < 3; i++) await t.deps.delivery.dispatcher.dispatchOnce();
@@ -162,20 +201,40 @@ describe('GET /webhooks/{id}/deliveries', () => {
     const all = (await t.api.get(`/api/v1/webhooks/${subscriptionId}/deliveries`, acme.key)).json().deliveries;
     expect(all).toHaveLength(3);
     const abandoned = all.find((d: { status: string }) => d.status === 'ABANDONED');
-    expect(abandoned).toMatchObject({ event: 'tool.created', attempts: 3, responseStatus: 500, nextAttemptAt: null, error: 'receiver answered 500' });
+    expect(abandoned).toMatchObject({
+      event: 'tool.created',
+      attempts: 3,
+      responseStatus: 500,
+      nextAttemptAt: null,
+      error: 'receiver answered 500',
+    });
     expect(abandoned.responseBody).toHaveLength(500);
     const delivered = all.filter((d: { status: string }) => d.status === 'DELIVERED');
     expect(delivered).toHaveLength(2);
-    expect(delivered[0]).toMatchObject({ attempts: 1, responseStatus: 200, responseBody: 'ok', error: null, nextAttemptAt: null });
-    const sorted = [...all].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
+    expect(delivered[0]).toMatchObject({
+      attempts: 1,
+      responseStatus: 200,
+      responseBody: 'ok',
+      error: null,
+      nextAttemptAt: null,
+    });
+    const sorted = [...all].sort((a, b) =>
+      a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1,
+    );
     expect(all.map((d: { id: string }) => d.id)).toEqual(sorted.map((d) => d.id));
 
-    const filtered = (await t.api.get(`/api/v1/webhooks/${subscriptionId}/deliveries?status=abandoned,BOGUS`, acme.key)).json().deliveries;
+    const filtered = (
+      await t.api.get(`/api/v1/webhooks/${subscriptionId}/deliveries?status=abandoned,BOGUS`, acme.key)
+    ).json().deliveries;
     expect(filtered.map((d: { id: string }) => d.id)).toEqual([abandoned.id]);
 
     const page1 = (await t.api.get(`/api/v1/webhooks/${subscriptionId}/deliveries?limit=2`, acme.key)).json();
-    const page2 = (await t.api.get(`/api/v1/webhooks/${subscriptionId}/deliveries?limit=2&cursor=${page1.nextCursor}`, acme.key)).json();
-    expect([...page1.deliveries, ...page2.deliveries].map((d: { id: string }) => d.id)).toEqual(all.map((d: { id: string }) => d.id));
+    const page2 = (
+      await t.api.get(`/api/v1/webhooks/${subscriptionId}/deliveries?limit=2&cursor=${page1.nextCursor}`, acme.key)
+    ).json();
+    expect([...page1.deliveries, ...page2.deliveries].map((d: { id: string }) => d.id)).toEqual(
+      all.map((d: { id: string }) => d.id),
+    );
     expect(page2.nextCursor).toBeNull();
   });
 
@@ -183,10 +242,18 @@ describe('GET /webhooks/{id}/deliveries', () => {
     const { subscriptionId } = await subscribe(['asset.updated'], '/many');
     await t.db.prisma.$transaction(async (tx) => {
       for (let i = 0; i < 205; i++) {
-        await emit(tx, acme.orgId, 'asset.updated', { assetId: `a${i}`, nickname: 'n', changedFields: ['nickname'], lifecycleStatus: 'IN_SERVICE', actorId: null, updatedAt: new Date().toISOString() });
+        await emit(tx, acme.orgId, 'asset.updated', {
+          assetId: `a${i}`,
+          nickname: 'n',
+          changedFields: ['nickname'],
+          lifecycleStatus: 'IN_SERVICE',
+          actorId: null,
+          updatedAt: new Date().toISOString(),
+        });
       }
     });
-    const count = async (q: string) => (await t.api.get(`/api/v1/webhooks/${subscriptionId}/deliveries${q}`, acme.key)).json().deliveries.length;
+    const count = async (q: string) =>
+      (await t.api.get(`/api/v1/webhooks/${subscriptionId}/deliveries${q}`, acme.key)).json().deliveries.length;
     expect(await count('')).toBe(50);
     expect(await count('?limit=500')).toBe(200);
     expect(await count('?limit=0')).toBe(1);
@@ -216,7 +283,12 @@ describe('POST /webhooks/{id}/test', () => {
     expect(req.headers['x-service-signature']).toBe(body.signaturePreview);
     expect(body.signaturePreview).toMatch(/^v1=[0-9a-f]{64}$/);
     expect(verifyWebhook(req.rawBody, req.headers, secret)).toBe(true);
-    expect(req.json).toMatchObject({ event: 'flag.created', organizationId: acme.orgId, sentAt: body.sentAt, data: { severity: 'RED', raisedBy: { userId: acme.userId } } });
+    expect(req.json).toMatchObject({
+      event: 'flag.created',
+      organizationId: acme.orgId,
+      sentAt: body.sentAt,
+      data: { severity: 'RED', raisedBy: { userId: acme.userId } },
+    });
     expect(req.json.id).toMatch(/^test_/);
     expect(await t.db.prisma.webhookDelivery.count({ where: { subscriptionId } })).toBe(0);
     expect(await t.db.prisma.event.count({ where: { orgId: acme.orgId, type: 'flag.created' } })).toBe(0);
@@ -229,7 +301,10 @@ describe('POST /webhooks/{id}/test', () => {
     receiver.respond = () => ({});
     expect(refused).toMatchObject({ delivered: false, responseStatus: 503, responseBody: 'down', networkError: null });
 
-    await t.db.prisma.webhookSubscription.update({ where: { id: subscriptionId }, data: { url: 'https://localhost:1/closed' } });
+    await t.db.prisma.webhookSubscription.update({
+      where: { id: subscriptionId },
+      data: { url: 'https://localhost:1/closed' },
+    });
     const dead = (await t.api.post(`/api/v1/webhooks/${subscriptionId}/test`, acme.key)).json();
     expect(dead).toMatchObject({ delivered: false, responseStatus: null, responseBody: null });
     expect(dead.networkError).toMatch(/ECONNREFUSED/);
@@ -237,7 +312,8 @@ describe('POST /webhooks/{id}/test', () => {
 
   it('does not follow redirects', async () => {
     const { subscriptionId } = await subscribe(['asset.created'], '/redirect');
-    receiver.respond = (req) => (req.path === '/redirect' ? { status: 307, headers: { location: `${receiver.origin}/target` } } : {});
+    receiver.respond = (req) =>
+      req.path === '/redirect' ? { status: 307, headers: { location: `${receiver.origin}/target` } } : {};
     const res = (await t.api.post(`/api/v1/webhooks/${subscriptionId}/test`, acme.key)).json();
     receiver.respond = () => ({});
     expect(res).toMatchObject({ delivered: false, responseStatus: 307 });
@@ -246,7 +322,7 @@ describe('POST /webhooks/{id}/test', () => {
 });
 
 describe('event catalog', () => {
-  it('accepts every one of the 20 event types (the spec\'s 16 plus the people-and-keys audit events)', async () => {
+  it("accepts every one of the 20 event types (the spec's 16 plus the people-and-keys audit events)", async () => {
     expect(EVENT_TYPES).toHaveLength(20);
     const res = await create({ url: `${receiver.origin}/all`, events: EVENT_TYPES });
     expect(res.json().events).toEqual(EVENT_TYPES);
@@ -255,10 +331,47 @@ describe('event catalog', () => {
 
 securitySuite('webhooks', () => ({ t, tenant: acme }), [
   { label: 'GET /webhooks', method: 'GET', path: () => '/api/v1/webhooks', scope: 'events:read' },
-  { label: 'POST /webhooks', method: 'POST', path: () => '/api/v1/webhooks', scope: 'events:write', body: { url: 'https://example.com/h', events: ['asset.created'] } },
-  { label: 'GET /webhooks/:id', method: 'GET', path: () => `/api/v1/webhooks/${foreignId}`, scope: 'events:read', crossTenant: true },
-  { label: 'PATCH /webhooks/:id', method: 'PATCH', path: () => `/api/v1/webhooks/${foreignId}`, scope: 'events:write', body: { active: false }, crossTenant: true },
-  { label: 'DELETE /webhooks/:id', method: 'DELETE', path: () => `/api/v1/webhooks/${foreignId}`, scope: 'events:write', crossTenant: true },
-  { label: 'GET /webhooks/:id/deliveries', method: 'GET', path: () => `/api/v1/webhooks/${foreignId}/deliveries`, scope: 'events:read', crossTenant: true },
-  { label: 'POST /webhooks/:id/test', method: 'POST', path: () => `/api/v1/webhooks/${foreignId}/test`, scope: 'events:write', crossTenant: true },
+  {
+    label: 'POST /webhooks',
+    method: 'POST',
+    path: () => '/api/v1/webhooks',
+    scope: 'events:write',
+    body: { url: 'https://example.com/h', events: ['asset.created'] },
+  },
+  {
+    label: 'GET /webhooks/:id',
+    method: 'GET',
+    path: () => `/api/v1/webhooks/${foreignId}`,
+    scope: 'events:read',
+    crossTenant: true,
+  },
+  {
+    label: 'PATCH /webhooks/:id',
+    method: 'PATCH',
+    path: () => `/api/v1/webhooks/${foreignId}`,
+    scope: 'events:write',
+    body: { active: false },
+    crossTenant: true,
+  },
+  {
+    label: 'DELETE /webhooks/:id',
+    method: 'DELETE',
+    path: () => `/api/v1/webhooks/${foreignId}`,
+    scope: 'events:write',
+    crossTenant: true,
+  },
+  {
+    label: 'GET /webhooks/:id/deliveries',
+    method: 'GET',
+    path: () => `/api/v1/webhooks/${foreignId}/deliveries`,
+    scope: 'events:read',
+    crossTenant: true,
+  },
+  {
+    label: 'POST /webhooks/:id/test',
+    method: 'POST',
+    path: () => `/api/v1/webhooks/${foreignId}/test`,
+    scope: 'events:write',
+    crossTenant: true,
+  },
 ]);

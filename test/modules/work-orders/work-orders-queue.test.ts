@@ -14,21 +14,33 @@ describe('work-order numbers', () => {
     const other = await t.tenant('Other');
     const N = 60;
     const [mine, theirs] = await Promise.all([
-      Promise.all(Array.from({ length: N }, (_, i) => t.api.post('/api/v1/work-orders', acme.key, { title: `Job ${i}` }))),
-      Promise.all(Array.from({ length: 10 }, (_, i) => t.api.post('/api/v1/work-orders', other.key, { title: `Their ${i}` }))),
+      Promise.all(
+        Array.from({ length: N }, (_, i) => t.api.post('/api/v1/work-orders', acme.key, { title: `Job ${i}` })),
+      ),
+      Promise.all(
+        Array.from({ length: 10 }, (_, i) => t.api.post('/api/v1/work-orders', other.key, { title: `Their ${i}` })),
+      ),
     ]);
     expect(mine.map((r) => r.statusCode)).toEqual(Array(N).fill(201));
     const numbers = mine.map((r) => r.json().number as number).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: N }, (_, i) => i + 1));
-    const stored = await t.db.prisma.workOrder.findMany({ where: { orgId: acme.orgId }, select: { number: true }, orderBy: { number: 'asc' } });
+    const stored = await t.db.prisma.workOrder.findMany({
+      where: { orgId: acme.orgId },
+      select: { number: true },
+      orderBy: { number: 'asc' },
+    });
     expect(stored.map((w) => w.number)).toEqual(numbers);
-    expect(theirs.map((r) => r.json().number as number).sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    expect(theirs.map((r) => r.json().number as number).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 10 }, (_, i) => i + 1),
+    );
   });
 
   it('does not consume a number when the create fails validation', async () => {
     const tenant = await t.tenant('Gaps');
     expect((await t.api.post('/api/v1/work-orders', tenant.key, { title: 'one' })).json().number).toBe(1);
-    expect((await t.api.post('/api/v1/work-orders', tenant.key, { title: 'bad', assetId: 'missing' })).statusCode).toBe(422);
+    expect((await t.api.post('/api/v1/work-orders', tenant.key, { title: 'bad', assetId: 'missing' })).statusCode).toBe(
+      422,
+    );
     expect((await t.api.post('/api/v1/work-orders', tenant.key, { title: 'two' })).json().number).toBe(2);
   });
 });
@@ -41,7 +53,10 @@ describe('queue order and cursor', () => {
     const ids: string[] = [];
     for (let i = 0; i < 28; i++) {
       const res = await t.api.post('/api/v1/work-orders', tenant.key, {
-        title: `Job ${i}`, priority: priorities[(i * 7) % 4], dueAt: dues[i % dues.length], status: i % 3 === 0 ? 'ASSIGNED' : 'OPEN',
+        title: `Job ${i}`,
+        priority: priorities[(i * 7) % 4],
+        dueAt: dues[i % dues.length],
+        status: i % 3 === 0 ? 'ASSIGNED' : 'OPEN',
       });
       ids.push(res.json().workOrderId);
     }
@@ -49,17 +64,25 @@ describe('queue order and cursor', () => {
     // tie-breaker decides between them and page boundaries fall inside such ties.
     const evenIds = ids.filter((_, i) => i % 2 === 0);
     const oddIds = ids.filter((_, i) => i % 2 === 1);
-    await t.db.prisma.workOrder.updateMany({ where: { id: { in: evenIds } }, data: { createdAt: new Date('2026-11-01T00:00:00.000Z') } });
-    await t.db.prisma.workOrder.updateMany({ where: { id: { in: oddIds } }, data: { createdAt: new Date('2026-11-02T00:00:00.000Z') } });
+    await t.db.prisma.workOrder.updateMany({
+      where: { id: { in: evenIds } },
+      data: { createdAt: new Date('2026-11-01T00:00:00.000Z') },
+    });
+    await t.db.prisma.workOrder.updateMany({
+      where: { id: { in: oddIds } },
+      data: { createdAt: new Date('2026-11-02T00:00:00.000Z') },
+    });
 
     const rows = await t.db.prisma.workOrder.findMany({ where: { orgId: tenant.orgId } });
     const rank = (p: string) => priorities.indexOf(p);
     const expected = [...rows]
-      .sort((a, b) =>
-        rank(b.priority) - rank(a.priority) ||
-        (a.dueAt && b.dueAt ? a.dueAt.getTime() - b.dueAt.getTime() : a.dueAt ? -1 : b.dueAt ? 1 : 0) ||
-        b.createdAt.getTime() - a.createdAt.getTime() ||
-        (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .sort(
+        (a, b) =>
+          rank(b.priority) - rank(a.priority) ||
+          (a.dueAt && b.dueAt ? a.dueAt.getTime() - b.dueAt.getTime() : a.dueAt ? -1 : b.dueAt ? 1 : 0) ||
+          b.createdAt.getTime() - a.createdAt.getTime() ||
+          (a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
+      )
       .map((w) => w.id);
 
     const full = await t.api.get('/api/v1/work-orders?limit=200', tenant.key);

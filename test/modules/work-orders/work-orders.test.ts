@@ -14,35 +14,66 @@ beforeAll(async () => {
   t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
-  assetId = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Dozer', assetClass: 'off-road' })).json().assetId;
-  foreignAssetId = (await t.api.post('/api/v1/assets', other.key, { nickname: 'Theirs', assetClass: 'trailer' })).json().assetId;
-  foreignWorkOrderId = (await t.api.post('/api/v1/work-orders', other.key, { title: 'Their order' })).json().workOrderId;
+  assetId = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Dozer', assetClass: 'off-road' })).json()
+    .assetId;
+  foreignAssetId = (await t.api.post('/api/v1/assets', other.key, { nickname: 'Theirs', assetClass: 'trailer' })).json()
+    .assetId;
+  foreignWorkOrderId = (await t.api.post('/api/v1/work-orders', other.key, { title: 'Their order' })).json()
+    .workOrderId;
 });
 afterAll(() => t.close());
 
 const create = (body: unknown, key = acme.key) => t.api.post('/api/v1/work-orders', key, body);
 const patch = (id: string, body: unknown, key = acme.key) => t.api.patch(`/api/v1/work-orders/${id}`, key, body);
 const detail = async (id: string) => (await t.api.get(`/api/v1/work-orders/${id}`, acme.key)).json().workOrder;
-const newOrder = async (body: Record<string, unknown> = {}) => (await create({ title: 'Fix it', ...body })).json().workOrderId as string;
-const events = (orgId: string, type: string) => t.db.prisma.event.findMany({ where: { orgId, type }, orderBy: { createdAt: 'asc' } });
+const newOrder = async (body: Record<string, unknown> = {}) =>
+  (await create({ title: 'Fix it', ...body })).json().workOrderId as string;
+const events = (orgId: string, type: string) =>
+  t.db.prisma.event.findMany({ where: { orgId, type }, orderBy: { createdAt: 'asc' } });
 const eventsFor = async (type: string, workOrderId: string) =>
   (await events(acme.orgId, type)).filter((e) => (e.data as { workOrderId?: string }).workOrderId === workOrderId);
 const newFlag = (orgId = acme.orgId, forAsset = assetId, severity: 'RED' | 'YELLOW' = 'RED') =>
-  t.db.prisma.flag.create({ data: { orgId, assetId: forAsset, severity, raisedById: acme.userId, note: 'Hydraulic leak' } });
+  t.db.prisma.flag.create({
+    data: { orgId, assetId: forAsset, severity, raisedById: acme.userId, note: 'Hydraulic leak' },
+  });
 
 describe('POST /work-orders', () => {
   it('creates with defaults, answers 201 with id and number, and emits workorder.created', async () => {
-    const res = await create({ title: '  Replace hose ', assetId, estimateLaborHours: 2.5, estimateCost: 180, dueAt: '2026-12-01' });
+    const res = await create({
+      title: '  Replace hose ',
+      assetId,
+      estimateLaborHours: 2.5,
+      estimateCost: 180,
+      dueAt: '2026-12-01',
+    });
     expect(res.statusCode).toBe(201);
     const { workOrderId, number } = res.json();
     expect(number).toBeGreaterThan(0);
     expect(await detail(workOrderId)).toMatchObject({
-      id: workOrderId, number, title: 'Replace hose', status: 'OPEN', priority: 'NORMAL', assetId, projectId: null,
-      flagId: null, dueAt: '2026-12-01T00:00:00.000Z', estimateLaborHours: 2.5, estimateCost: 180, createdById: acme.userId,
-      completedAt: null, repairSummary: { count: 0, totalLaborHours: 0, totalCost: 0 },
+      id: workOrderId,
+      number,
+      title: 'Replace hose',
+      status: 'OPEN',
+      priority: 'NORMAL',
+      assetId,
+      projectId: null,
+      flagId: null,
+      dueAt: '2026-12-01T00:00:00.000Z',
+      estimateLaborHours: 2.5,
+      estimateCost: 180,
+      createdById: acme.userId,
+      completedAt: null,
+      repairSummary: { count: 0, totalLaborHours: 0, totalCost: 0 },
     });
     const [created] = await eventsFor('workorder.created', workOrderId);
-    expect(created.data).toMatchObject({ workOrderId, number, title: 'Replace hose', status: 'OPEN', priority: 'NORMAL', assetId });
+    expect(created.data).toMatchObject({
+      workOrderId,
+      number,
+      title: 'Replace hose',
+      status: 'OPEN',
+      priority: 'NORMAL',
+      assetId,
+    });
   });
 
   it('rejects a blank title, unknown priority or status and negative estimates with 422', async () => {
@@ -54,7 +85,10 @@ describe('POST /work-orders', () => {
   it('titles an untitled order after its number (title is optional in the spec)', async () => {
     const res = await create({});
     expect(res.statusCode).toBe(201);
-    expect(await detail(res.json().workOrderId)).toMatchObject({ title: `Work order #${res.json().number}`, status: 'OPEN' });
+    expect(await detail(res.json().workOrderId)).toMatchObject({
+      title: `Work order #${res.json().number}`,
+      status: 'OPEN',
+    });
     // The number and this title are made inside the numbering statement: the event carries them too.
     const [created] = await eventsFor('workorder.created', res.json().workOrderId);
     expect(created.data).toMatchObject({ number: res.json().number, title: `Work order #${res.json().number}` });
@@ -67,8 +101,9 @@ describe('POST /work-orders', () => {
     expect(done.statusCode).toBe(201);
     const id = done.json().workOrderId;
     expect((await detail(id)).completedAt).not.toBeNull();
-    const completed = (await t.db.prisma.event.findMany({ where: { orgId: acme.orgId, type: 'workorder.completed' } }))
-      .filter((e) => (e.data as { workOrderId: string }).workOrderId === id);
+    const completed = (
+      await t.db.prisma.event.findMany({ where: { orgId: acme.orgId, type: 'workorder.completed' } })
+    ).filter((e) => (e.data as { workOrderId: string }).workOrderId === id);
     expect(completed).toHaveLength(1);
     expect(completed[0].data).toMatchObject({ totalLaborHours: 0, totalCost: 0 });
   });
@@ -76,7 +111,13 @@ describe('POST /work-orders', () => {
   it('rejects references of another organisation with 422 fieldErrors', async () => {
     const flag = await newFlag(other.orgId, foreignAssetId);
     const project = await t.db.prisma.project.create({ data: { orgId: other.orgId, name: 'Their job' } });
-    const res = await create({ title: 'X', assetId: foreignAssetId, flagId: flag.id, projectId: project.id, assignedToId: other.userId });
+    const res = await create({
+      title: 'X',
+      assetId: foreignAssetId,
+      flagId: flag.id,
+      projectId: project.id,
+      assignedToId: other.userId,
+    });
     expect(res.statusCode).toBe(422);
     expect(Object.keys(res.json().fieldErrors).sort()).toEqual(['assetId', 'assignedToId', 'flagId', 'projectId']);
   });
@@ -85,7 +126,9 @@ describe('POST /work-orders', () => {
     const flag = await newFlag();
     const id = await newOrder({ flagId: flag.id });
     expect(await detail(id)).toMatchObject({ flagId: flag.id, assetId });
-    const otherAsset = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Loader', assetClass: 'off-road' })).json().assetId;
+    const otherAsset = (
+      await t.api.post('/api/v1/assets', acme.key, { nickname: 'Loader', assetClass: 'off-road' })
+    ).json().assetId;
     const res = await create({ title: 'X', flagId: flag.id, assetId: otherAsset });
     expect(res.statusCode).toBe(422);
     expect(res.json().fieldErrors).toHaveProperty('assetId');
@@ -96,7 +139,12 @@ describe('GET /work-orders', () => {
   it('shows the active queue by default, honours status/priority CSV filters and ignores unknown values', async () => {
     const tenant = await t.tenant('Queue');
     const mk = async (title: string, status: string, priority: string) =>
-      (await create({ title, status: status === 'DONE' || status === 'CANCELED' ? 'OPEN' : status, priority }, tenant.key)).json().workOrderId as string;
+      (
+        await create(
+          { title, status: status === 'DONE' || status === 'CANCELED' ? 'OPEN' : status, priority },
+          tenant.key,
+        )
+      ).json().workOrderId as string;
     const open = await mk('open', 'OPEN', 'LOW');
     const assigned = await mk('assigned', 'ASSIGNED', 'HIGH');
     const held = await mk('held', 'ON_HOLD', 'NORMAL');
@@ -104,7 +152,8 @@ describe('GET /work-orders', () => {
     const canceled = await mk('canceled', 'OPEN', 'NORMAL');
     expect((await patch(done, { status: 'DONE' }, tenant.key)).statusCode).toBe(200);
     expect((await patch(canceled, { status: 'CANCELED' }, tenant.key)).statusCode).toBe(200);
-    const ids = async (query: string) => (await t.api.get(`/api/v1/work-orders${query}`, tenant.key)).json().workOrders.map((w: { id: string }) => w.id);
+    const ids = async (query: string) =>
+      (await t.api.get(`/api/v1/work-orders${query}`, tenant.key)).json().workOrders.map((w: { id: string }) => w.id);
     expect(await ids('')).toEqual([assigned, held, open]);
     expect(await ids('?status=DONE')).toEqual([done]);
     expect(await ids('?status=done,canceled,BOGUS')).toEqual([done, canceled]);
@@ -115,7 +164,8 @@ describe('GET /work-orders', () => {
 
   it('filters by assignedToId', async () => {
     const tenant = await t.tenant('Assigned');
-    const mine = (await create({ title: 'mine', assignedToId: tenant.userId, status: 'ASSIGNED' }, tenant.key)).json().workOrderId;
+    const mine = (await create({ title: 'mine', assignedToId: tenant.userId, status: 'ASSIGNED' }, tenant.key)).json()
+      .workOrderId;
     await create({ title: 'unassigned' }, tenant.key);
     const res = await t.api.get(`/api/v1/work-orders?assignedToId=${tenant.userId}`, tenant.key);
     expect(res.json().workOrders.map((w: { id: string }) => w.id)).toEqual([mine]);
@@ -123,7 +173,9 @@ describe('GET /work-orders', () => {
 
   it('filters by assetId', async () => {
     const tenant = await t.tenant('ByAsset');
-    const machine = (await t.api.post('/api/v1/assets', tenant.key, { nickname: 'Crane', assetClass: 'off-road' })).json().assetId;
+    const machine = (
+      await t.api.post('/api/v1/assets', tenant.key, { nickname: 'Crane', assetClass: 'off-road' })
+    ).json().assetId;
     const onMachine = (await create({ title: 'on machine', assetId: machine }, tenant.key)).json().workOrderId;
     await create({ title: 'elsewhere' }, tenant.key);
     const res = await t.api.get(`/api/v1/work-orders?assetId=${machine}`, tenant.key);
@@ -139,10 +191,25 @@ describe('GET /work-orders', () => {
 
 describe('PATCH /work-orders/:id', () => {
   it('changes only the sent fields and clears nullable fields with null', async () => {
-    const id = await newOrder({ description: 'Leaks', assetId, estimateCost: 100, dueAt: '2026-12-01T08:00:00Z', assignedToId: acme.userId });
-    expect((await patch(id, { title: 'Renamed', estimateCost: null, dueAt: null })).json()).toEqual({ ok: true, workOrderId: id });
+    const id = await newOrder({
+      description: 'Leaks',
+      assetId,
+      estimateCost: 100,
+      dueAt: '2026-12-01T08:00:00Z',
+      assignedToId: acme.userId,
+    });
+    expect((await patch(id, { title: 'Renamed', estimateCost: null, dueAt: null })).json()).toEqual({
+      ok: true,
+      workOrderId: id,
+    });
     expect(await detail(id)).toMatchObject({
-      title: 'Renamed', description: 'Leaks', assetId, estimateCost: null, dueAt: null, assignedToId: acme.userId, status: 'OPEN',
+      title: 'Renamed',
+      description: 'Leaks',
+      assetId,
+      estimateCost: null,
+      dueAt: null,
+      assignedToId: acme.userId,
+      status: 'OPEN',
     });
   });
 
@@ -170,7 +237,13 @@ describe('PATCH /work-orders/:id', () => {
     const id = await newOrder({ assetId });
     const project = await t.db.prisma.project.create({ data: { orgId: other.orgId, name: 'Their job' } });
     const flag = await newFlag(other.orgId, foreignAssetId);
-    const res = await patch(id, { assetId: foreignAssetId, projectId: project.id, assignedToId: other.userId, flagId: flag.id, title: 'No' });
+    const res = await patch(id, {
+      assetId: foreignAssetId,
+      projectId: project.id,
+      assignedToId: other.userId,
+      flagId: flag.id,
+      title: 'No',
+    });
     expect(res.statusCode).toBe(422);
     expect(Object.keys(res.json().fieldErrors).sort()).toEqual(['assetId', 'assignedToId', 'flagId', 'projectId']);
     expect(await detail(id)).toMatchObject({ assetId, title: 'Fix it', projectId: null });
@@ -181,7 +254,9 @@ describe('PATCH /work-orders/:id', () => {
     const id = await newOrder();
     expect((await patch(id, { flagId: flag.id })).statusCode).toBe(200);
     expect(await detail(id)).toMatchObject({ flagId: flag.id, assetId });
-    const otherAsset = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Roller', assetClass: 'off-road' })).json().assetId;
+    const otherAsset = (
+      await t.api.post('/api/v1/assets', acme.key, { nickname: 'Roller', assetClass: 'off-road' })
+    ).json().assetId;
     const res = await patch(id, { assetId: otherAsset });
     expect(res.statusCode).toBe(422);
     expect(res.json().fieldErrors).toHaveProperty('assetId');
@@ -190,7 +265,9 @@ describe('PATCH /work-orders/:id', () => {
   it('accepts an own project and assignee', async () => {
     const id = await newOrder();
     const project = await t.db.prisma.project.create({ data: { orgId: acme.orgId, name: 'Our job' } });
-    expect((await patch(id, { projectId: project.id, assignedToId: acme.userId, status: 'ASSIGNED' })).statusCode).toBe(200);
+    expect((await patch(id, { projectId: project.id, assignedToId: acme.userId, status: 'ASSIGNED' })).statusCode).toBe(
+      200,
+    );
     expect(await detail(id)).toMatchObject({ projectId: project.id, assignedToId: acme.userId, status: 'ASSIGNED' });
   });
 
@@ -234,7 +311,14 @@ describe('PATCH /work-orders/:id', () => {
     expect(wo.completedAt).not.toBeNull();
     expect(wo.repairSummary).toEqual({ count: 2, totalLaborHours: 3.5, totalCost: 150.25 });
     const [completed] = await eventsFor('workorder.completed', id);
-    expect(completed.data).toMatchObject({ workOrderId: id, number: wo.number, totalLaborHours: 3.5, totalCost: 150.25, completedAt: wo.completedAt, completedById: acme.userId });
+    expect(completed.data).toMatchObject({
+      workOrderId: id,
+      number: wo.number,
+      totalLaborHours: 3.5,
+      totalCost: 150.25,
+      completedAt: wo.completedAt,
+      completedById: acme.userId,
+    });
   });
 
   it('PATCH to DONE resolves the linked flag only when the order has a repair log', async () => {
@@ -248,14 +332,20 @@ describe('PATCH /work-orders/:id', () => {
     await t.db.prisma.repair.create({ data: { orgId: acme.orgId, assetId, workOrderId: b, cost: 10 } });
     expect((await patch(b, { status: 'DONE' })).statusCode).toBe(200);
     expect((await t.db.prisma.flag.findUniqueOrThrow({ where: { id: withRepair.id } })).status).toBe('RESOLVED');
-    const resolved = (await events(acme.orgId, 'flag.resolved')).filter((e) => (e.data as { flagId: string }).flagId === withRepair.id);
+    const resolved = (await events(acme.orgId, 'flag.resolved')).filter(
+      (e) => (e.data as { flagId: string }).flagId === withRepair.id,
+    );
     expect(resolved).toHaveLength(1);
     expect(resolved[0].data).toMatchObject({ workOrderId: b, severity: 'RED' });
   });
 
   it('completes once when two PATCHes to DONE race', async () => {
     const id = await newOrder();
-    const results = await Promise.all([patch(id, { status: 'DONE' }), patch(id, { status: 'DONE' }), patch(id, { status: 'DONE' })]);
+    const results = await Promise.all([
+      patch(id, { status: 'DONE' }),
+      patch(id, { status: 'DONE' }),
+      patch(id, { status: 'DONE' }),
+    ]);
     expect(results.map((r) => r.statusCode)).toEqual([200, 200, 200]);
     expect(await eventsFor('workorder.completed', id)).toHaveLength(1);
   });
@@ -270,7 +360,26 @@ describe('GET /work-orders/:id', () => {
 
 securitySuite('work orders', () => ({ t, tenant: acme }), [
   { label: 'GET /work-orders', method: 'GET', path: () => '/api/v1/work-orders', scope: 'workorders:read' },
-  { label: 'POST /work-orders', method: 'POST', path: () => '/api/v1/work-orders', scope: 'workorders:write', body: { title: 'x' } },
-  { label: 'GET /work-orders/:id', method: 'GET', path: () => `/api/v1/work-orders/${foreignWorkOrderId}`, scope: 'workorders:read', crossTenant: true },
-  { label: 'PATCH /work-orders/:id', method: 'PATCH', path: () => `/api/v1/work-orders/${foreignWorkOrderId}`, scope: 'workorders:write', body: { title: 'Stolen' }, crossTenant: true },
+  {
+    label: 'POST /work-orders',
+    method: 'POST',
+    path: () => '/api/v1/work-orders',
+    scope: 'workorders:write',
+    body: { title: 'x' },
+  },
+  {
+    label: 'GET /work-orders/:id',
+    method: 'GET',
+    path: () => `/api/v1/work-orders/${foreignWorkOrderId}`,
+    scope: 'workorders:read',
+    crossTenant: true,
+  },
+  {
+    label: 'PATCH /work-orders/:id',
+    method: 'PATCH',
+    path: () => `/api/v1/work-orders/${foreignWorkOrderId}`,
+    scope: 'workorders:write',
+    body: { title: 'Stolen' },
+    crossTenant: true,
+  },
 ]);

@@ -22,17 +22,32 @@ afterAll(() => t.close());
 const create = (body: unknown, key = acme.key) => t.api.post('/api/v1/yards', key, body);
 const detail = async (id: string, key = acme.key) => (await t.api.get(`/api/v1/yards/${id}`, key)).json().yard;
 const newTool = (yardId: string | null, orgId = acme.orgId) =>
-  t.db.prisma.tool.create({ data: { orgId, name: `Tool ${randomUUID().slice(0, 6)}`, scanToken: randomUUID(), assignedYardId: yardId } });
+  t.db.prisma.tool.create({
+    data: { orgId, name: `Tool ${randomUUID().slice(0, 6)}`, scanToken: randomUUID(), assignedYardId: yardId },
+  });
 
 describe('POST /yards', () => {
   it('creates a yard and answers 201 {ok, yardId, createdAt}', async () => {
-    const res = await create({ name: ' South yard ', lat: -33.86, lng: 151.2, address: '1 Quay St', notes: 'Gate code 1234' });
+    const res = await create({
+      name: ' South yard ',
+      lat: -33.86,
+      lng: 151.2,
+      address: '1 Quay St',
+      notes: 'Gate code 1234',
+    });
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(body).toEqual({ ok: true, yardId: expect.any(String), createdAt: expect.any(String) });
     expect(await detail(body.yardId)).toMatchObject({
-      id: body.yardId, name: 'South yard', lat: -33.86, lng: 151.2, address: '1 Quay St', notes: 'Gate code 1234',
-      assetCount: 0, toolCount: 0, createdAt: body.createdAt,
+      id: body.yardId,
+      name: 'South yard',
+      lat: -33.86,
+      lng: 151.2,
+      address: '1 Quay St',
+      notes: 'Gate code 1234',
+      assetCount: 0,
+      toolCount: 0,
+      createdAt: body.createdAt,
     });
   });
 
@@ -46,7 +61,11 @@ describe('POST /yards', () => {
     await create({ name: 'Dup yard' });
     const res = await create({ name: 'Dup yard', lat: 1, lng: 1 });
     expect(res.statusCode).toBe(422);
-    expect(res.json()).toMatchObject({ ok: false, error: 'validation_failed', fieldErrors: { name: 'a yard with this name already exists' } });
+    expect(res.json()).toMatchObject({
+      ok: false,
+      error: 'validation_failed',
+      fieldErrors: { name: 'a yard with this name already exists' },
+    });
   });
 
   it('lets exactly one of several concurrent creates with the same name win', async () => {
@@ -96,7 +115,13 @@ describe('POST /yards/batch', () => {
     const { results, summary } = res.json();
     expect(summary).toEqual({ received: 5, succeeded: 2, failed: 3 });
     expect(results[0]).toEqual({ index: 0, ok: true, yardId: expect.any(String), createdAt: expect.any(String) });
-    for (const i of [1, 2]) expect(results[i]).toEqual({ index: i, ok: false, error: 'validation_failed', fieldErrors: { name: 'a yard with this name already exists' } });
+    for (const i of [1, 2])
+      expect(results[i]).toEqual({
+        index: i,
+        ok: false,
+        error: 'validation_failed',
+        fieldErrors: { name: 'a yard with this name already exists' },
+      });
     expect(results[3]).toMatchObject({ index: 3, ok: false, error: 'validation_failed' });
     expect(results[3].fieldErrors).toHaveProperty('lat');
     expect(results[4]).toMatchObject({ index: 4, ok: true });
@@ -104,7 +129,9 @@ describe('POST /yards/batch', () => {
   });
 
   it('accepts {entries} of exactly 50', async () => {
-    const res = await t.api.post('/api/v1/yards/batch', acme.key, { entries: Array.from({ length: 50 }, (_, i) => ({ name: `Fifty ${i}` })) });
+    const res = await t.api.post('/api/v1/yards/batch', acme.key, {
+      entries: Array.from({ length: 50 }, (_, i) => ({ name: `Fifty ${i}` })),
+    });
     expect(res.json().summary).toEqual({ received: 50, succeeded: 50, failed: 0 });
   });
 
@@ -124,7 +151,11 @@ describe('POST /yards/batch', () => {
 describe('GET /yards', () => {
   it('lists the organisation yards by name and pages with cursors', async () => {
     const lister = await t.tenant('Lister');
-    await t.api.post('/api/v1/yards/batch', lister.key, ['Delta', 'Alpha', 'Charlie', 'Bravo', 'Echo'].map((name) => ({ name })));
+    await t.api.post(
+      '/api/v1/yards/batch',
+      lister.key,
+      ['Delta', 'Alpha', 'Charlie', 'Bravo', 'Echo'].map((name) => ({ name })),
+    );
     const first = (await t.api.get('/api/v1/yards?limit=3', lister.key)).json();
     const second = (await t.api.get(`/api/v1/yards?limit=3&cursor=${first.nextCursor}`, lister.key)).json();
     expect(second.nextCursor).toBeNull();
@@ -138,7 +169,8 @@ describe('GET /yards/:id', () => {
   it('counts the assets and tools at the yard', async () => {
     const yardId = await makeYard(t, acme.key, { name: 'Counted' });
     const elsewhere = await makeYard(t, acme.key, { name: 'Elsewhere' });
-    for (const nickname of ['Truck 1', 'Truck 2']) await makeAsset(t, acme.key, { nickname, assetClass: 'on-road', yardId });
+    for (const nickname of ['Truck 1', 'Truck 2'])
+      await makeAsset(t, acme.key, { nickname, assetClass: 'on-road', yardId });
     await makeAsset(t, acme.key, { nickname: 'Truck 3', assetClass: 'on-road', yardId: elsewhere });
     await newTool(yardId);
     await newTool(elsewhere);
@@ -158,7 +190,11 @@ describe('PATCH /yards/:id', () => {
   });
 
   it('updates fields, keeps its own name, and clears coordinates together', async () => {
-    const res = await t.api.patch(`/api/v1/yards/${yardId}`, acme.key, { name: 'Patch me', lat: 11.5, address: 'Dock 4' });
+    const res = await t.api.patch(`/api/v1/yards/${yardId}`, acme.key, {
+      name: 'Patch me',
+      lat: 11.5,
+      address: 'Dock 4',
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ ok: true, yardId });
     expect(await detail(yardId)).toMatchObject({ lat: 11.5, lng: 10, address: 'Dock 4' });
@@ -229,8 +265,33 @@ describe('DELETE /yards/:id', () => {
 securitySuite('yards', () => ({ t, tenant: acme }), [
   { label: 'GET /yards', method: 'GET', path: () => '/api/v1/yards', scope: 'yards:read' },
   { label: 'POST /yards', method: 'POST', path: () => '/api/v1/yards', scope: 'yards:write', body: { name: 'x' } },
-  { label: 'POST /yards/batch', method: 'POST', path: () => '/api/v1/yards/batch', scope: 'yards:write', body: [{ name: 'x' }] },
-  { label: 'GET /yards/:id', method: 'GET', path: () => `/api/v1/yards/${foreignYardId}`, scope: 'yards:read', crossTenant: true },
-  { label: 'PATCH /yards/:id', method: 'PATCH', path: () => `/api/v1/yards/${foreignYardId}`, scope: 'yards:write', body: { name: 'Stolen' }, crossTenant: true },
-  { label: 'DELETE /yards/:id', method: 'DELETE', path: () => `/api/v1/yards/${foreignYardId}`, scope: 'yards:write', crossTenant: true },
+  {
+    label: 'POST /yards/batch',
+    method: 'POST',
+    path: () => '/api/v1/yards/batch',
+    scope: 'yards:write',
+    body: [{ name: 'x' }],
+  },
+  {
+    label: 'GET /yards/:id',
+    method: 'GET',
+    path: () => `/api/v1/yards/${foreignYardId}`,
+    scope: 'yards:read',
+    crossTenant: true,
+  },
+  {
+    label: 'PATCH /yards/:id',
+    method: 'PATCH',
+    path: () => `/api/v1/yards/${foreignYardId}`,
+    scope: 'yards:write',
+    body: { name: 'Stolen' },
+    crossTenant: true,
+  },
+  {
+    label: 'DELETE /yards/:id',
+    method: 'DELETE',
+    path: () => `/api/v1/yards/${foreignYardId}`,
+    scope: 'yards:write',
+    crossTenant: true,
+  },
 ]);
