@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
 import { securitySuite } from '../../helpers/security.ts';
+import { makeAsset } from '../../helpers/factories.ts';
 
 let t: TestApp;
 let acme: TestTenant;
@@ -23,9 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const newAsset = async (body: Record<string, unknown> = {}, key = acme.key) =>
-  (await t.api.post('/api/v1/assets', key, { nickname: 'Excavator', assetClass: 'off-road', ...body })).json()
-    .assetId as string;
+const newAsset = (body: Record<string, unknown> = {}, key = acme.key) =>
+  makeAsset(t, key, { nickname: 'Excavator', ...body });
 const log = (body: unknown, headers?: Record<string, string>, key = acme.key) =>
   t.api.post('/api/v1/hours', key, body, headers);
 const assetRow = (id: string) => t.db.prisma.asset.findUniqueOrThrow({ where: { id } });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
+import { makeAsset, makeWorkOrder } from '../../helpers/factories.ts';
 import { securitySuite } from '../../helpers/security.ts';
 
 let t: TestApp;
@@ -14,20 +15,16 @@ beforeAll(async () => {
   t = await createTestApp();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
-  assetId = (await t.api.post('/api/v1/assets', acme.key, { nickname: 'Dozer', assetClass: 'off-road' })).json()
-    .assetId;
-  foreignAssetId = (await t.api.post('/api/v1/assets', other.key, { nickname: 'Theirs', assetClass: 'trailer' })).json()
-    .assetId;
-  foreignWorkOrderId = (await t.api.post('/api/v1/work-orders', other.key, { title: 'Their order' })).json()
-    .workOrderId;
+  assetId = await makeAsset(t, acme.key, { nickname: 'Dozer' });
+  foreignAssetId = await makeAsset(t, other.key, { nickname: 'Theirs', assetClass: 'trailer' });
+  foreignWorkOrderId = await makeWorkOrder(t, other.key, { title: 'Their order' });
 });
 afterAll(() => t.close());
 
 const create = (body: unknown, key = acme.key) => t.api.post('/api/v1/work-orders', key, body);
 const patch = (id: string, body: unknown, key = acme.key) => t.api.patch(`/api/v1/work-orders/${id}`, key, body);
 const detail = async (id: string) => (await t.api.get(`/api/v1/work-orders/${id}`, acme.key)).json().workOrder;
-const newOrder = async (body: Record<string, unknown> = {}) =>
-  (await create({ title: 'Fix it', ...body })).json().workOrderId as string;
+const newOrder = (body: Record<string, unknown> = {}) => makeWorkOrder(t, acme.key, body);
 const events = (orgId: string, type: string) =>
   t.db.prisma.event.findMany({ where: { orgId, type }, orderBy: { createdAt: 'asc' } });
 const eventsFor = async (type: string, workOrderId: string) =>
