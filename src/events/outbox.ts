@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterCommit, type SqlTx, type Tx } from '../db/transaction.ts';
+import { afterCommit, type Tx } from '../db/transaction.ts';
 import { eventCatalog, type EventData, type EventType } from './catalog.ts';
 
 /** PostgreSQL channel notified (on commit only) when deliveries are queued: wakes every instance's dispatcher. */
@@ -29,7 +29,7 @@ export interface OutboxSqlValues {
 }
 
 /**
- * The one text of the outbox write, shared by the Prisma emit, the raw emitSql and statements that fold
+ * The one text of the outbox write, shared by emit() and by the statements that fold
  * their change and its event into one round trip: CTEs `outbox_event` (the event) and `outbox_queued` (one
  * delivery per active subscription of the organisation listing the type). Follow them with a select list
  * holding OUTBOX_NOTIFIED, which NOTIFYs the dispatchers when rows were queued (PostgreSQL sends it at
@@ -73,22 +73,5 @@ export async function emit<T extends EventType>(tx: Tx, orgId: string, type: T, 
     JSON.stringify(payload),
   );
   if (row?.outboxNotified != null) afterCommit(tx, signalQueued);
-  return eventId;
-}
-
-/** emit() on a raw transaction (db.sqlTransaction): the same rows from the same SQL. */
-export async function emitSql<T extends EventType>(
-  tx: SqlTx,
-  orgId: string,
-  type: T,
-  data: EventData<T>,
-): Promise<string> {
-  const { eventId, payload } = outboxEvent(type, data);
-  const [row] = await tx.query<{ outboxNotified: string | null }>(
-    EMIT_SQL,
-    [eventId, orgId, type, JSON.stringify(payload)],
-    'outbox-emit',
-  );
-  if (row?.outboxNotified != null) tx.afterCommit(signalQueued);
   return eventId;
 }

@@ -13,7 +13,7 @@ import { RENEWAL_WINDOW_DAYS } from '../notifications/notifications.repository.t
 import { assertReferences } from '../shared/references.ts';
 import type { CreateHoursInput } from './hours.schemas.ts';
 import { reviewReasonFor, roundMeter, servicePointReached } from './hours.rules.ts';
-import { LOCKED_ASSET_COLUMNS, lockMeteredAsset, type LockedAsset } from './hours.repository.ts';
+import { findLogByKey, LOCKED_ASSET_COLUMNS, lockMeteredAsset, type LockedAsset } from './hours.repository.ts';
 
 /** A reading may be stamped this far ahead of the server clock (device clock skew). */
 const FUTURE_SKEW_MS = 5 * 60 * 1000;
@@ -94,6 +94,7 @@ export async function recordReading(
 }
 
 export const noSuchAsset = () => new ValidationError({ assetId: 'no asset with this id in your organisation' });
+const noSuchProject = () => new ValidationError({ projectId: 'no project with this id in your organisation' });
 
 type NewLog = Pick<
   MeterLog,
@@ -285,13 +286,6 @@ const GUARDED_RECORD_LOG_SQL = recordLogSql(
 );
 
 /**
- * recordReading() in raw SQL on the driver (db.sqlTransaction): the same rules and the same rows in four
- * round trips (BEGIN, lock, write, COMMIT) instead of Prisma's interactive transaction, which cost POST /hours
- * most of its throughput (issue 11). Returns null when the reading must open an AUTO_PM flag: that rare
- * case (once per service interval) rolls back and takes the full path, recordReading(), which creates the
- * flag, its event and its notifications through the flags module.
- */
-/**
  * The common reading in two round trips and no explicit transaction: read the asset, then one statement
  * that moves its meter, inserts the log and queues hours.logged only if the asset still holds what was read
  * (see recordLogStatement's guard); that statement is its own transaction. Returns null, having written
@@ -312,7 +306,7 @@ export async function recordReadingOptimistic(
   );
   if (!asset) throw noSuchAsset();
   if (asset.meterType === 'NONE') return null;
-  if (!asset.projectFound) throw new ValidationError({ projectId: 'no project with this id in your organisation' });
+  if (!asset.projectFound) throw noSuchProject();
   const now = new Date();
   const plan = planReading(asset, input, idempotencyKey, now);
   if (plan.pmCheck) return null;
@@ -326,6 +320,13 @@ export async function recordReadingOptimistic(
 const ASSET_WITH_PROJECT = `SELECT ${LOCKED_ASSET_COLUMNS},
   ($3::text IS NULL OR EXISTS (SELECT 1 FROM projects p WHERE p.id = $3::text AND p."orgId" = $2)) AS "projectFound"`;
 
+/**
+ * recordReading() in raw SQL on the driver (db.sqlTransaction): the same rules and the same rows in four
+ * round trips (BEGIN, lock, write, COMMIT) instead of Prisma's interactive transaction, which cost POST /hours
+ * most of its throughput (issue 11). Returns null when the reading must open an AUTO_PM flag: that rare
+ * case (once per service interval) rolls back and takes the full path, recordReading(), which creates the
+ * flag, its event and its notifications through the flags module.
+ */
 export async function recordReadingSql(
   tx: SqlTx,
   ctx: RequestContext,
@@ -341,13 +342,10 @@ export async function recordReadingSql(
   // Re-checked under the lock, in a statement of its own (a snapshot taken after the lock was granted):
   // identical requests for one asset queue on the lock and find the first one's row.
   if (idempotencyKey) {
-    const [existing] = await tx.query<MeterLog>(
-      `SELECT * FROM meter_logs WHERE "orgId" = $1 AND "clientMutationId" = $2`,
-      [ctx.orgId, idempotencyKey],
-    );
+    const existing = await findLogByKey(tx, ctx.orgId, idempotencyKey);
     if (existing) return { log: existing, replayed: true };
   }
-  if (!asset.projectFound) throw new ValidationError({ projectId: 'no project with this id in your organisation' });
+  if (!asset.projectFound) throw noSuchProject();
   const now = new Date();
   const plan = planReading(asset, input, idempotencyKey, now);
   if (plan.pmCheck) {

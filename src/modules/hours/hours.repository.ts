@@ -1,5 +1,5 @@
 import type { MeterLog } from '../../generated/prisma/client.ts';
-import type { SqlRunner } from '../../db/database.ts';
+import type { SqlQuery, SqlRunner } from '../../db/database.ts';
 import type { Tx } from '../../db/transaction.ts';
 import { enumIn, keysetSql } from '../../core/pagination.ts';
 import { REVIEW_STATUSES, type ListHoursInput } from './hours.schemas.ts';
@@ -66,4 +66,13 @@ export async function listMeterLogs(
     split: byAsset ? undefined : { column: '"reviewStatus"', values: query.reviewStatus, all: REVIEW_STATUSES },
   });
   return sql.query<MeterLog>(text, all);
+}
+
+/** The reading an idempotency key (header or clientMutationId) already recorded, if any. */
+export async function findLogByKey(sql: SqlQuery, orgId: string, key: string): Promise<MeterLog | null> {
+  const [log] = await sql.query<MeterLog>(`SELECT * FROM meter_logs WHERE "orgId" = $1 AND "clientMutationId" = $2`, [
+    orgId,
+    key,
+  ]);
+  return log ?? null;
 }

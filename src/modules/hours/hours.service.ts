@@ -1,4 +1,3 @@
-import type { MeterLog } from '../../generated/prisma/client.ts';
 import { sqlTransaction, transaction } from '../../db/transaction.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { conflict, notFound, ValidationError } from '../../core/errors.ts';
@@ -7,7 +6,7 @@ import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { queueRenewalHeadsUps } from '../notifications/notifications.repository.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import { listMeterLogs, lockMeteredAsset } from './hours.repository.ts';
+import { findLogByKey, listMeterLogs, lockMeteredAsset } from './hours.repository.ts';
 import {
   openPmFlagIfDue,
   recordReading,
@@ -37,13 +36,7 @@ const created = ({ log, replayed }: RecordedReading) => ({
 });
 
 export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 'background'>) {
-  const findByKey = async (ctx: RequestContext, key: string) =>
-    (
-      await db.sql.query<MeterLog>(`SELECT * FROM meter_logs WHERE "orgId" = $1 AND "clientMutationId" = $2`, [
-        ctx.orgId,
-        key,
-      ])
-    )[0] ?? null;
+  const findByKey = (ctx: RequestContext, key: string) => findLogByKey(db.sql, ctx.orgId, key);
 
   /** One reading in its own transaction; a lost race on the idempotency key returns the winner's row. */
   async function record(ctx: RequestContext, input: CreateHoursInput, key: string | null): Promise<RecordedReading> {
