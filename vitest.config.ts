@@ -11,7 +11,9 @@ export default defineConfig({
     // (database round trips, webhook receivers, timers), so one worker per core plus one keeps both cores busy;
     // vitest's default (cores - 1) left one of this 2-core machine's cores idle.
     fileParallelism: true,
-    poolOptions: { forks: { maxForks: availableParallelism() + 1, minForks: 1 } },
+    // --liftoff-only: see test/helpers/node-process.ts (a file's PGlite lives seconds; optimising its
+    // WebAssembly costs more CPU than it saves).
+    poolOptions: { forks: { maxForks: availableParallelism() + 1, minForks: 1, execArgv: ['--liftoff-only'] } },
     testTimeout: 30_000,
     hookTimeout: 120_000,
   },

@@ -7,6 +7,7 @@ import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig } from '../../src/config.ts';
 import { hashApiKey } from '../../src/core/api-keys.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { nodeArgs } from '../helpers/node-process.ts';
 
 let db: TestDatabase;
 const config = loadConfig({ PUBLIC_BASE_URL: 'http://localhost:3000' });
@@ -189,9 +190,12 @@ describe('admin CLI and the API share one service', () => {
 // A cold process on the embedded database (tsx, PGlite's WASM, migrations) can take most of a minute on a busy machine.
 describe('admin CLI as a process', { timeout: 120_000 }, () => {
   const cli = path.resolve('src/cli/admin.ts');
-  const tsx = path.resolve('node_modules/.bin/tsx');
   const run = (env: Record<string, string>, ...argv: string[]) =>
-    spawnSync(tsx, [cli, ...argv], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 60_000 });
+    spawnSync(process.execPath, nodeArgs(cli, ...argv), {
+      env: { PATH: process.env.PATH, ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
 
   it('prints exactly one JSON object with --json on the embedded database', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'fleet-cli-'));

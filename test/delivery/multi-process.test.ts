@@ -21,7 +21,8 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.close());
 
-describe('a process that stops between commit and dispatch', () => {
+// Opens and migrates an on-disk database twice: slow on a loaded machine, hence the longer timeout.
+describe('a process that stops between commit and dispatch', { timeout: 90_000 }, () => {
   it('still delivers the committed event from the next process on the same database', async () => {
     // "Processes" share only the database: PostgreSQL by URL, or an on-disk PGlite directory reopened.
     const base: TestDatabase | null = onPostgres ? await createTestDatabase() : null;

@@ -14,6 +14,7 @@ import { emit } from '../../src/events/outbox.ts';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
 import { createTenant } from '../helpers/fixtures.ts';
 import { eventually, silentLogger, startReceiver, type Receiver } from './helpers.ts';
+import { nodeArgs } from '../helpers/node-process.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let receiver: Receiver;
@@ -39,7 +40,7 @@ async function freePort(): Promise<number> {
 /** `src/main.ts` as operators run it; resolves once healthy. */
 async function startApi(store: Record<string, string>, env: Record<string, string>) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, nodeArgs('src/main.ts'), {
     env: {
       PATH: process.env.PATH,
       PORT: String(port),

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
 import { createOrgAdmin } from '../../src/modules/orgs/orgs.service.ts';
@@ -98,17 +98,21 @@ describe('scopes and key creator', () => {
 
 describe('verified-key cache', () => {
   it('serves cached keys without a database read and sees revocation after the TTL', async () => {
-    const cached = await createTestApp({ AUTH_CACHE_TTL_MS: '300' });
+    // The cache reads the wall clock: freezing it makes "within the TTL" independent of the machine's load.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const cached = await createTestApp({ AUTH_CACHE_TTL_MS: '60000' });
     try {
       const tenant = await cached.tenant();
       expect((await cached.api.get('/api/v1/me', tenant.key)).statusCode).toBe(200);
       await createOrgAdmin(cached.db).revokeKey(tenant.keyId);
+      vi.setSystemTime(Date.now() + 59_000);
       // Within the TTL the cached verification still stands...
       expect((await cached.api.get('/api/v1/me', tenant.key)).statusCode).toBe(200);
-      await new Promise((r) => setTimeout(r, 350));
+      vi.setSystemTime(Date.now() + 2_000);
       // ...and after it the revocation takes effect.
       expect((await cached.api.get('/api/v1/me', tenant.key)).json().error).toBe('revoked');
     } finally {
+      vi.useRealTimers();
       await cached.close();
     }
   });

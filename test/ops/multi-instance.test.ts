@@ -22,6 +22,7 @@ import selfsigned from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrgAdmin } from '../../src/modules/orgs/orgs.service.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { nodeArgs } from '../helpers/node-process.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
@@ -65,7 +66,7 @@ async function freePorts(n: number): Promise<number[]> {
 }
 
 async function startApi(name: string, port: number, env: Record<string, string>): Promise<ApiProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, nodeArgs('src/main.ts'), {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

@@ -4,8 +4,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { nodeArgs } from '../helpers/node-process.ts';
 
-const tsx = path.resolve('node_modules/.bin/tsx');
 const dir = mkdtempSync(path.join(tmpdir(), 'fleet-shutdown-'));
 const port = 4400 + Math.floor(Math.random() * 500);
 const env = { PATH: process.env.PATH, DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'warn' };
@@ -28,7 +28,7 @@ describe('graceful shutdown (real process, embedded database)', () => {
     'finishes an in-flight request after SIGTERM, then exits 0 and releases the data directory',
     { timeout: 180_000 },
     async () => {
-      const quick = spawnSync(tsx, ['src/cli/admin.ts', 'quickstart', '--json'], {
+      const quick = spawnSync(process.execPath, nodeArgs('src/cli/admin.ts', 'quickstart', '--json'), {
         env,
         encoding: 'utf8',
         timeout: 60_000,
@@ -36,7 +36,7 @@ describe('graceful shutdown (real process, embedded database)', () => {
       expect(quick.status, quick.stderr).toBe(0);
       const key = JSON.parse(quick.stdout).key.key as string;
 
-      const server: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      const server: ChildProcess = spawn(process.execPath, nodeArgs('src/main.ts'), {
         env,
         stdio: ['ignore', 'ignore', 'inherit'],
       });
@@ -79,7 +79,7 @@ describe('graceful shutdown (real process, embedded database)', () => {
       expect(existsSync(path.join(dir, 'server.lock'))).toBe(false);
 
       // The committed asset is there after the restart.
-      const list = spawnSync(tsx, ['src/cli/admin.ts', 'key', 'list', '--org', 'demo', '--json'], {
+      const list = spawnSync(process.execPath, nodeArgs('src/cli/admin.ts', 'key', 'list', '--org', 'demo', '--json'), {
         env,
         encoding: 'utf8',
         timeout: 60_000,
