@@ -58,6 +58,7 @@ function collectOperations(doc: Json): OperationSource[] {
         responseKind: content.includes('application/json') ? 'json' : content.length ? 'binary' : 'none',
         responseRef: refName(jsonSchema),
         items: pageItems(doc, query, jsonSchema),
+        textFormat: textFormat(query, content),
         public: Array.isArray(op.security) && op.security.length === 0,
       });
     }
@@ -70,6 +71,14 @@ const refName = (schema: Json | undefined) =>
 
 const resolve = (doc: Json, schema: Json | undefined): Json | undefined =>
   schema?.$ref ? resolve(doc, doc.components.schemas[schema.$ref.split('/').pop()]) : schema;
+
+/** The `format` value that switches a JSON operation to a text answer (`format=csv`), if it has one. */
+function textFormat(query: Json[], content: string[]): string | null {
+  const text = content.find((c) => c.startsWith('text/'));
+  const format = query.find((p) => p.name === 'format');
+  const sub = text?.split('/')[1];
+  return sub && content.includes('application/json') && format?.schema?.enum?.includes(sub) ? sub : null;
+}
 
 /** A list is paginated when it takes `cursor` and answers `nextCursor` next to exactly one array: its items. */
 function pageItems(doc: Json, query: Json[], schema: Json | undefined): string | null {

@@ -21,6 +21,8 @@ export interface OperationSource {
   responseRef: string | null;
   /** The array property a paginated list answers with; null when the operation does not page. */
   items: string | null;
+  /** The `format` query value that makes a JSON operation answer text instead (e.g. `csv`). */
+  textFormat: string | null;
   public: boolean;
   resource: string;
   name: string;

@@ -25,7 +25,15 @@ function signatures(op: OperationSource): string[] {
   const body = t.body ? [`body${op.body === 'required' ? '' : '?'}: ${t.body}`] : [];
   const query = t.query ? [`query${op.queryRequired ? '' : '?'}: ${t.query}`] : [];
   const doc = `  /** ${op.summary.replace(/\*\//g, '* /')} — \`${op.method} ${op.path}\` (${op.operationId}) */`;
+  const textOverload =
+    op.textFormat && t.query
+      ? [
+          doc,
+          `  ${op.name}(${[...path, ...body, `query: ${t.query} & { format: '${op.textFormat}' }`, 'options?: RequestOptions'].join(', ')}): Promise<string>;`,
+        ]
+      : [];
   const lines = [
+    ...textOverload,
     doc,
     `  ${op.name}(${[...path, ...body, ...query, 'options?: RequestOptions'].join(', ')}): Promise<${t.response}>;`,
   ];

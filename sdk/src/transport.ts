@@ -45,18 +45,18 @@ export class Transport {
   async send<T>(call: Call, opts: RequestOptions = {}): Promise<T> {
     const o = this.options;
     const maxRetries = Math.max(0, opts.maxRetries ?? o.maxRetries ?? 2);
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      ...o.headers,
-      ...opts.headers,
-      authorization: `Bearer ${o.apiKey}`,
-    };
+    // Lower-cased names, so a caller's `Idempotency-Key` replaces ours instead of joining it.
+    const headers: Record<string, string> = { accept: 'application/json' };
+    for (const [name, value] of Object.entries({ ...o.headers, ...opts.headers })) headers[name.toLowerCase()] = value;
+    headers.authorization = `Bearer ${o.apiKey}`;
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     const unsafe = UNSAFE.has(call.method);
+    const given = opts.idempotencyKey ?? headers['idempotency-key'];
     const key =
-      unsafe && opts.idempotencyKey !== false
-        ? (opts.idempotencyKey ?? (o.idempotencyKeys === false ? undefined : globalThis.crypto.randomUUID()))
+      unsafe && given !== false
+        ? (given ?? (o.idempotencyKeys === false ? undefined : globalThis.crypto.randomUUID()))
         : undefined;
+    delete headers['idempotency-key'];
     if (key) headers['idempotency-key'] = key;
     const replayable = !unsafe || key !== undefined;
     const url = this.url(call.path, call.query);

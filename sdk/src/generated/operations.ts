@@ -1048,6 +1048,8 @@ export interface RepairsResource {
 
 export interface ToolsResource {
   /** List tools by name, or export them as CSV (format=csv) — `GET /api/v1/tools` (listTools) */
+  list(query: ListToolsQuery & { format: 'csv' }, options?: RequestOptions): Promise<string>;
+  /** List tools by name, or export them as CSV (format=csv) — `GET /api/v1/tools` (listTools) */
   list(query?: ListToolsQuery, options?: RequestOptions): Promise<ListToolsResponse>;
   /** Every item of list, page after page (follows `nextCursor`). */
   listAll(query?: Omit<ListToolsQuery, 'cursor'>, options?: RequestOptions): AsyncIterableIterator<ListToolsResponse['tools'][number]>;
