@@ -67,7 +67,7 @@ function collectOperations(doc: Json): OperationSource[] {
 }
 
 const refName = (schema: Json | undefined) =>
-  typeof schema?.$ref === 'string' ? schemaTypeName(schema.$ref.split('/').pop()) : null;
+  typeof schema?.$ref === 'string' ? schemaTypeName(schema.$ref.split('/').pop()!) : null;
 
 const resolve = (doc: Json, schema: Json | undefined): Json | undefined =>
   schema?.$ref ? resolve(doc, doc.components.schemas[schema.$ref.split('/').pop()]) : schema;

@@ -167,8 +167,8 @@ async function matchAny(keys: Uint8Array[], signed: Uint8Array, expected: Uint8A
 async function hmacSha256(key: Uint8Array, data: Uint8Array): Promise<ArrayBuffer> {
   const subtle = globalThis.crypto?.subtle;
   if (!subtle) throw new Error('Web Crypto (crypto.subtle) is not available in this runtime');
-  const k = await subtle.importKey('raw', key as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return subtle.sign('HMAC', k, data as BufferSource);
+  const k = await subtle.importKey('raw', key.slice(), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return subtle.sign('HMAC', k, data.slice());
 }
 
 /** Constant time for equal lengths; a length is not secret (every v1 signature is 32 bytes). */
