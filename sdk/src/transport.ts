@@ -54,7 +54,7 @@ export class Transport {
     const given = opts.idempotencyKey ?? headers['idempotency-key'];
     const key =
       unsafe && given !== false
-        ? (given ?? (o.idempotencyKeys === false ? undefined : globalThis.crypto.randomUUID()))
+        ? (given ?? (o.idempotencyKeys === false ? undefined : newIdempotencyKey()))
         : undefined;
     delete headers['idempotency-key'];
     if (key) headers['idempotency-key'] = key;
@@ -130,6 +130,17 @@ async function readBody(res: Response): Promise<unknown> {
   } catch {
     return text;
   }
+}
+
+/** A random UUID v4. `crypto.randomUUID` exists in Node and in browsers' secure contexts only. */
+export function newIdempotencyKey(): string {
+  const c = globalThis.crypto;
+  if (typeof c.randomUUID === 'function') return c.randomUUID();
+  const b = c.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
