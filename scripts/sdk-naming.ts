@@ -29,6 +29,9 @@ export interface OperationSource {
   listAllName: string | null;
 }
 
+/** FleetClient's own members: a resource may not take their names. */
+const RESERVED = new Set(['transport', 'invoke', 'paginate', 'constructor', 'then']);
+
 /** Nouns whose singular is not the plural minus its final `s`. */
 const SINGULAR: Record<string, string> = { hours: 'HoursLog' };
 
@@ -68,6 +71,7 @@ export function sdkMethodNames(ops: Omit<OperationSource, 'resource' | 'name' | 
   };
   return ops.map((op) => {
     const resource = resourceName(op.tag);
+    if (RESERVED.has(resource)) throw new Error(`tag ${op.tag} would shadow FleetClient's own ${resource}`);
     const name = methodName(op.tag, op.operationId);
     const all = op.items ? listAllName(name) : null;
     claim(`${resource}.${name}`, op.operationId);
