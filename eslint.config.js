@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/generated/', 'sdk/dist/', 'dist/', 'coverage/', 'data/'] },
+  { ignores: ['node_modules/', 'src/generated/', 'sdk/dist/', 'sdk/src/generated/', 'dist/', 'coverage/', 'data/'] },
   ...tseslint.configs.recommended,
   prettier,
   {

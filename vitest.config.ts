@@ -1,7 +1,10 @@
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // Tests and examples import the SDK by its package name, from its sources (tsconfig.json maps it the same way).
+  resolve: { alias: { '@fleet-ops/sdk': fileURLToPath(new URL('./sdk/src/index.ts', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts'],
     // Migrates one template database per run; each file gets its own copy of it.

@@ -1,6 +1,6 @@
 // Writes (`write`) or verifies (`check`) the committed contract documents: openapi.yaml and friends.
 // They are generated from a real app instance with a fixed configuration, so output is deterministic.
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
@@ -10,6 +10,7 @@ import { createDeps } from '../src/composition.ts';
 import { loadConfig } from '../src/config.ts';
 import { CONTRACT_DOCUMENTS } from '../src/contracts/documents.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { renderSdkFiles } from './sdk-codegen.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -20,9 +21,12 @@ export async function renderContracts(): Promise<Map<string, string>> {
   const app = await buildApp(deps);
   await app.ready();
   try {
-    return new Map(
+    const docs = new Map(
       await Promise.all(CONTRACT_DOCUMENTS.map(async (doc) => [doc.file, await doc.render(app)] as const)),
     );
+    // The SDK's types, operation table and event types follow the rendered contract (sdk/src/generated/).
+    for (const [file, content] of await renderSdkFiles(docs.get('openapi.yaml')!)) docs.set(file, content);
+    return docs;
   } finally {
     await app.close();
     await deps.close();
@@ -36,6 +40,7 @@ async function main(mode: string) {
   for (const [file, content] of docs) {
     const target = path.join(ROOT, file);
     if (mode === 'write') {
+      mkdirSync(path.dirname(target), { recursive: true });
       writeFileSync(target, content);
       console.log(`wrote ${file}`);
     } else if (!existsSync(target) || readFileSync(target, 'utf8') !== content) {
