@@ -206,7 +206,7 @@ describe('list queries read an index in their order, starting at the cursor', ()
     );
     expectIndexed(
       await planOf('done', (sql) => listWorkOrders(sql, orgId, q({ status: 'DONE' }))),
-      'work_orders_orgId_status_priority_dueAt_createdAt_id_idx',
+      'work_orders_status_queue_idx',
       QUEUE,
     );
   });
