@@ -126,7 +126,9 @@ export function createToolActivity({ db }: Pick<ServiceDeps, 'db'>) {
 
 /**
  * A tool's events newest first on tool_events(toolId, createdAt, id); the cursor (an event id) becomes a
- * row-value range on that index, so any page costs the same. The other filters apply within the range.
+ * row-value range on that index, so any page costs the same. The other filters apply within the range. The
+ * cursor row is looked up inside the same statement (an InitPlan), so a later page is one round trip as page 1
+ * is; only an empty page past a cursor asks again, to tell the end of the list from a cursor of no such event.
  */
 export async function listToolEvents(
   db: Pick<ServiceDeps['db'], 'prisma' | 'sql'>,
@@ -140,23 +142,23 @@ export async function listToolEvents(
   if (q.since) where.push(`"createdAt" >= $${params.push(q.since.toISOString())}::timestamptz`);
   if (q.actorId !== undefined) where.push(`"actorId" = $${params.push(q.actorId)}`);
   if (q.linkedAssetId !== undefined) where.push(`"linkedAssetId" = $${params.push(q.linkedAssetId)}`);
-  let after: unknown[] | null = null;
-  if (q.cursor) {
-    const found = await db.prisma.toolEvent.findFirst({
-      where: { id: q.cursor, toolId, orgId },
-      select: { id: true, createdAt: true },
-    });
-    if (!found) throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
-    after = [found.createdAt.toISOString(), found.id];
-  }
+  const afterRow = q.cursor
+    ? `SELECT "createdAt", id FROM tool_events WHERE id = $${params.push(q.cursor)} AND "toolId" = $1 AND "orgId" = $2`
+    : undefined;
   const { text, params: all } = keysetSql({
     from: 'tool_events',
     where,
     params,
     order: NEWEST_FIRST,
     direction: 'desc',
-    after,
+    after: null,
+    afterRow,
     take: q.limit + 1,
   });
-  return db.sql.query<ToolEvent>(text, all);
+  const rows = await db.sql.query<ToolEvent>(text, all);
+  if (rows.length === 0 && q.cursor) {
+    const found = await db.prisma.toolEvent.findFirst({ where: { id: q.cursor, toolId, orgId }, select: { id: true } });
+    if (!found) throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
+  }
+  return rows;
 }
