@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestContext } from '../../src/core/context.ts';
 import type { SqlRunner } from '../../src/db/database.ts';
 import { listAssetRows } from '../../src/modules/assets/assets.repository.ts';
 import { listFlags } from '../../src/modules/flags/flags.repository.ts';
@@ -249,7 +250,7 @@ describe('list queries read an index in their order, starting at the cursor', ()
     ]);
     const q = ToolEventsQuery.parse({ cursor: 'e1' });
     const plan = await planOf('tool events', (sql) =>
-      listToolEvents({ prisma: db.prisma, sql }, orgId, 't1', { ...q, limit: 50 }),
+      listToolEvents({ prisma: db.prisma, sql }, { orgId } as RequestContext, 't1', { ...q, limit: 50 }),
     );
     expectIndexed(plan, 'tool_events_toolId_createdAt_id_idx', CREATED);
     // The cursor row is found inside the same statement, not by a round trip before it.
