@@ -234,6 +234,15 @@ describe('list queries read an index in their order, starting at the cursor', ()
       'tools_pm_tracked_idx',
       ['name'],
     );
+    // Filters that lead an index of their own in name order.
+    for (const [filter, index] of [
+      [{ category: 'Drills' }, 'tools_orgId_category_name_id_idx'],
+      [{ assignedUserId: 'u1' }, 'tools_assignedUserId_name_id_idx'],
+      [{ assignedVehicleId: 'v1' }, 'tools_assignedVehicleId_name_id_idx'],
+      [{ parentKitId: 'k1' }, 'tools_parentKitId_name_id_idx'],
+    ] as const) {
+      expectIndexed(await planOf(index, (sql) => findToolPage(sql, orgId, q(filter), page, now)), index, ['name']);
+    }
     const warranty = await planOf('warranty', (sql) =>
       findToolPage(sql, orgId, q({ warrantyExpiringDays: '30' }), { limit: 50 }, now),
     );
