@@ -75,6 +75,8 @@ function expectedType(f: DmmfField): string {
 const EXPRESSION_KEYS: Record<string, string[]> = {
   work_orders_status_queue_idx: ['dueAt'],
   work_orders_active_queue_idx: ['dueAt'],
+  work_orders_asset_queue_idx: ['dueAt'],
+  work_orders_assignee_queue_idx: ['dueAt'],
 };
 
 let db: TestDatabase;
