@@ -119,6 +119,10 @@ const iso = (d: unknown) => (d as Date).toISOString();
 const deepPage = async (sql: string, params: unknown[], page: number, limit = 50) =>
   keyAt(sql, params, (page - 1) * limit - 1);
 
+// The work-order queue's order as the API writes it (work-orders.queue.ts): dueAt ascending, undated last, as the
+// descending key the queue indexes hold, so the raw baseline reads the same index.
+const QUEUE_ORDER = `priority DESC, COALESCE(TIMESTAMPTZ '9999-12-31 00:00:00+00' - "dueAt", INTERVAL '-1000000 years') DESC, "createdAt" DESC, id DESC`;
+
 const api = fork(fileURLToPath(new URL('../src/main.ts', import.meta.url)), [], {
   execArgv: ['--import', 'tsx'],
   env: {
@@ -223,7 +227,7 @@ try {
       name: 'work orders (active queue)',
       path: '/work-orders?limit=50',
       from: `work_orders WHERE "orgId" = $1 AND status IN ('OPEN','ASSIGNED','IN_PROGRESS','ON_HOLD')`,
-      order: `priority DESC, "dueAt" ASC NULLS LAST, "createdAt" DESC, id DESC`,
+      order: QUEUE_ORDER,
       cols: `priority, "dueAt", "createdAt", id`,
       key: (r) => [r.priority, r.dueAt ? iso(r.dueAt) : null, iso(r.createdAt), r.id],
       page: 360,
@@ -232,7 +236,7 @@ try {
       name: 'work orders (status=DONE)',
       path: '/work-orders?limit=50&status=DONE',
       from: `work_orders WHERE "orgId" = $1 AND status = 'DONE'`,
-      order: `priority DESC, "dueAt" ASC NULLS LAST, "createdAt" DESC, id DESC`,
+      order: QUEUE_ORDER,
       cols: `priority, "dueAt", "createdAt", id`,
       key: (r) => [r.priority, r.dueAt ? iso(r.dueAt) : null, iso(r.createdAt), r.id],
       page: 500,

@@ -81,6 +81,11 @@ export interface KeysetQuery {
   order: KeysetColumn[];
   direction: 'asc' | 'desc';
   after: unknown[] | null;
+  /**
+   * Instead of `after`: a subquery returning the cursor row's order columns (a cursor that names a row, e.g. an
+   * event id), so the lookup is an InitPlan of the page's statement instead of a round trip of its own.
+   */
+  afterRow?: string;
   /** Rows to fetch (the page size plus one). */
   take: number;
   split?: { column: string; values: readonly string[]; all?: readonly string[] };
@@ -93,9 +98,9 @@ export function keysetSql(q: KeysetQuery): { text: string; params: unknown[] } {
     return cast ? `$${params.length}::${cast}` : `$${params.length}`;
   };
   const conditions = [...q.where];
-  if (q.after) {
+  if (q.after || q.afterRow) {
     const columns = q.order.map((c) => c.column).join(', ');
-    const values = q.order.map((c, i) => bind(q.after![i], c.cast)).join(', ');
+    const values = q.afterRow ?? q.order.map((c, i) => bind(q.after![i], c.cast)).join(', ');
     conditions.push(`(${columns}) ${q.direction === 'desc' ? '<' : '>'} (${values})`);
   }
   const dir = q.direction === 'desc' ? 'DESC' : 'ASC';

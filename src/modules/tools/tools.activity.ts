@@ -50,15 +50,8 @@ const UTILIZATION_SQL = `
 export function createToolActivity({ db }: Pick<ServiceDeps, 'db'>) {
   return {
     async events(ctx: RequestContext, id: string, q: ToolEventsInput) {
-      await findOwnedTool(db.prisma, ctx, id);
-      const rows = await listToolEvents(db, ctx.orgId, id, q);
+      const rows = await listToolEvents(db, ctx, id, q);
       const page = rows.slice(0, q.limit);
-      const actorIds = [...new Set(page.map((e) => e.actorId).filter((a): a is string => a !== null))];
-      const actors = await db.prisma.user.findMany({
-        where: { id: { in: actorIds }, orgId: ctx.orgId },
-        select: { id: true, name: true, email: true },
-      });
-      const actorById = new Map(actors.map((a) => [a.id, a]));
       return {
         ok: true as const,
         toolId: id,
@@ -73,7 +66,7 @@ export function createToolActivity({ db }: Pick<ServiceDeps, 'db'>) {
           photoId: e.photoId,
           holderUserId: e.holderUserId,
           holderVehicleId: e.holderVehicleId,
-          actor: e.actorId ? (actorById.get(e.actorId) ?? null) : null,
+          actor: e.actor,
           createdAt: e.createdAt.toISOString(),
         })),
         nextCursor: rows.length > q.limit ? page[page.length - 1].id : null,
@@ -124,39 +117,56 @@ export function createToolActivity({ db }: Pick<ServiceDeps, 'db'>) {
   };
 }
 
+/** An event with its actor (id, name, email), or null when there is none or it is not of the organisation. */
+export type ToolEventWithActor = ToolEvent & { actor: { id: string; name: string | null; email: string } | null };
+
 /**
  * A tool's events newest first on tool_events(toolId, createdAt, id); the cursor (an event id) becomes a
  * row-value range on that index, so any page costs the same. The other filters apply within the range.
+ * One statement answers a page: the cursor row is looked up inside it (an InitPlan) and each event's actor
+ * by primary key beside it. A page with events proves the tool is the organisation's (events carry its
+ * orgId); only an empty page asks again, for a 404 (no such tool) or a 422 (no such cursor event).
  */
 export async function listToolEvents(
   db: Pick<ServiceDeps['db'], 'prisma' | 'sql'>,
-  orgId: string,
+  ctx: RequestContext,
   toolId: string,
   q: ToolEventsInput,
-): Promise<ToolEvent[]> {
+): Promise<ToolEventWithActor[]> {
   const where = ['"toolId" = $1', '"orgId" = $2'];
-  const params: unknown[] = [toolId, orgId];
+  const params: unknown[] = [toolId, ctx.orgId];
   if (q.kind.length > 0) where.push(enumIn(params, 'kind', 'ToolEventKind', q.kind));
   if (q.since) where.push(`"createdAt" >= $${params.push(q.since.toISOString())}::timestamptz`);
   if (q.actorId !== undefined) where.push(`"actorId" = $${params.push(q.actorId)}`);
   if (q.linkedAssetId !== undefined) where.push(`"linkedAssetId" = $${params.push(q.linkedAssetId)}`);
-  let after: unknown[] | null = null;
-  if (q.cursor) {
-    const found = await db.prisma.toolEvent.findFirst({
-      where: { id: q.cursor, toolId, orgId },
-      select: { id: true, createdAt: true },
-    });
-    if (!found) throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
-    after = [found.createdAt.toISOString(), found.id];
-  }
+  const afterRow = q.cursor
+    ? `SELECT "createdAt", id FROM tool_events WHERE id = $${params.push(q.cursor)} AND "toolId" = $1 AND "orgId" = $2`
+    : undefined;
   const { text, params: all } = keysetSql({
     from: 'tool_events',
     where,
     params,
     order: NEWEST_FIRST,
     direction: 'desc',
-    after,
+    after: null,
+    afterRow,
     take: q.limit + 1,
   });
-  return db.sql.query<ToolEvent>(text, all);
+  const rows = await db.sql.query<ToolEventWithActor>(
+    `SELECT page.*, (SELECT json_build_object('id', u.id, 'name', u.name, 'email', u.email) FROM users u
+       WHERE u.id = page."actorId" AND u."orgId" = $2) AS actor
+     FROM (${text}) AS page ORDER BY page."createdAt" DESC, page.id DESC`,
+    all,
+  );
+  if (rows.length === 0) {
+    await findOwnedTool(db.prisma, ctx, toolId);
+    if (q.cursor) {
+      const found = await db.prisma.toolEvent.findFirst({
+        where: { id: q.cursor, toolId, orgId: ctx.orgId },
+        select: { id: true },
+      });
+      if (!found) throw new ValidationError({ cursor: 'is not a cursor returned by this endpoint' });
+    }
+  }
+  return rows;
 }

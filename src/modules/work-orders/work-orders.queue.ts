@@ -2,14 +2,25 @@ import type { SqlRunner } from '../../db/database.ts';
 import type { WorkOrder, WorkOrderPriority } from '../../generated/prisma/client.ts';
 import { ValidationError } from '../../core/errors.ts';
 import { decodeCursor, enumFilter } from '../../core/pagination.ts';
+import { isStorableDate } from '../../core/schemas.ts';
 import { ACTIVE_STATUSES, WORK_ORDER_PRIORITIES, type ListWorkOrdersFilter } from './work-orders.schemas.ts';
+
+/**
+ * The due-date key of the queue: dueAt ascending with undated orders last, written as a value that sorts
+ * descending (the time left until a far-off instant; undated orders get a value below any real one). With it
+ * every key of the queue runs one way (priority desc, due key desc, createdAt desc, id desc), so the rows after
+ * a cursor are one row-value range of the queue indexes, which index this very expression (migration
+ * 20261124120000_work_order_queue_key): a page reads the same index entries at any depth. Both sides of the
+ * comparison must be written exactly so for the planner to match the index.
+ */
+const dueKey = (due: string) => `COALESCE(TIMESTAMPTZ '9999-12-31 00:00:00+00' - ${due}, INTERVAL '-1000000 years')`;
 
 /**
  * The work-order queue order: priority desc (URGENT first; the database enum is declared low to high),
  * dueAt asc with undated orders last, createdAt desc, id desc. The cursor carries all four keys so a
  * page boundary inside a run of equal priorities, equal due dates or equal creation times stays exact.
  */
-const ORDER_BY = 'ORDER BY priority DESC, "dueAt" ASC NULLS LAST, "createdAt" DESC, id DESC';
+const ORDER_BY = `ORDER BY priority DESC, ${dueKey('"dueAt"')} DESC, "createdAt" DESC, id DESC`;
 
 type QueueKey = [WorkOrderPriority, string | null, string, string];
 
@@ -25,36 +36,26 @@ const invalidCursor = () => new ValidationError({ cursor: 'is not a cursor retur
 
 function parseDate(value: unknown): string {
   const at = typeof value === 'string' ? new Date(value) : new Date(NaN);
-  if (Number.isNaN(at.getTime())) throw invalidCursor();
+  if (!isStorableDate(at)) throw invalidCursor();
   return at.toISOString();
 }
 
-/**
- * Rows strictly after the cursor row in queue order, as disjoint ranges that each read the queue index in
- * its own order (the directions are mixed, so one row-value comparison cannot express it): the rest of the
- * cursor's (priority, dueAt) run, later due dates of the same priority, its undated rows, lower priorities.
- */
-function afterCursor(cursor: string | undefined, bind: (v: unknown, cast?: string) => string): string[] {
+/** Rows strictly after the cursor row in queue order: one row-value comparison on the queue's keys. */
+function afterCursor(cursor: string | undefined, bind: (v: unknown, cast?: string) => string): string {
   const values = decodeCursor(cursor, 4);
-  if (!values) return ['true'];
+  if (!values) return 'true';
   const [priority, due, created, id] = values as QueueKey;
   if (!WORK_ORDER_PRIORITIES.includes(priority) || typeof id !== 'string') throw invalidCursor();
   const p = bind(priority, '"WorkOrderPriority"');
-  const tie = `("createdAt", id) < (${bind(parseDate(created), 'timestamptz')}, ${bind(id)})`;
-  if (due === null) return [`priority = ${p} AND "dueAt" IS NULL AND ${tie}`, `priority < ${p}`];
-  const d = bind(parseDate(due), 'timestamptz');
-  return [
-    `priority = ${p} AND "dueAt" = ${d} AND ${tie}`,
-    `priority = ${p} AND "dueAt" > ${d}`,
-    `priority = ${p} AND "dueAt" IS NULL`,
-    `priority < ${p}`,
-  ];
+  const d = dueKey(bind(due === null ? null : parseDate(due), 'timestamptz'));
+  const c = bind(parseDate(created), 'timestamptz');
+  return `(priority, ${dueKey('"dueAt"')}, "createdAt", id) < (${p}, ${d}, ${c}, ${bind(id)})`;
 }
 
 /**
  * One page of the queue. The default (active) queue reads the partial index work_orders_active_queue_idx;
- * another status set reads one range per status of work_orders(orgId, status, <queue order>). Every range is
- * cut to the page before the merge, so a page reads at most ranges x page rows at any depth.
+ * another status set reads one range per status of work_orders_status_queue_idx (orgId, status, <queue keys>),
+ * each cut to the page before the merge, so a page reads at most statuses x page rows at any depth.
  */
 export async function listWorkOrders(sql: SqlRunner, orgId: string, query: ListWorkOrdersFilter): Promise<WorkOrder[]> {
   const params: unknown[] = [orgId];
@@ -63,7 +64,7 @@ export async function listWorkOrders(sql: SqlRunner, orgId: string, query: ListW
   enumFilter(where, params, 'priority', 'WorkOrderPriority', query.priority, WORK_ORDER_PRIORITIES);
   if (query.assignedToId) where.push(`"assignedToId" = ${bind(query.assignedToId)}`);
   if (query.assetId) where.push(`"assetId" = ${bind(query.assetId)}`);
-  const ranges = afterCursor(query.cursor, bind);
+  where.push(afterCursor(query.cursor, bind));
   const statuses = [...new Set(query.status)];
   const active = statuses.length === ACTIVE_STATUSES.length && ACTIVE_STATUSES.every((s) => statuses.includes(s));
   // Literal statuses for the active queue: the planner must see that the query implies the partial index's predicate.
@@ -72,11 +73,8 @@ export async function listWorkOrders(sql: SqlRunner, orgId: string, query: ListW
     : statuses.map((s) => `status = ${bind(s, '"WorkOrderStatus"')}`);
   if (statusSets.length === 0) return [];
   const limit = bind(query.limit + 1);
-  const branches = statusSets.flatMap((status) =>
-    ranges.map(
-      (range) =>
-        `(SELECT * FROM work_orders WHERE ${[...where, status, range].join(' AND ')} ${ORDER_BY} LIMIT ${limit})`,
-    ),
+  const branches = statusSets.map(
+    (status) => `(SELECT * FROM work_orders WHERE ${[...where, status].join(' AND ')} ${ORDER_BY} LIMIT ${limit})`,
   );
   const text =
     branches.length === 1

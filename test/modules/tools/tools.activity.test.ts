@@ -83,6 +83,16 @@ describe('GET /tools/:id/events', () => {
     expect((await get('?limit=0')).json().events).toHaveLength(1);
     expect((await get('?limit=999')).json().events).toHaveLength(8);
     expect((await get('?cursor=unknown-id')).statusCode).toBe(422);
+    // The cursor row is looked up inside the page's statement: the oldest event is a valid end (an empty
+    // page), an event of another tool is not this list's cursor.
+    const end = await get(`?cursor=${all[all.length - 1]}`);
+    expect(end.statusCode).toBe(200);
+    expect(end.json().events).toEqual([]);
+    const otherTool = await h.createTool({ name: 'Other saw' });
+    const foreign = await t.db.prisma.toolEvent.create({
+      data: { orgId: acme.orgId, toolId: otherTool, kind: 'AUDIT' },
+    });
+    expect((await get(`?cursor=${foreign.id}`)).statusCode).toBe(422);
   });
 });
 

@@ -49,7 +49,17 @@ describe('queue order and cursor', () => {
   it('sorts priority desc, due asc with nulls last, created desc, and the cursor walks every row exactly once', async () => {
     const tenant = await t.tenant('Pages');
     const priorities = ['LOW', 'NORMAL', 'HIGH', 'URGENT'];
-    const dues = [null, '2026-12-01T00:00:00.000Z', '2026-12-05T00:00:00.000Z', null, '2026-12-01T00:00:00.000Z'];
+    // The queue indexes key the due date as the time left until 9999-12-31 (undated below any real date): the
+    // extremes of the accepted range (year 1, the last instant of 9999, past that point) must sort as dates do.
+    const dues = [
+      null,
+      '2026-12-01T00:00:00.000Z',
+      '2026-12-05T00:00:00.000Z',
+      null,
+      '2026-12-01T00:00:00.000Z',
+      '9999-12-31T23:59:59.999Z',
+      '0001-01-01T00:00:00.000Z',
+    ];
     const ids: string[] = [];
     for (let i = 0; i < 28; i++) {
       const res = await t.api.post('/api/v1/work-orders', tenant.key, {
@@ -89,19 +99,28 @@ describe('queue order and cursor', () => {
     expect(full.json().workOrders.map((w: { id: string }) => w.id)).toEqual(expected);
     expect(full.json().nextCursor).toBeNull();
 
-    for (const limit of [1, 3, 5]) {
-      const walked: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const query: string = `?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-        const res = await t.api.get(`/api/v1/work-orders${query}`, tenant.key);
-        expect(res.statusCode).toBe(200);
-        const page = res.json();
-        expect(page.workOrders.length).toBeLessThanOrEqual(limit);
-        walked.push(...page.workOrders.map((w: { id: string }) => w.id));
-        cursor = page.nextCursor;
-      } while (cursor);
-      expect(walked, `limit ${limit}`).toEqual(expected);
+    // The default queue (one partial index), a status subset (one range per status, merged) and one status.
+    const assigned = new Set(rows.filter((w) => w.status === 'ASSIGNED').map((w) => w.id));
+    const walks: [string, string[]][] = [
+      ['', expected],
+      ['&status=OPEN,ASSIGNED', expected],
+      ['&status=ASSIGNED', expected.filter((id) => assigned.has(id))],
+    ];
+    for (const [filter, want] of walks) {
+      for (const limit of [1, 3, 5]) {
+        const walked: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const query: string = `?limit=${limit}${filter}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+          const res = await t.api.get(`/api/v1/work-orders${query}`, tenant.key);
+          expect(res.statusCode).toBe(200);
+          const page = res.json();
+          expect(page.workOrders.length).toBeLessThanOrEqual(limit);
+          walked.push(...page.workOrders.map((w: { id: string }) => w.id));
+          cursor = page.nextCursor;
+        } while (cursor);
+        expect(walked, `limit ${limit}${filter}`).toEqual(want);
+      }
     }
   });
 });

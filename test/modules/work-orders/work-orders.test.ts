@@ -183,8 +183,15 @@ describe('GET /work-orders', () => {
     const res = await t.api.get('/api/v1/work-orders?cursor=bm9wZQ', acme.key);
     expect(res.statusCode).toBe(422);
     expect(res.json().fieldErrors).toHaveProperty('cursor');
+    // Well-formed but holding a date the database cannot store: still the cursor's fault, not a 500.
+    const farOff = Buffer.from(JSON.stringify(['HIGH', '+200000-01-01T00:00:00.000Z', AT, 'x'])).toString('base64url');
+    const far = await t.api.get(`/api/v1/work-orders?cursor=${farOff}`, acme.key);
+    expect(far.statusCode).toBe(422);
+    expect(far.json().fieldErrors).toHaveProperty('cursor');
   });
 });
+
+const AT = '2026-06-01T00:00:00.000Z';
 
 describe('PATCH /work-orders/:id', () => {
   it('changes only the sent fields and clears nullable fields with null', async () => {
