@@ -115,9 +115,9 @@ export function createClaims(db: Database, instanceId: string, leaseSec: number)
      * claim for that attempt, so a late writer never overwrites a newer claim. Returns the ids written.
      *
      * The same statement keeps each subscription's endpoint health for the auto-disable job: `failingSince`
-     * (first failed attempt since the last success; cleared by a success) and `lastFailureAt`. Only rows
-     * that change are touched (a healthy subscription's successes write nothing), and they are locked in id
-     * order so two instances' batches can never deadlock on them.
+     * (first failed attempt since the last success; cleared by a success) and `lastFailureAt` (to the minute).
+     * Only rows that change are touched (a healthy subscription's successes write nothing, a failing one's at
+     * most once a minute), and they are locked in id order so two instances' batches never deadlock on them.
      */
     async record(outcomes: RecordedOutcome[]): Promise<Set<string>> {
       const rows = json(
@@ -155,8 +155,12 @@ export function createClaims(db: Database, instanceId: string, leaseSec: number)
                        WHERE w.sid = b.sid AND NOT w.ok AND (b.ok_at IS NULL OR w.at > b.ok_at)) AS fail_from
           FROM batch b
         ), locked AS MATERIALIZED (
+          -- Only rows whose health changes: a streak starts or ends, or lastFailureAt moves by a minute or more
+          -- (a failing receiver must not cost a subscription-row write per batch).
           SELECT s.id FROM webhook_subscriptions s JOIN health h ON h.sid = s.id
-          WHERE h.fail_at IS NOT NULL OR s."failingSince" IS NOT NULL
+          WHERE (h.ok_at IS NOT NULL AND s."failingSince" IS DISTINCT FROM h.fail_from)
+             OR (h.ok_at IS NULL AND s."failingSince" IS NULL AND h.fail_from IS NOT NULL)
+             OR h.fail_at >= COALESCE(s."lastFailureAt", '-infinity') + interval '1 minute'
           ORDER BY s.id FOR UPDATE OF s
         ), healed AS (
           -- A data-modifying CTE runs to completion whether or not the final SELECT reads it.
