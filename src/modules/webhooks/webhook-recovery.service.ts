@@ -54,7 +54,7 @@ export function createWebhookRecoveryService({
         actorId: ctx.actorId,
       });
       if (!row) throw notFound('Webhook delivery');
-      if (row.requeued) signalQueued();
+      if (row.requeued) signalQueued(); // this process at once; others through the statement's pg_notify
       return { ok: true as const, requeued: row.requeued, delivery: toDeliveryRow(row) };
     },
 

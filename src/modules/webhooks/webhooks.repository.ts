@@ -1,4 +1,5 @@
 import type { Database } from '../../db/database.ts';
+import { DELIVERIES_CHANNEL } from '../../events/outbox.ts';
 import type { WebhookDelivery, WebhookSubscription } from '../../generated/prisma/client.ts';
 import { REQUEUE_LOG_MAX } from './webhooks.schemas.ts';
 
@@ -36,6 +37,9 @@ const REQUEUABLE = `(d.status IN ('DELIVERED', 'ABANDONED')
 
 const requeueParams = (by: RequeueBy) => [by.at.toISOString(), by.via, by.actorId];
 
+/** Wakes every instance's dispatcher (LISTEN/NOTIFY, sent at commit) when the statement re-queued anything. */
+const NOTIFY_MOVED = `(SELECT pg_notify('${DELIVERIES_CHANNEL}', '')::text FROM (SELECT 1 FROM moved LIMIT 1) q) AS notified`;
+
 export function createWebhookRepository(db: Database) {
   return {
     /**
@@ -68,9 +72,9 @@ export function createWebhookRepository(db: Database) {
            FROM target t WHERE d.id = t.id AND ${REQUEUABLE}
            RETURNING d.*
          )
-         SELECT m.*, true AS requeued FROM moved m
+         SELECT m.*, true AS requeued, ${NOTIFY_MOVED} FROM moved m
          UNION ALL
-         SELECT t.*, false AS requeued FROM target t WHERE NOT EXISTS (SELECT 1 FROM moved)`,
+         SELECT t.*, false AS requeued, NULL AS notified FROM target t WHERE NOT EXISTS (SELECT 1 FROM moved)`,
         [...requeueParams(by), deliveryId, subscriptionId, orgId],
       );
       return rows[0] ?? null;
@@ -111,7 +115,7 @@ export function createWebhookRepository(db: Database) {
            RETURNING d.id
          ), last AS (SELECT "createdAt", id FROM picked ORDER BY "createdAt" DESC, id DESC LIMIT 1)
          SELECT (SELECT count(*)::int FROM moved) AS requeued, (SELECT count(*)::int FROM picked) AS picked,
-                (SELECT "createdAt" FROM last) AS "lastAt", (SELECT id FROM last) AS "lastId"`,
+                (SELECT "createdAt" FROM last) AS "lastAt", (SELECT id FROM last) AS "lastId", ${NOTIFY_MOVED}`,
         [
           ...requeueParams(by),
           subscriptionId,
