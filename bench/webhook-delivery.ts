@@ -131,6 +131,7 @@ async function main() {
           const i = next++;
           const signed = signEnvelope('whsec_bench', {
             id: `raw-${i}`,
+            eventId: `evt-${i}`,
             event: 'tool.created',
             organizationId: 'org',
             data: { ...EVENT_EXAMPLES['tool.created'], toolId: `r${i}` },

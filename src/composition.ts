@@ -1,6 +1,7 @@
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
+import { systemClock, type Clock } from './core/clock.ts';
 import type { Database } from './db/database.ts';
 import { readBuildInfo, type BuildInfo } from './build-info.ts';
 import { loadChangelog, type ChangelogEntry } from './changelog.ts';
@@ -21,6 +22,7 @@ import { createServices, type Services } from './modules/services.ts';
 
 export interface AppDeps {
   config: Config;
+  clock: Clock;
   db: Database;
   logger: FastifyBaseLogger;
   auth: Authenticator;
@@ -37,7 +39,12 @@ export interface AppDeps {
 }
 
 /** The composition root: every service factory is wired here, once per process. */
-export function createDeps(config: Config, db: Database, logger?: FastifyBaseLogger): AppDeps {
+export function createDeps(
+  config: Config,
+  db: Database,
+  logger?: FastifyBaseLogger,
+  { clock = systemClock }: { clock?: Clock } = {},
+): AppDeps {
   const log = logger ?? (pino(loggerOptions(config.logLevel) as pino.LoggerOptions) as unknown as FastifyBaseLogger);
   const auth = createAuthenticator(db, { ttlMs: config.authCacheTtlMs });
   const store = config.redisUrl
@@ -55,10 +62,12 @@ export function createDeps(config: Config, db: Database, logger?: FastifyBaseLog
     config,
     db,
     log,
+    clock,
     onOutcome: (outcome) => metrics.delivery(outcome.toLowerCase() as 'delivered' | 'failed' | 'abandoned'),
   });
   const services = createServices({
     config,
+    clock,
     db,
     log,
     background,
@@ -70,6 +79,7 @@ export function createDeps(config: Config, db: Database, logger?: FastifyBaseLog
   });
   return {
     config,
+    clock,
     db,
     logger: log,
     auth,

@@ -42,6 +42,11 @@ const schema = z
     WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
     WEBHOOK_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
+    WEBHOOK_AUTO_DISABLE_AFTER_SEC: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(5 * 24 * 3600),
     BILLING_SYNC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
     BILLING_SYNC_TIMEOUT_MS: positiveInt.default(5_000),
     DB_POOL_SIZE: positiveInt.max(500).default(10),
@@ -112,6 +117,11 @@ const schema = z
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       /** PEM bundle of extra CAs trusted for receivers (e.g. an internal CA), on top of the system store. */
       caFile: env.WEBHOOK_CA_FILE,
+      /**
+       * A subscription whose every attempt failed for this long (and that still failed within the last day,
+       * or within the period when it is shorter) is disabled; 0 = never.
+       */
+      autoDisableAfterSec: env.WEBHOOK_AUTO_DISABLE_AFTER_SEC,
     },
     billing: { url: env.BILLING_SYNC_URL, timeoutMs: env.BILLING_SYNC_TIMEOUT_MS },
     dbPoolSize: env.DB_POOL_SIZE,

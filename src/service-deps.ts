@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
+import type { Clock } from './core/clock.ts';
 import type { Database } from './db/database.ts';
 import type { Authenticator } from './http/authenticator.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
@@ -11,6 +12,8 @@ import type { WebhookSender } from './delivery/sender.ts';
 /** What a service factory may ask for; each takes only the part it uses (Pick<ServiceDeps, ...>). */
 export interface ServiceDeps {
   config: Config;
+  /** The time rules measure elapsed time with (rotation overlaps, endpoint health); tests move it. */
+  clock: Clock;
   db: Database;
   log: FastifyBaseLogger;
   background: Background;

@@ -50,7 +50,11 @@ const NAMED: [RegExp, unknown][] = [
   [/^(slug)$/, 'acme-earthworks'],
   [/^(code)$/, 'JOB-1042'],
   [/^(scanToken)$/, 'tk_3f9a2b7c8d1e4f5a'],
-  [/^(secret)$/, 'whsec_5c1b0d9e7f2a4b6c8d0e1f3a5b7c9d1e'],
+  [/^(secret)$/, 'whsec_ZXhhbXBsZS1zZWNyZXQtZm9yLXRoZS1hcGktZG9jcyE='],
+  [
+    /^(disabledReason)$/,
+    'disabled automatically: every delivery attempt failed for 5 days since 2026-03-09T09:30:00.000Z',
+  ],
   [/^(signaturePreview)$/, 'v1=3b1f…'],
   [/^(commit)$/, '1a2b3c4d5e6f'],
   [/^(branch)$/, 'main'],

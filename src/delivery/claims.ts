@@ -5,10 +5,13 @@ export interface ClaimedDelivery {
   id: string;
   orgId: string;
   subscriptionId: string;
+  eventId: string;
   eventType: string;
   attempts: number;
   url: string;
   secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
   data: unknown;
 }
 
@@ -76,7 +79,8 @@ export function createClaims(db: Database, instanceId: string, leaseSec: number)
         SET "leaseUntil" = ${lease}, "claimedBy" = ${instanceId}
         FROM picked, webhook_subscriptions s, events e
         WHERE d.id = picked.id AND s.id = d."subscriptionId" AND e.id = d."eventId"
-        RETURNING d.id, d."orgId", d."subscriptionId", d."eventType", d.attempts, s.url, s.secret, e.data`;
+        RETURNING d.id, d."orgId", d."subscriptionId", d."eventId", d."eventType", d.attempts, s.url, s.secret,
+          s."previousSecret", s."previousSecretExpiresAt", e.data`;
     },
 
     /** Extends the leases of rows whose sends are still running. */
@@ -109,6 +113,11 @@ export function createClaims(db: Database, instanceId: string, leaseSec: number)
     /**
      * Writes many outcomes in one statement. A row is written only while this instance still holds its
      * claim for that attempt, so a late writer never overwrites a newer claim. Returns the ids written.
+     *
+     * The same statement keeps each subscription's endpoint health for the auto-disable job: `failingSince`
+     * (first failed attempt since the last success; cleared by a success) and `lastFailureAt` (to the minute).
+     * Only rows that change are touched (a healthy subscription's successes write nothing, a failing one's at
+     * most once a minute), and they are locked in id order so two instances' batches never deadlock on them.
      */
     async record(outcomes: RecordedOutcome[]): Promise<Set<string>> {
       const rows = json(
@@ -124,20 +133,45 @@ export function createClaims(db: Database, instanceId: string, leaseSec: number)
         })),
       );
       const written = await db.prisma.$queryRaw<{ id: string }[]>`
-        UPDATE webhook_deliveries d SET
-          status = u.status::"DeliveryStatus",
-          attempts = u.attempts,
-          "lastAttemptAt" = u.at,
-          "deliveredAt" = CASE WHEN u.status = 'DELIVERED' THEN u.at END,
-          "nextAttemptAt" = CASE WHEN u.retry IS NULL THEN NULL ELSE now() + make_interval(secs => u.retry) END,
-          "leaseUntil" = NULL,
-          "claimedBy" = NULL,
-          "responseStatus" = u.rs,
-          "responseBody" = u.body,
-          error = u.err
-        FROM json_to_recordset(${rows}::json) AS u(id text, status text, attempts int, at timestamptz, retry float8, rs int, body text, err text)
-        WHERE d.id = u.id AND d."claimedBy" = ${instanceId} AND d.attempts = u.attempts - 1
-        RETURNING d.id`;
+        WITH written AS (
+          UPDATE webhook_deliveries d SET
+            status = u.status::"DeliveryStatus",
+            attempts = u.attempts,
+            "lastAttemptAt" = u.at,
+            "deliveredAt" = CASE WHEN u.status = 'DELIVERED' THEN u.at END,
+            "nextAttemptAt" = CASE WHEN u.retry IS NULL THEN NULL ELSE now() + make_interval(secs => u.retry) END,
+            "leaseUntil" = NULL,
+            "claimedBy" = NULL,
+            "responseStatus" = u.rs,
+            "responseBody" = u.body,
+            error = u.err
+          FROM json_to_recordset(${rows}::json) AS u(id text, status text, attempts int, at timestamptz, retry float8, rs int, body text, err text)
+          WHERE d.id = u.id AND d."claimedBy" = ${instanceId} AND d.attempts = u.attempts - 1
+          RETURNING d.id, d."subscriptionId" AS sid, u.status = 'DELIVERED' AS ok, u.at
+        ), batch AS (
+          SELECT sid, max(at) FILTER (WHERE ok) AS ok_at, max(at) FILTER (WHERE NOT ok) AS fail_at FROM written GROUP BY sid
+        ), health AS (
+          SELECT b.*, (SELECT min(w.at) FROM written w
+                       WHERE w.sid = b.sid AND NOT w.ok AND (b.ok_at IS NULL OR w.at > b.ok_at)) AS fail_from
+          FROM batch b
+        ), locked AS MATERIALIZED (
+          -- Only rows whose health changes: a streak starts or ends, or lastFailureAt moves by a minute or more
+          -- (a failing receiver must not cost a subscription-row write per batch).
+          SELECT s.id FROM webhook_subscriptions s JOIN health h ON h.sid = s.id
+          WHERE (h.ok_at IS NOT NULL AND s."failingSince" IS DISTINCT FROM h.fail_from)
+             OR (h.ok_at IS NULL AND s."failingSince" IS NULL AND h.fail_from IS NOT NULL)
+             OR h.fail_at >= COALESCE(s."lastFailureAt", '-infinity') + interval '1 minute'
+          ORDER BY s.id FOR UPDATE OF s
+        ), healed AS (
+          -- A data-modifying CTE runs to completion whether or not the final SELECT reads it.
+          UPDATE webhook_subscriptions s SET
+            "failingSince" = CASE WHEN h.ok_at IS NOT NULL THEN h.fail_from ELSE COALESCE(s."failingSince", h.fail_from) END,
+            "lastFailureAt" = GREATEST(s."lastFailureAt", h.fail_at)
+          FROM health h, locked l
+          WHERE s.id = h.sid AND l.id = s.id
+          RETURNING s.id
+        )
+        SELECT id FROM written`;
       return new Set(written.map((r) => r.id));
     },
   };

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
 import { createBreakers } from './breaker.ts';
 import { createClaims } from './claims.ts';
@@ -21,11 +22,13 @@ export function createDelivery({
   config,
   db,
   log,
+  clock = systemClock,
   onOutcome,
 }: {
   config: Config;
   db: Database;
   log: FastifyBaseLogger;
+  clock?: Clock;
   onOutcome?: (outcome: Outcome) => void;
 }) {
   const settings = config.webhooks;
@@ -36,7 +39,7 @@ export function createDelivery({
   });
   const claims = createClaims(db, config.instanceId, settings.leaseSec);
   const breakers = createBreakers(settings.breaker);
-  const dispatcher = createDispatcher({ config, log, sender, claims, breakers, onOutcome });
+  const dispatcher = createDispatcher({ config, log, sender, claims, breakers, clock, onOutcome });
   const continuous = settings.dispatchMode === 'continuous';
 
   let started = false;

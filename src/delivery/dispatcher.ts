@@ -4,7 +4,8 @@ import type { Breakers } from './breaker.ts';
 import type { ClaimedDelivery, Claims } from './claims.ts';
 import { createOutcomeWriter } from './outcome-writer.ts';
 import { firstChars, type SendResult, type WebhookSender } from './sender.ts';
-import { signEnvelope } from './signer.ts';
+import type { Clock } from '../core/clock.ts';
+import { liveSecrets, signEnvelope } from './signer.ts';
 
 export type Outcome = 'DELIVERED' | 'FAILED' | 'ABANDONED';
 
@@ -36,9 +37,12 @@ export function createDispatcher({
   sender,
   claims,
   breakers,
+  clock,
   onOutcome,
 }: {
   config: Config;
+  /** Signing time and the rotation overlap of secrets. */
+  clock: Clock;
   log: FastifyBaseLogger;
   sender: WebhookSender;
   claims: Claims;
@@ -84,12 +88,12 @@ export function createDispatcher({
   }
 
   async function deliver(row: ClaimedDelivery, abort: AbortController, sent: () => void): Promise<Outcome | null> {
-    const signed = signEnvelope(row.secret, {
-      id: row.id,
-      event: row.eventType,
-      organizationId: row.orgId,
-      data: row.data,
-    });
+    const now = clock.now();
+    const signed = signEnvelope(
+      liveSecrets(row, now),
+      { id: row.id, eventId: row.eventId, event: row.eventType, organizationId: row.orgId, data: row.data },
+      { now },
+    );
     breakers.started(row.subscriptionId);
     const result = await sender.send(row.url, signed.body, signed.headers, abort.signal);
     if (!result.aborted) sent(); // the slot is free while the outcome waits for its batched write

@@ -28,6 +28,15 @@ const webhookRetention: Job<'db'> = ({ db }) => ({
   run: () => pruneWebhookHistory(db),
 });
 
+/**
+ * Every 10 minutes: subscriptions whose every delivery attempt failed for WEBHOOK_AUTO_DISABLE_AFTER_SEC
+ * (default 5 days) are disabled and their organisation notified (one statement; off when the period is 0).
+ */
+const webhookAutoDisable: Job<'config' | 'services'> = ({ config, services }) =>
+  config.webhooks.autoDisableAfterSec > 0
+    ? { name: 'webhook-auto-disable', cron: '*/10 * * * *', run: () => services.webhookRecovery.disableFailing() }
+    : null;
+
 /** Every 15 seconds: new-flag push/email goes out shortly after the flag commits. */
 const sendNotifications: Job<'services'> = ({ services }) => ({
   name: 'notifications-send',
@@ -46,6 +55,7 @@ const renewalHeadsUps: Job<'services'> = ({ services }) => ({
 export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   webhookDispatch,
   webhookRetention,
+  webhookAutoDisable,
   sendNotifications,
   renewalHeadsUps,
 ];

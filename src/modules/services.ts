@@ -8,6 +8,7 @@ import { createAssetCheckoutService } from './assets/asset-checkout.service.ts';
 import { createWorkOrderService } from './work-orders/work-orders.service.ts';
 import { createRepairService } from './repairs/repairs.service.ts';
 import { createWebhookService } from './webhooks/webhooks.service.ts';
+import { createWebhookRecoveryService } from './webhooks/webhook-recovery.service.ts';
 import { createFlagService } from './flags/flags.service.ts';
 import { createHoursService } from './hours/hours.service.ts';
 import { createUserService } from './users/users.service.ts';
@@ -26,6 +27,7 @@ export function createServices(deps: ServiceDeps) {
     workOrders: createWorkOrderService(deps),
     repairs: createRepairService(deps),
     webhooks: createWebhookService(deps),
+    webhookRecovery: createWebhookRecoveryService(deps),
     flags: createFlagService(deps),
     hours: createHoursService(deps),
     notifications: createNotificationService(deps),

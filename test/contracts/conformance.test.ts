@@ -151,6 +151,32 @@ describe('conformance of every answer to openapi.yaml', () => {
       status: 409,
       checks: [{ path: 'error', equals: 'cannot_remove_key_creator' }],
     });
+    // Re-queueing for a paused subscription is refused: nothing would be sent.
+    await runStep({
+      operationId: 'createWebhook',
+      body: { url: '{{webhookUrl}}', events: ['flag.created'] },
+      status: 201,
+      save: { pausedWebhookId: 'subscriptionId' },
+    });
+    await runStep({
+      operationId: 'updateWebhook',
+      params: { id: '{{pausedWebhookId}}' },
+      body: { active: false },
+      status: 200,
+    });
+    await runStep({
+      operationId: 'resendWebhookDelivery',
+      params: { id: '{{pausedWebhookId}}', deliveryId: '{{deliveryId}}' },
+      status: 409,
+      checks: [{ path: 'error', equals: 'webhook_inactive' }],
+    });
+    await runStep({
+      operationId: 'recoverWebhook',
+      params: { id: '{{pausedWebhookId}}' },
+      body: { since: '2026-01-01T00:00:00Z' },
+      status: 409,
+      checks: [{ path: 'error', equals: 'webhook_inactive' }],
+    });
     expect(violations).toEqual([]);
   });
 

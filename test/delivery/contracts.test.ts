@@ -1,7 +1,8 @@
 import { Parser } from '@asyncapi/parser';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENT_TYPES, eventCatalog } from '../../src/events/catalog.ts';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { EXAMPLE_SECRET } from '../../src/contracts/asyncapi.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { loadPublishedVerifier } from './helpers.ts';
@@ -32,6 +33,7 @@ describe('GET /asyncapi.yaml', () => {
     const raw = parse(res.body);
     expect(raw.components.schemas.WebhookEnvelope.required).toEqual([
       'id',
+      'eventId',
       'event',
       'organizationId',
       'sentAt',
@@ -46,6 +48,9 @@ describe('GET /asyncapi.yaml', () => {
         'X-Legacy-Signature',
         'X-Legacy-Timestamp',
         'X-Legacy-Event',
+        'webhook-id',
+        'webhook-timestamp',
+        'webhook-signature',
       ]),
     );
     expect(raw.components.securitySchemes.webhookSignature).toMatchObject({
@@ -69,6 +74,15 @@ describe('GET /asyncapi.yaml', () => {
       const headers = Object.fromEntries(Object.entries<string>(example.headers).map(([k, v]) => [k.toLowerCase(), v]));
       const rawBody = JSON.stringify(example.payload);
       expect(verifyWebhook(rawBody, headers, EXAMPLE_SECRET, Number(headers['x-service-timestamp']))).toBe(true);
+      // The Standard Webhooks headers of the example verify with the official library and the published secret.
+      expect(headers['webhook-id']).toBe(example.payload.id);
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(Number(headers['webhook-timestamp']) * 1000);
+      try {
+        expect(new StandardWebhook(EXAMPLE_SECRET).verify(rawBody, headers), event).toEqual(example.payload);
+      } finally {
+        vi.useRealTimers();
+      }
     }
   });
 });

@@ -57,9 +57,10 @@ describe('delivery over HTTPS', () => {
     });
     expect(delivery.deliveredAt).not.toBeNull();
 
-    expect(Object.keys(req.json).sort()).toEqual(['data', 'event', 'id', 'organizationId', 'sentAt']);
+    expect(Object.keys(req.json).sort()).toEqual(['data', 'event', 'eventId', 'id', 'organizationId', 'sentAt']);
     expect(req.json).toMatchObject({
       id: delivery.id,
+      eventId: delivery.eventId,
       event: 'asset.created',
       organizationId: acme.orgId,
       data: { assetId, nickname: 'Signed', assetClass: 'off-road', actorId: acme.userId },

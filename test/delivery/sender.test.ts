@@ -14,11 +14,11 @@ describe('signer', () => {
     const now = new Date('2026-11-22T10:00:00.750Z');
     const signed = signEnvelope(
       'k',
-      { id: 'd', event: 'tool.created', organizationId: 'o', data: { a: 1 } },
+      { id: 'd', eventId: 'e', event: 'tool.created', organizationId: 'o', data: { a: 1 } },
       { now, test: true },
     );
     expect(signed.body).toBe(
-      '{"id":"d","event":"tool.created","organizationId":"o","sentAt":"2026-11-22T10:00:00.750Z","data":{"a":1}}',
+      '{"id":"d","eventId":"e","event":"tool.created","organizationId":"o","sentAt":"2026-11-22T10:00:00.750Z","data":{"a":1}}',
     );
     expect(signed.headers['x-service-timestamp']).toBe(String(Math.floor(now.getTime() / 1000)));
     expect(signed.signature).toBe(signatureFor('k', Math.floor(now.getTime() / 1000), signed.body));

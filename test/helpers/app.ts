@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { createDeps, type AppDeps } from '../../src/composition.ts';
 import { loadConfig } from '../../src/config.ts';
+import type { Clock } from '../../src/core/clock.ts';
 import { loggerOptions } from '../../src/logger.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { createTenant, type TestTenant } from './fixtures.ts';
@@ -56,7 +57,10 @@ export function apiClient(app: FastifyInstance) {
  * A full app on a fresh database. Every response under /api/v1 is checked against the route's declared
  * statuses (the serializer already checks the body against the schema): an undeclared status fails the file.
  */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: { clock?: Clock } = {},
+): Promise<TestApp> {
   const db = await createTestDatabase();
   const logs: Record<string, unknown>[] = [];
   const stream = { write: (line: string) => logs.push(JSON.parse(line)) };
@@ -71,7 +75,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     PRE_AUTH_RATE_LIMIT_PER_MINUTE: '100000',
     ...env,
   });
-  const deps = createDeps(config, db, logger);
+  const deps = createDeps(config, db, logger, options);
   const app = await buildApp(deps);
   const undeclared: string[] = [];
   app.addHook('onSend', async (request, reply) => {

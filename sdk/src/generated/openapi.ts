@@ -793,6 +793,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret; the old one keeps signing beside it for overlapSeconds (default 24 h, max 7 days)
+         * @description Scope: `events:write`.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{deliveryId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a delivery again now (same envelope id); one already due or in flight is left as it is
+         * @description Scope: `events:write`.
+         */
+        post: operations["resendWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-queue every FAILED or ABANDONED delivery created in a window (1,000 per call; nextCursor continues)
+         * @description Scope: `events:write`.
+         */
+        post: operations["recoverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/flags": {
         parameters: {
             query?: never;
@@ -1587,6 +1647,14 @@ export interface components {
             events: string[];
             description: string | null;
             active: boolean;
+            /** @description Why the subscription is inactive (automatic disabling of a failing endpoint, or a pause); null while active */
+            disabledReason: string | null;
+            /** @description When it became inactive; null while active */
+            disabledAt: string | null;
+            /** @description First failed attempt since the last successful one; null while the endpoint is healthy */
+            failingSince: string | null;
+            /** @description After a rotation with overlap: when the replaced secret stops (or stopped) signing; null otherwise */
+            previousSecretExpiresAt: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 date-time (UTC on output)
@@ -1604,6 +1672,14 @@ export interface components {
             events: string[];
             description: string | null;
             active: boolean;
+            /** @description Why the subscription is inactive (automatic disabling of a failing endpoint, or a pause); null while active */
+            disabledReason: string | null;
+            /** @description When it became inactive; null while active */
+            disabledAt: string | null;
+            /** @description First failed attempt since the last successful one; null while the endpoint is healthy */
+            failingSince: string | null;
+            /** @description After a rotation with overlap: when the replaced secret stops (or stopped) signing; null otherwise */
+            previousSecretExpiresAt: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 date-time (UTC on output)
@@ -1622,6 +1698,24 @@ export interface components {
                 ABANDONED: number;
             };
         };
+        WebhookDeliveryRequeue: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            at: string;
+            /** @enum {string} */
+            via: "resend" | "recover";
+            /** @description The user whose key asked for it */
+            actorId: string | null;
+            /**
+             * @description The status it had when it was re-queued
+             * @enum {string}
+             */
+            previousStatus: "PENDING" | "DELIVERED" | "FAILED" | "ABANDONED";
+            /** @description Attempts of the cycle it replaced (a re-queue starts a new cycle) */
+            previousAttempts: number;
+        };
         WebhookDeliveryRow: {
             /** @description Delivery id: the envelope id the receiver saw */
             id: string;
@@ -1637,8 +1731,10 @@ export interface components {
             responseStatus: number | null;
             /** @description First 500 characters of the last response body */
             responseBody: string | null;
-            /** @description Why the last attempt failed */
+            /** @description Why the last attempt failed (or why it was not sent) */
             error: string | null;
+            /** @description Resends and recovers of this delivery, oldest first (the last 20); empty when never re-queued */
+            requeues: components["schemas"]["WebhookDeliveryRequeue"][];
             /**
              * Format: date-time
              * @description ISO 8601 date-time (UTC on output)
@@ -2166,8 +2262,23 @@ export interface components {
             /** @description Event types to receive; unknown names are dropped. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, apiKey.created, apiKey.revoked, user.created, user.removed */
             events?: string[];
             description?: string | null;
-            /** @description false pauses deliveries; queued ones wait until it is true again */
+            /** @description false pauses deliveries (queued ones wait until it is true again); true re-enables a paused or automatically disabled subscription */
             active?: boolean;
+        };
+        RotateWebhookSecretRequest: {
+            /**
+             * @description How long the replaced secret keeps signing beside the new one: default 86400 (24 h), 0 retires it now
+             * @example 86400
+             */
+            overlapSeconds?: number;
+        } | null;
+        RecoverWebhookRequest: {
+            /** @description Re-queue deliveries created at or after this time */
+            since: string;
+            /** @description ... and before this time (default: now) */
+            until?: string;
+            /** @description nextCursor of the previous call, to continue the same window past its first 1,000 deliveries */
+            cursor?: string;
         };
         CreateFlagRequest: {
             assetId: string;
@@ -2669,8 +2780,48 @@ export interface components {
              * @description ISO 8601 date-time (UTC on output)
              */
             sentAt: string;
-            /** @description The X-Service-Signature value sent (v1=...) */
+            /** @description The X-Service-Signature value sent (v1=...; one value per live secret during a rotation overlap) */
             signaturePreview: string;
+        };
+        RotateWebhookSecretResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            subscriptionId: string;
+            /** @description The new signing secret, returned only by this call */
+            secret: string;
+            secretWarning: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            rotatedAt: string;
+            /** @description Until then deliveries carry a signature with the replaced secret too; null with overlapSeconds 0 */
+            previousSecretExpiresAt: string | null;
+        };
+        ResendWebhookDeliveryResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            /** @description false when the delivery was already queued to go now or in flight (nothing changed) */
+            requeued: boolean;
+            delivery: components["schemas"]["WebhookDeliveryRow"];
+        };
+        RecoverWebhookResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            /** @description FAILED or ABANDONED deliveries of the window re-queued by this call */
+            requeued: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description The end of the window used (now when not given): send it again with nextCursor
+             */
+            until: string;
+            /** @description Non-null when this call stopped at its cap of 1,000: call again with the same window and this cursor */
+            nextCursor: string | null;
         };
         ListFlagsResponse: {
             /** @enum {boolean} */
@@ -9761,6 +9912,10 @@ export interface operations {
                      *           ],
                      *           "description": "Hose chafed at the boom pivot",
                      *           "active": true,
+                     *           "disabledReason": "disabled automatically: every delivery attempt failed for 5 days since 2026-03-09T09:30:00.000Z",
+                     *           "disabledAt": "2026-03-14T09:30:00.000Z",
+                     *           "failingSince": "2026-03-14T09:30:00.000Z",
+                     *           "previousSecretExpiresAt": "2026-03-14T09:30:00.000Z",
                      *           "createdAt": "2026-03-14T09:30:00.000Z",
                      *           "updatedAt": "2026-03-14T09:30:00.000Z"
                      *         }
@@ -9885,7 +10040,7 @@ export interface operations {
                      * @example {
                      *       "ok": true,
                      *       "subscriptionId": "cm4k2x9q10000a8b7c6d5e4f3",
-                     *       "secret": "whsec_5c1b0d9e7f2a4b6c8d0e1f3a5b7c9d1e",
+                     *       "secret": "whsec_ZXhhbXBsZS1zZWNyZXQtZm9yLXRoZS1hcGktZG9jcyE=",
                      *       "secretWarning": "Store this secret now: it is shown only once.",
                      *       "events": [
                      *         "Example"
@@ -10049,6 +10204,10 @@ export interface operations {
                      *         ],
                      *         "description": "Hose chafed at the boom pivot",
                      *         "active": true,
+                     *         "disabledReason": "disabled automatically: every delivery attempt failed for 5 days since 2026-03-09T09:30:00.000Z",
+                     *         "disabledAt": "2026-03-14T09:30:00.000Z",
+                     *         "failingSince": "2026-03-14T09:30:00.000Z",
+                     *         "previousSecretExpiresAt": "2026-03-14T09:30:00.000Z",
                      *         "createdAt": "2026-03-14T09:30:00.000Z",
                      *         "updatedAt": "2026-03-14T09:30:00.000Z",
                      *         "deliveryCounts": {
@@ -10377,6 +10536,10 @@ export interface operations {
                      *         ],
                      *         "description": "Hose chafed at the boom pivot",
                      *         "active": true,
+                     *         "disabledReason": "disabled automatically: every delivery attempt failed for 5 days since 2026-03-09T09:30:00.000Z",
+                     *         "disabledAt": "2026-03-14T09:30:00.000Z",
+                     *         "failingSince": "2026-03-14T09:30:00.000Z",
+                     *         "previousSecretExpiresAt": "2026-03-14T09:30:00.000Z",
                      *         "createdAt": "2026-03-14T09:30:00.000Z",
                      *         "updatedAt": "2026-03-14T09:30:00.000Z",
                      *         "deliveryCounts": {
@@ -10566,6 +10729,15 @@ export interface operations {
                      *           "responseStatus": 3,
                      *           "responseBody": "{\"received\":true}",
                      *           "error": "Example",
+                     *           "requeues": [
+                     *             {
+                     *               "at": "2026-03-14T09:30:00.000Z",
+                     *               "via": "resend",
+                     *               "actorId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *               "previousStatus": "PENDING",
+                     *               "previousAttempts": 3
+                     *             }
+                     *           ],
                      *           "createdAt": "2026-03-14T09:30:00.000Z"
                      *         }
                      *       ],
@@ -10766,6 +10938,566 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlapSeconds": 86400
+                 *     }
+                 */
+                "application/json": components["schemas"]["RotateWebhookSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description Replace the signing secret; the old one keeps signing beside it for overlapSeconds (default 24 h, max 7 days) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "subscriptionId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *       "secret": "whsec_ZXhhbXBsZS1zZWNyZXQtZm9yLXRoZS1hcGktZG9jcyE=",
+                     *       "secretWarning": "Store this secret now: it is shown only once.",
+                     *       "rotatedAt": "2026-03-14T09:30:00.000Z",
+                     *       "previousSecretExpiresAt": "2026-03-14T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RotateWebhookSecretResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `events:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:events:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queue a delivery again now (same envelope id); one already due or in flight is left as it is */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "requeued": true,
+                     *       "delivery": {
+                     *         "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "eventId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "event": "Example",
+                     *         "status": "PENDING",
+                     *         "attempts": 3,
+                     *         "nextAttemptAt": "2026-03-14T09:30:00.000Z",
+                     *         "lastAttemptAt": "2026-03-14T09:30:00.000Z",
+                     *         "deliveredAt": "2026-03-14T09:30:00.000Z",
+                     *         "responseStatus": 3,
+                     *         "responseBody": "{\"received\":true}",
+                     *         "error": "Example",
+                     *         "requeues": [
+                     *           {
+                     *             "at": "2026-03-14T09:30:00.000Z",
+                     *             "via": "resend",
+                     *             "actorId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *             "previousStatus": "PENDING",
+                     *             "previousAttempts": 3
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendWebhookDeliveryResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `events:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:events:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description webhook_inactive: the subscription is paused or was disabled; re-enable it with PATCH active: true first */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recoverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-03-14T09:30:00.000Z",
+                 *       "until": "2026-03-14T09:30:00.000Z",
+                 *       "cursor": "eyJrIjpbIjIwMjYtMDMtMTQiXX0"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Re-queue every FAILED or ABANDONED delivery created in a window (1,000 per call; nextCursor continues) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "requeued": 3,
+                     *       "since": "2026-03-14T09:30:00.000Z",
+                     *       "until": "2026-03-14T09:30:00.000Z",
+                     *       "nextCursor": "eyJrIjpbIjIwMjYtMDMtMTQiXX0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RecoverWebhookResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `events:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:events:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description webhook_inactive: the subscription is paused or was disabled; re-enable it with PATCH active: true first */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body larger than 1 MiB */

@@ -1,15 +1,21 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../composition.ts';
 import { contextOf } from '../../core/context.ts';
-import { IdParams } from '../../core/schemas.ts';
+import { ErrorResponse, IdParams } from '../../core/schemas.ts';
 import {
   CreateWebhookBody,
   CreateWebhookResponse,
   DeleteWebhookResponse,
+  DeliveryParams,
   ListDeliveriesQuery,
   ListDeliveriesResponse,
   ListWebhooksQuery,
   ListWebhooksResponse,
+  RecoverBody,
+  RecoverResponse,
+  ResendDeliveryResponse,
+  RotateSecretBody,
+  RotateSecretResponse,
   TestWebhookResponse,
   UpdateWebhookBody,
   WebhookDetailResponse,
@@ -19,7 +25,11 @@ export const webhookRoutes =
   ({ services }: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
     const webhooks = services.webhooks;
+    const recovery = services.webhookRecovery;
     const tags = ['webhooks'];
+    const inactive = ErrorResponse.describe(
+      'webhook_inactive: the subscription is paused or was disabled; re-enable it with PATCH active: true first',
+    );
 
     app.get(
       '/webhooks',
@@ -126,5 +136,54 @@ export const webhookRoutes =
         },
       },
       (req) => webhooks.test(contextOf(req), req.params.id),
+    );
+
+    app.post(
+      '/webhooks/:id/rotate-secret',
+      {
+        config: { scope: 'events:write' },
+        schema: {
+          operationId: 'rotateWebhookSecret',
+          tags,
+          summary:
+            'Replace the signing secret; the old one keeps signing beside it for overlapSeconds (default 24 h, max 7 days)',
+          params: IdParams,
+          body: RotateSecretBody,
+          response: { 200: RotateSecretResponse },
+        },
+      },
+      (req) => webhooks.rotateSecret(contextOf(req), req.params.id, req.body),
+    );
+
+    app.post(
+      '/webhooks/:id/deliveries/:deliveryId/resend',
+      {
+        config: { scope: 'events:write' },
+        schema: {
+          operationId: 'resendWebhookDelivery',
+          tags,
+          summary: 'Queue a delivery again now (same envelope id); one already due or in flight is left as it is',
+          params: DeliveryParams,
+          response: { 200: ResendDeliveryResponse, 409: inactive },
+        },
+      },
+      (req) => recovery.resend(contextOf(req), req.params.id, req.params.deliveryId),
+    );
+
+    app.post(
+      '/webhooks/:id/recover',
+      {
+        config: { scope: 'events:write' },
+        schema: {
+          operationId: 'recoverWebhook',
+          tags,
+          summary:
+            'Re-queue every FAILED or ABANDONED delivery created in a window (1,000 per call; nextCursor continues)',
+          params: IdParams,
+          body: RecoverBody,
+          response: { 200: RecoverResponse, 409: inactive },
+        },
+      },
+      (req) => recovery.recover(contextOf(req), req.params.id, req.body),
     );
   };

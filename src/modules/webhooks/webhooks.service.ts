@@ -16,18 +16,24 @@ import {
 } from '../../core/pagination.ts';
 import { EVENT_EXAMPLES } from '../../delivery/event-examples.ts';
 import { firstBytes } from '../../delivery/sender.ts';
-import { newWebhookSecret, signEnvelope } from '../../delivery/signer.ts';
+import { liveSecrets, newWebhookSecret, signEnvelope } from '../../delivery/signer.ts';
 import { checkWebhookUrl } from '../../delivery/url-guard.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import {
+  DEFAULT_OVERLAP_SEC,
   DELIVERY_STATUSES,
   SECRET_WARNING,
   toDeliveryRow,
   toWebhookRow,
   UPDATABLE_FIELDS,
   type CreateWebhookInput,
+  type RotateSecretInput,
   type UpdateWebhookInput,
 } from './webhooks.schemas.ts';
+import { createWebhookRepository } from './webhooks.repository.ts';
+
+/** The reason shown while a subscription is paused through the API. */
+export const PAUSED_REASON = 'paused with PATCH active: false';
 
 /** Known event names from the request, in catalog order, without duplicates; unknown names are dropped. */
 function acceptedEvents(names: string[]): string[] {
@@ -38,8 +44,10 @@ function acceptedEvents(names: string[]): string[] {
 export function createWebhookService({
   db,
   config,
+  clock,
   webhookSender: sender,
-}: Pick<ServiceDeps, 'db' | 'config' | 'webhookSender'>) {
+}: Pick<ServiceDeps, 'db' | 'config' | 'clock' | 'webhookSender'>) {
+  const repository = createWebhookRepository(db);
   /** Checks url and events together so one 422 reports every problem; returns the values to store. */
   async function validated(input: { url?: string; events?: string[] }) {
     const fieldErrors: Record<string, string> = {};
@@ -118,9 +126,21 @@ export function createWebhookService({
       if (events !== undefined) data.events = events;
       if (url !== undefined) data.url = url;
       if (patch.description !== undefined) data.description = patch.description;
-      if (patch.active !== undefined) data.active = patch.active;
       const updated = await transaction(db, async (tx) => {
-        await findOwned(tx, ctx, id);
+        const current = await findOwned(tx, ctx, id);
+        if (patch.active === true && !current.active) {
+          // Re-enabled: the reason goes, and endpoint health starts afresh (old failures must not disable it
+          // again at the first new one).
+          Object.assign(data, {
+            active: true,
+            disabledReason: null,
+            disabledAt: null,
+            failingSince: null,
+            lastFailureAt: null,
+          });
+        } else if (patch.active === false && current.active) {
+          Object.assign(data, { active: false, disabledReason: PAUSED_REASON, disabledAt: clock.now() });
+        }
         return tx.webhookSubscription.update({ where: { id }, data });
       });
       return detail(ctx, updated);
@@ -156,18 +176,48 @@ export function createWebhookService({
       return { ok: true as const, deliveries: page.map(toDeliveryRow), nextCursor };
     },
 
-    /** Sends a synthetic flag.created right now, signed with the live secret; nothing is queued or recorded. */
+    /**
+     * A new secret, returned once. The replaced one keeps signing beside it for `overlapSeconds` (default 24 h;
+     * 0 retires it at once), so receivers can switch without losing a delivery.
+     */
+    async rotateSecret(ctx: RequestContext, id: string, input: RotateSecretInput) {
+      const overlap = input?.overlapSeconds ?? DEFAULT_OVERLAP_SEC;
+      const now = clock.now();
+      const secret = newWebhookSecret();
+      const expiresAt = overlap > 0 ? new Date(now.getTime() + overlap * 1000) : null;
+      const rotated = await repository.rotateSecret(ctx.orgId, id, secret, expiresAt);
+      if (!rotated) throw notFound('Webhook subscription');
+      return {
+        ok: true as const,
+        subscriptionId: id,
+        secret,
+        secretWarning: SECRET_WARNING,
+        rotatedAt: now.toISOString(),
+        previousSecretExpiresAt: expiresAt?.toISOString() ?? null,
+      };
+    },
+
+    /**
+     * Sends a synthetic flag.created right now, signed like a real delivery (every live secret); nothing is
+     * queued or recorded.
+     */
     async test(ctx: RequestContext, id: string) {
       const subscription = await findOwned(db.prisma, ctx, id);
-      const now = new Date();
+      const now = clock.now();
       const data = {
         ...EVENT_EXAMPLES['flag.created'],
         raisedBy: { userId: ctx.actorId, name: null },
         raisedAt: now.toISOString(),
       };
       const signed = signEnvelope(
-        subscription.secret,
-        { id: `test_${randomUUID()}`, event: 'flag.created', organizationId: ctx.orgId, data },
+        liveSecrets(subscription, now),
+        {
+          id: `test_${randomUUID()}`,
+          eventId: `test_${randomUUID()}`,
+          event: 'flag.created',
+          organizationId: ctx.orgId,
+          data,
+        },
         { now, test: true },
       );
       const result = await sender.send(subscription.url, signed.body, signed.headers);

@@ -46,8 +46,9 @@ describe('POST /webhooks', () => {
       description: 'Ops',
       active: true,
     });
-    expect(body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
-    expect(Buffer.from(body.secret.slice(6), 'base64url')).toHaveLength(32);
+    // Standard Webhooks format: standard base64 with padding of 32 random bytes.
+    expect(body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(body.secret.slice(6), 'base64')).toHaveLength(32);
     expect(body.secretWarning).toMatch(/only/i);
     expect(new Date(body.createdAt).toISOString()).toBe(body.createdAt);
     const stored = await t.db.prisma.webhookSubscription.findUniqueOrThrow({ where: { id: body.subscriptionId } });
