@@ -1,3 +1,6 @@
 /** TEST_DATABASE_URL selects PostgreSQL; otherwise every test file gets an in-memory PGlite. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 export const onPostgres = Boolean(TEST_DATABASE_URL);
+
+/** Set by CI (`CI=true`): there a test that needs a machine tool (Chromium) fails when it is missing, never skips. */
+export const inCI = Boolean(process.env.CI) && process.env.CI !== 'false' && process.env.CI !== '0';

@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { describe } from 'vitest';
+import { createTestApp, type TestApp } from './app.ts';
+import { inCI } from './test-env.ts';
+
+/**
+ * Browser tests drive Debian's Chromium (package `chromium`) through playwright-core: no browser download.
+ * Flags: this machine runs as root in a container without a GPU, and a test must not reach the internet.
+ */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
+const hasChromium = existsSync(CHROMIUM_PATH);
+
+/**
+ * describe() for browser tests. Without Chromium they are skipped with a message locally; under CI they run
+ * and fail at launch, because CI (.ci/run) installs Chromium and must never pass by skipping them.
+ */
+export function describeInBrowser(name: string, body: () => void): void {
+  if (!hasChromium && !inCI) {
+    console.warn(
+      `[browser tests] "${name}" SKIPPED: no Chromium at ${CHROMIUM_PATH}. Install it with ` +
+        '`apt-get update && apt-get install -y chromium` (.ci/run does this in CI, where these tests never skip).',
+    );
+    describe.skip(name, body);
+    return;
+  }
+  describe(name, body);
+}
+
+export async function launchChromium(): Promise<Browser> {
+  if (!hasChromium) {
+    throw new Error(
+      `Chromium is required here (CI is set) but ${CHROMIUM_PATH} is missing: .ci/run installs it ` +
+        'with `apt-get install -y chromium`; check that step.',
+    );
+  }
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
+}
+
+/** A test app listening on a loopback port, for a real browser. */
+export async function startServer(env: Record<string, string> = {}): Promise<{ t: TestApp; origin: string }> {
+  const t = await createTestApp(env);
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = t.app.server.address();
+  if (!address || typeof address === 'string') throw new Error('the test server has no TCP address');
+  return { t, origin: `http://127.0.0.1:${address.port}` };
+}
+
+/**
+ * Records every request the page makes and every Content-Security-Policy violation it reports (a request the
+ * policy blocked may never reach the network, so both are checked).
+ */
+export async function watchPage(page: Page) {
+  const requests: string[] = [];
+  page.on('request', (request) => requests.push(request.url()));
+  // Page-side code as text: this project's TypeScript has no DOM types.
+  await page.addInitScript(
+    "window.__cspViolations = []; document.addEventListener('securitypolicyviolation', " +
+      "(e) => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));",
+  );
+  return {
+    requests,
+    cspViolations: () => page.evaluate('window.__cspViolations') as Promise<string[]>,
+  };
+}
+
+/** The document's scroll width and client width (no horizontal scroll when scroll <= client). */
+export async function pageWidths(page: Page): Promise<{ scroll: number; client: number }> {
+  return (await page.evaluate(
+    '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
+  )) as { scroll: number; client: number };
+}
