@@ -164,7 +164,8 @@ try {
   if (docs.status !== 200 || scripts.length !== 2) fail(`/docs answered ${docs.status} with scripts ${scripts}`);
   for (const src of scripts) {
     const script = await fetch(`http://127.0.0.1:${PORT}${src}`);
-    if (script.status !== 200 || (await script.arrayBuffer()).byteLength === 0) fail(`${src} answered ${script.status}`);
+    if (script.status !== 200 || (await script.arrayBuffer()).byteLength === 0)
+      fail(`${src} answered ${script.status}`);
   }
   const webhooksPage = await fetch(`http://127.0.0.1:${PORT}/docs/webhooks`);
   if (webhooksPage.status !== 200) fail(`/docs/webhooks answered ${webhooksPage.status}`);
