@@ -13,7 +13,6 @@ import { gzip } from 'node:zlib';
  * its licence) next to the compiled module, which is what the image ships. From the sources (tests, `npm run
  * dev`) it is read straight from node_modules.
  */
-export const SCALAR_BUNDLE_FILE = 'vendor/scalar-api-reference.js';
 const PACKAGE_FILE = '@scalar/api-reference/browser/standalone.js';
 
 export interface StaticAsset {
@@ -24,7 +23,8 @@ export interface StaticAsset {
 }
 
 export function scalarBundlePath(): string {
-  const built = fileURLToPath(new URL(`./${SCALAR_BUNDLE_FILE}`, import.meta.url));
+  // scripts/build.mjs puts it here (dist/modules/docs/vendor/), which runtime-files.txt ships as part of dist.
+  const built = fileURLToPath(new URL('./vendor/scalar-api-reference.js', import.meta.url));
   if (existsSync(built)) return built;
   try {
     return createRequire(import.meta.url).resolve(PACKAGE_FILE);
