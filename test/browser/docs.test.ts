@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeInBrowser, launchChromium, startServer, watchPage } from '../helpers/browser.ts';
+import { describeInBrowser, launchChromium, pageWidths, startServer, watchPage } from '../helpers/browser.ts';
 import type { TestApp } from '../helpers/app.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
 import { EVENT_TYPES } from '../../src/events/catalog.ts';
@@ -107,6 +107,10 @@ describeInBrowser('/docs in Chromium', () => {
     expect(await first.locator('table td code').count()).toBeGreaterThan(3);
     expect(await first.locator('pre').last().innerText()).toContain(`"event": "${EVENT_TYPES[0]}"`);
     expect(await page.locator('section.event details').count()).toBe(EVENT_TYPES.length);
+    // On a phone, wide code and tables scroll inside their boxes; the page itself does not scroll sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const { scroll, client } = await pageWidths(page);
+    expect(scroll).toBeLessThanOrEqual(client);
     await expectOnlySameOrigin(page, watch);
     await page.close();
   });

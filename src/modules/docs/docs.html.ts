@@ -82,6 +82,7 @@ pre code{background:none;padding:0}
 table{border-collapse:collapse;width:100%;margin:.6rem 0;display:block;overflow-x:auto}
 th,td{text-align:left;vertical-align:top;border-bottom:1px solid var(--line);padding:.4rem .6rem}
 th{font-size:.85rem;color:var(--muted);font-weight:600}
+td:first-child code{white-space:nowrap}
 ul.toc{columns:2 14rem;padding-left:1.2rem}
 details{margin:.4rem 0}summary{cursor:pointer;color:var(--muted)}
 .muted{color:var(--muted)}
