@@ -2,13 +2,12 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { describe } from 'vitest';
 import { createTestApp, type TestApp } from './app.ts';
-import { inCI } from './test-env.ts';
+import { CHROMIUM_PATH, inCI } from './test-env.ts';
 
 /**
  * Browser tests drive Debian's Chromium (package `chromium`) through playwright-core: no browser download.
  * Flags: this machine runs as root in a container without a GPU, and a test must not reach the internet.
  */
-export const CHROMIUM_PATH = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
