@@ -34,6 +34,14 @@ export function describeInBrowser(name: string, body: () => void): void {
   describe(name, body);
 }
 
+/**
+ * Time a browser test may take: the reference parses a 3.5 MB bundle and the whole openapi.yaml, and CI runs
+ * these files beside the rest of the suite on two cores (load average above 10 measured). Waits inside a test use
+ * the page default below; vitest's per-test limit must exceed the sum of a test's waits.
+ */
+export const BROWSER_TEST_TIMEOUT_MS = 180_000;
+export const BROWSER_WAIT_MS = 90_000;
+
 export async function launchChromium(): Promise<Browser> {
   if (!hasChromium) {
     throw new Error(
@@ -42,6 +50,14 @@ export async function launchChromium(): Promise<Browser> {
     );
   }
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
+}
+
+/** A page whose waits (navigation, locators) allow for a loaded machine. */
+export async function openPage(browser: Browser, options: Parameters<Browser['newPage']>[0] = {}): Promise<Page> {
+  const page = await browser.newPage(options);
+  page.setDefaultTimeout(BROWSER_WAIT_MS);
+  page.setDefaultNavigationTimeout(BROWSER_WAIT_MS);
+  return page;
 }
 
 /** A test app listening on a loopback port, for a real browser. */
