@@ -30,7 +30,7 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: StaticAs
 export const docsRoutes =
   (_deps: AppDeps): FastifyPluginAsync =>
   async (app) => {
-    app.get('/docs', { schema: { hide: true } }, async (request, reply) => {
+    app.get('/docs', { schema: { hide: true } }, async (_request, reply) => {
       const [bundle, init] = await Promise.all([scalarBundle(), initScript()]);
       const html = referenceHtml(assetUrl('scalar-api-reference', bundle), assetUrl('reference-init', init));
       return reply.headers(DOCS_HEADERS).send(html);
