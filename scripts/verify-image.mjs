@@ -149,7 +149,7 @@ try {
   const unauthenticated = await fetch(`http://127.0.0.1:${PORT}/api/v1/me`);
   if (unauthenticated.status !== 401) fail(`/api/v1/me without a key answered ${unauthenticated.status}`);
 
-  step('files read at run time: changelog, contracts, build info');
+  step('files read at run time: changelog, contracts, build info, /docs and its scripts');
   const changelog = await (await fetch(`http://127.0.0.1:${PORT}/api/v1/changelog`)).json();
   if (!Array.isArray(changelog.entries) || changelog.entries.length === 0)
     fail(`changelog: ${JSON.stringify(changelog)}`);
