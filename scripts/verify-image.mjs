@@ -2,7 +2,8 @@
 // directory (runtime-files.txt and `npm ci --omit=dev` through scripts/stage-runtime.mjs), and runs it the
 // way the image does: plain `node dist/main.js` as an unprivileged user, against a scratch database on the
 // machine's PostgreSQL. Checks /api/v1/health, runs the admin CLI's quickstart from the same layout, makes an
-// authenticated call, reads the changelog and a contract document (files the server reads at run time),
+// authenticated call, reads the changelog, a contract document and /docs with its scripts (files the server
+// reads at run time),
 // then stops the server with SIGTERM and requires exit code 0.
 // Usage: npm run build && node scripts/verify-image.mjs
 // Env: CI_POSTGRES_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/postgres), VERIFY_USER (the
@@ -148,7 +149,7 @@ try {
   const unauthenticated = await fetch(`http://127.0.0.1:${PORT}/api/v1/me`);
   if (unauthenticated.status !== 401) fail(`/api/v1/me without a key answered ${unauthenticated.status}`);
 
-  step('files read at run time: changelog, contracts, build info');
+  step('files read at run time: changelog, contracts, build info, /docs and its scripts');
   const changelog = await (await fetch(`http://127.0.0.1:${PORT}/api/v1/changelog`)).json();
   if (!Array.isArray(changelog.entries) || changelog.entries.length === 0)
     fail(`changelog: ${JSON.stringify(changelog)}`);
@@ -157,6 +158,17 @@ try {
     fail(`/openapi.yaml answered ${openapi.status}`);
   const version = await (await fetch(`http://127.0.0.1:${PORT}/api/v1/version`)).json();
   if (version.branch !== 'ci') fail(`version: ${JSON.stringify(version)}`);
+  // /docs: the reference's browser bundle is copied into dist/ by the build (its npm package is dev-only).
+  const docs = await fetch(`http://127.0.0.1:${PORT}/docs`);
+  const scripts = [...(await docs.text()).matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]);
+  if (docs.status !== 200 || scripts.length !== 2) fail(`/docs answered ${docs.status} with scripts ${scripts}`);
+  for (const src of scripts) {
+    const script = await fetch(`http://127.0.0.1:${PORT}${src}`);
+    if (script.status !== 200 || (await script.arrayBuffer()).byteLength === 0)
+      fail(`${src} answered ${script.status}`);
+  }
+  const webhooksPage = await fetch(`http://127.0.0.1:${PORT}/docs/webhooks`);
+  if (webhooksPage.status !== 200) fail(`/docs/webhooks answered ${webhooksPage.status}`);
 
   step('SIGTERM');
   server.kill('SIGTERM');

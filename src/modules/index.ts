@@ -15,6 +15,7 @@ import { userRoutes } from './users/users.routes.ts';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.ts';
 import { contractRoutes } from './meta/contracts.routes.ts';
 import { scanRoutes } from './tools/scan.routes.ts';
+import { docsRoutes, homeRoutes } from './docs/docs.routes.ts';
 import { metricsRoutes } from '../metrics.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
@@ -34,8 +35,13 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   apiKeyRoutes,
 ];
 
-/** Route plugins mounted at the root, outside the API key chain: contracts, the public scan page, metrics. */
+/**
+ * Route plugins mounted at the root, outside the API key chain: the home page, the documentation, contracts, the
+ * public scan page, metrics.
+ */
 export const PUBLIC_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
+  homeRoutes,
+  docsRoutes,
   contractRoutes,
   scanRoutes,
   (deps) => metricsRoutes(deps.metrics, deps.config.metricsToken),

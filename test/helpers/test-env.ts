@@ -1,3 +1,9 @@
 /** TEST_DATABASE_URL selects PostgreSQL; otherwise every test file gets an in-memory PGlite. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 export const onPostgres = Boolean(TEST_DATABASE_URL);
+
+/** Set by CI (`CI=true`): there a test that needs a machine tool (Chromium) fails when it is missing, never skips. */
+export const inCI = Boolean(process.env.CI) && process.env.CI !== 'false' && process.env.CI !== '0';
+
+/** Debian's Chromium for the browser tests; CHROMIUM_PATH points elsewhere (or at nothing, to see the skip). */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';

@@ -21,10 +21,11 @@ function page(title: string, body: string): string {
 <meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
 <style>
-body{font-family:system-ui,-apple-system,sans-serif;margin:0;padding:1.5rem;background:#f4f5f7;color:#1d1f23}
+body{font-family:system-ui,-apple-system,sans-serif;margin:0;padding:1rem;background:#f4f5f7;color:#1d1f23}
 main{max-width:28rem;margin:0 auto;background:#fff;border-radius:12px;padding:1.5rem;box-shadow:0 1px 3px rgba(0,0,0,.12)}
 h1{font-size:1.5rem;margin:0 0 1rem}dl{margin:0}dt{font-size:.8rem;color:#5b6270;text-transform:uppercase;margin-top:.8rem}
 dd{margin:.2rem 0 0;font-size:1.1rem}p{color:#5b6270}
+h1,dd{overflow-wrap:anywhere}
 </style>
 </head>
 <body><main>${body}</main></body>
