@@ -1,7 +1,7 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { EVENT_EXAMPLES } from '../../delivery/event-examples.ts';
-import { signatureFor } from '../../delivery/signer.ts';
+import { signEnvelope } from '../../delivery/signer.ts';
 import { eventCatalog, EVENT_TYPES, type EventType } from '../../events/catalog.ts';
 import { docsPage, escapeHtml } from './docs.html.ts';
 import { CURL_SEND_SNIPPET, NODE_SNIPPET, PYTHON_SNIPPET, SHELL_SNIPPET, TOLERANCE_SEC } from './docs.snippets.ts';
@@ -18,33 +18,16 @@ export const DOCS_EXAMPLE_SECRET = `whsec_${createHash('sha256').update('fleet-o
 export const DOCS_EXAMPLE_ID = '0b6f3c1e-8d2a-4f7b-9c55-2e1d7a9f4b10';
 const EXAMPLE_SENT_AT = new Date('2026-11-22T14:05:03.000Z');
 
-/** Standard Webhooks v1 signature: base64 HMAC-SHA256 of "<id>.<timestamp>.<body>", key = decoded secret. */
-export function standardWebhookSignature(secret: string, id: string, timestampSec: number, body: string): string {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  return `v1,${createHmac('sha256', key).update(`${id}.${timestampSec}.`).update(body).digest('base64')}`;
-}
-
-/** The envelope of an example delivery, serialised once: the signatures are over exactly these bytes. */
+/** An example delivery signed by the dispatcher's own signer, so the page shows exactly what receivers get. */
 export function exampleDelivery(event: EventType) {
-  const body = JSON.stringify({
-    id: DOCS_EXAMPLE_ID,
-    event,
-    eventId: 'evt_01',
-    organizationId: 'org_example',
-    sentAt: EXAMPLE_SENT_AT.toISOString(),
-    data: EVENT_EXAMPLES[event],
-  });
-  const timestamp = Math.floor(EXAMPLE_SENT_AT.getTime() / 1000);
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'webhook-id': DOCS_EXAMPLE_ID,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': standardWebhookSignature(DOCS_EXAMPLE_SECRET, DOCS_EXAMPLE_ID, timestamp, body),
-    'x-service-signature': signatureFor(DOCS_EXAMPLE_SECRET, timestamp, body),
-    'x-service-timestamp': String(timestamp),
-    'x-service-event': event,
-  };
-  return { body, headers, timestamp };
+  const signed = signEnvelope(
+    DOCS_EXAMPLE_SECRET,
+    { id: DOCS_EXAMPLE_ID, eventId: 'evt_01', event, organizationId: 'org_example', data: EVENT_EXAMPLES[event] },
+    { now: EXAMPLE_SENT_AT },
+  );
+  const { 'user-agent': _agent, ...headers } = signed.headers;
+  for (const legacy of Object.keys(headers).filter((h) => h.startsWith('x-legacy-'))) delete headers[legacy];
+  return { body: signed.body, headers, timestamp: Math.floor(EXAMPLE_SENT_AT.getTime() / 1000) };
 }
 
 const HEADERS: [string, string][] = [
