@@ -42,6 +42,8 @@ const schema = z
     WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
     WEBHOOK_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
+    WEBHOOK_HISTORY_DAYS: positiveInt.max(3650).default(30),
+    IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().int().min(24, 'must be at least 24 (hours)').max(24 * 90).default(24),
     BILLING_SYNC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
     BILLING_SYNC_TIMEOUT_MS: positiveInt.default(5_000),
     DB_POOL_SIZE: positiveInt.max(500).default(10),
@@ -112,7 +114,11 @@ const schema = z
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       /** PEM bundle of extra CAs trusted for receivers (e.g. an internal CA), on top of the system store. */
       caFile: env.WEBHOOK_CA_FILE,
+      /** Delivery history and the event feed are kept this many days (then pruned by the retention job). */
+      historyDays: env.WEBHOOK_HISTORY_DAYS,
     },
+    /** Idempotency-Key records are kept at least this long (then pruned by the idempotency-keys job). */
+    idempotencyKeyTtlHours: env.IDEMPOTENCY_KEY_TTL_HOURS,
     billing: { url: env.BILLING_SYNC_URL, timeoutMs: env.BILLING_SYNC_TIMEOUT_MS },
     dbPoolSize: env.DB_POOL_SIZE,
     authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
