@@ -43,7 +43,12 @@ const schema = z
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
     WEBHOOK_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
     WEBHOOK_HISTORY_DAYS: positiveInt.max(3650).default(30),
-    IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().int().min(24, 'must be at least 24 (hours)').max(24 * 90).default(24),
+    IDEMPOTENCY_KEY_TTL_HOURS: z.coerce
+      .number()
+      .int()
+      .min(24, 'must be at least 24 (hours)')
+      .max(24 * 90)
+      .default(24),
     BILLING_SYNC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
     BILLING_SYNC_TIMEOUT_MS: positiveInt.default(5_000),
     DB_POOL_SIZE: positiveInt.max(500).default(10),

@@ -1,7 +1,11 @@
 import type pg from 'pg';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { currentAmbient, savepoint, type Ambient, type AmbientEngine } from './ambient.ts';
-import type { SqlQuery } from './database.ts';
+
+/** database.ts's SqlQuery (restated: database.ts imports this file). */
+interface SqlQuery {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], prepare?: string): Promise<T[]>;
+}
 
 type PgQuery = (...args: unknown[]) => Promise<unknown>;
 
@@ -82,7 +86,13 @@ export function ambientPool(pool: pg.Pool): RoutedPool {
       const ambient = currentAmbient<pg.PoolClient>();
       if (!ambient) return null;
       const conn = await ambient.handle();
-      return { result: await savepoint(ambient, (sql) => conn.query(sql), async () => fn(await onConnection(conn))) };
+      return {
+        result: await savepoint(
+          ambient,
+          (sql) => conn.query(sql),
+          async () => fn(await onConnection(conn)),
+        ),
+      };
     },
   };
   return new Proxy(pool, {
@@ -123,7 +133,7 @@ export function pgliteAmbientEngine(client: PGlite): AmbientEngine<Transaction> 
   };
 }
 
-/** The PGlite client as Prisma's adapter and the raw runner see it: routed to the ambient transaction when one is open. */
+/** The PGlite client as Prisma's adapter and the raw runner see it: routed to the ambient transaction if open. */
 export function ambientPglite(client: PGlite): PGlite {
   const extra = {
     query: async (...args: Parameters<PGlite['query']>) => {

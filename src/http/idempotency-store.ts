@@ -32,15 +32,16 @@ function cipherKey(s: IdempotencyScope) {
   return sha256(`fleet-idempotency-response\0${s.orgId}\0${s.apiKeyId}\0${s.key}`);
 }
 
-function seal(s: IdempotencyScope, body: string): Buffer {
+/** base64 of iv (12 bytes), GCM tag (16) and ciphertext. */
+function seal(s: IdempotencyScope, body: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', cipherKey(s), iv);
   const data = Buffer.concat([cipher.update(body, 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), data]);
+  return Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64');
 }
 
-function open(s: IdempotencyScope, sealed: Uint8Array): string {
-  const buf = Buffer.from(sealed);
+function open(s: IdempotencyScope, sealed: string): string {
+  const buf = Buffer.from(sealed, 'base64');
   const decipher = createDecipheriv('aes-256-gcm', cipherKey(s), buf.subarray(0, 12));
   decipher.setAuthTag(buf.subarray(12, 28));
   return Buffer.concat([decipher.update(buf.subarray(28)), decipher.final()]).toString('utf8');
@@ -92,7 +93,7 @@ export async function claimKey(
     const [row] = await db.sql.query<{
       fingerprint: string;
       responseStatus: number | null;
-      responseBody: Uint8Array | null;
+      responseBody: string | null;
       leftMs: number | string | null;
     }>(
       `SELECT fingerprint, "responseStatus", "responseBody",

@@ -14,6 +14,8 @@ import { ListToolsQuery, ToolEventsQuery } from '../../src/modules/tools/tools.s
 import { listWorkOrders } from '../../src/modules/work-orders/work-orders.queue.ts';
 import { ListWorkOrdersQuery } from '../../src/modules/work-orders/work-orders.schemas.ts';
 import { listYards } from '../../src/modules/yards/yards.repository.ts';
+import { listEvents } from '../../src/modules/events/events.repository.ts';
+import { ListEventsQuery } from '../../src/modules/events/events.schemas.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 
 /**
@@ -250,5 +252,33 @@ describe('list queries read an index in their order, starting at the cursor', ()
       listToolEvents({ prisma: db.prisma, sql }, orgId, 't1', { ...q, limit: 50 }),
     );
     expectIndexed(plan, 'tool_events_toolId_createdAt_id_idx', CREATED);
+  });
+
+  it('the event feed: everything, one type, several types, a time window, past a cursor', async () => {
+    const q = (query: Record<string, string>) => ListEventsQuery.parse(query);
+    expectIndexed(
+      await planOf('events', (sql) => listEvents(sql, orgId, q({}), after())),
+      'events_orgId_createdAt_id_idx',
+      CREATED,
+    );
+    expectIndexed(
+      await planOf('events since/until', (sql) =>
+        listEvents(sql, orgId, q({ since: '2026-01-01T00:00:00Z', until: '2026-12-01T00:00:00Z' }), after()),
+      ),
+      'events_orgId_createdAt_id_idx',
+      CREATED,
+    );
+    expectIndexed(
+      await planOf('events of one type', (sql) => listEvents(sql, orgId, q({ type: 'flag.created' }), after())),
+      'events_orgId_type_createdAt_id_idx',
+      CREATED,
+    );
+    expectIndexed(
+      await planOf('events of two types', (sql) =>
+        listEvents(sql, orgId, q({ type: 'flag.created,asset.created' }), after()),
+      ),
+      'events_orgId_type_createdAt_id_idx',
+      CREATED,
+    );
   });
 });

@@ -42,9 +42,9 @@ describe('Idempotency-Key on POST and PATCH', () => {
     expect(again.headers['content-type']).toBe(first.headers['content-type']);
     expect(await assetsNamed('Replay Dozer')).toBe(1);
     expect(await eventsOf('asset.created')).toBe(eventsBefore + 1);
-    expect(
-      await count(`SELECT count(*) AS n FROM webhook_deliveries WHERE "orgId" = $1`, [tenant.orgId]),
-    ).toBe(deliveriesBefore + 1);
+    expect(await count(`SELECT count(*) AS n FROM webhook_deliveries WHERE "orgId" = $1`, [tenant.orgId])).toBe(
+      deliveriesBefore + 1,
+    );
   });
 
   it('treats semantically equal JSON as the same body (key order, spacing, 1.0 = 1)', async () => {
@@ -71,11 +71,19 @@ describe('Idempotency-Key on POST and PATCH', () => {
     expect(otherBody.json()).toMatchObject({ ok: false, error: 'idempotency_key_reused' });
     const otherPath = await post('/yards', { name: 'Reuse yard' }, key);
     expect(otherPath.json().error).toBe('idempotency_key_reused');
-    const otherMethod = await t.api.raw('PATCH', `/api/v1/assets/${assetId}`, tenant.key, { nickname: 'x' }, withKey(key));
+    const otherMethod = await t.api.raw(
+      'PATCH',
+      `/api/v1/assets/${assetId}`,
+      tenant.key,
+      { nickname: 'x' },
+      withKey(key),
+    );
     expect(otherMethod.statusCode).toBe(422);
     expect(otherMethod.json().error).toBe('idempotency_key_reused');
     expect(await assetsNamed('Reuse 2')).toBe(0);
-    expect(await count(`SELECT count(*) AS n FROM yards WHERE "orgId" = $1 AND name = 'Reuse yard'`, [tenant.orgId])).toBe(0);
+    expect(
+      await count(`SELECT count(*) AS n FROM yards WHERE "orgId" = $1 AND name = 'Reuse yard'`, [tenant.orgId]),
+    ).toBe(0);
   });
 
   it('20 parallel requests with one key make one change; the rest are replays or 409 with Retry-After', async () => {
@@ -142,8 +150,12 @@ describe('Idempotency-Key on POST and PATCH', () => {
     expect(invalid.statusCode).toBe(422);
     expect(invalid.json().error).toBe('validation_failed');
     const readOnly = await tenant.newKey({ scopes: 'assets:read' });
-    expect((await post('/assets', { nickname: 'Before', assetClass: 'off-road' }, key, readOnly.key)).statusCode).toBe(403);
-    expect((await post('/assets', { nickname: 'Before', assetClass: 'off-road' }, key, 'flt_nope')).statusCode).toBe(401);
+    expect((await post('/assets', { nickname: 'Before', assetClass: 'off-road' }, key, readOnly.key)).statusCode).toBe(
+      403,
+    );
+    expect((await post('/assets', { nickname: 'Before', assetClass: 'off-road' }, key, 'flt_nope')).statusCode).toBe(
+      401,
+    );
     const valid = await post('/assets', { nickname: 'Before', assetClass: 'off-road' }, key);
     expect(valid.statusCode).toBe(201);
     expect(valid.headers['idempotent-replayed']).toBeUndefined();
@@ -207,7 +219,11 @@ describe('Idempotency-Key on POST and PATCH', () => {
       const call = () =>
         fetch(`${address}/api/v1/assets`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json', 'idempotency-key': key },
+          headers: {
+            authorization: `Bearer ${tenant.key}`,
+            'content-type': 'application/json',
+            'idempotency-key': key,
+          },
           body: JSON.stringify({ nickname: 'Crash Dozer', assetClass: 'off-road' }),
         });
       await expect(call()).rejects.toThrow();

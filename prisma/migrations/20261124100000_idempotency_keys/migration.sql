@@ -2,7 +2,7 @@
 -- One row per (organisation, API key, key): the primary key is what makes a key claimable once across every
 -- instance. "keyHash" is the SHA-256 of the key (the key itself is not stored); "fingerprint" the SHA-256 of
 -- the method, path and canonical body. A running claim has "lockedUntil" (its lease) and "owner"; a finished one
--- has the response, encrypted with a key derived from the Idempotency-Key (see src/http/idempotency-store.ts).
+-- has the response, encrypted with a key derived from the Idempotency-Key (base64) (see src/http/idempotency-store.ts).
 CREATE TABLE "idempotency_keys" (
     "orgId" TEXT NOT NULL,
     "apiKeyId" TEXT NOT NULL,
@@ -13,7 +13,7 @@ CREATE TABLE "idempotency_keys" (
     "owner" TEXT,
     "lockedUntil" TIMESTAMPTZ(3),
     "responseStatus" INTEGER,
-    "responseBody" BYTEA,
+    "responseBody" TEXT,
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "completedAt" TIMESTAMPTZ(3),
 
