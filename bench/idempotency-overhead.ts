@@ -48,7 +48,7 @@ const post = (headers: Record<string, string>, name = `Yard ${n++}`) =>
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 async function run(kind: 'plain' | 'keyed' | 'replay'): Promise<number> {
   const replayKey = randomUUID();
-  if (kind === 'replay') await post({ 'idempotency-key': replayKey }, 'Replayed yard');
+  if (kind === 'replay') await post({ 'idempotency-key': replayKey }, `Replayed ${replayKey}`);
   const times: number[] = [];
   for (let i = 0; i < N; i++) {
     const t0 = performance.now();
@@ -57,7 +57,7 @@ async function run(kind: 'plain' | 'keyed' | 'replay'): Promise<number> {
         ? await post({})
         : kind === 'keyed'
           ? await post({ 'idempotency-key': randomUUID() })
-          : await post({ 'idempotency-key': replayKey }, 'Replayed yard');
+          : await post({ 'idempotency-key': replayKey }, `Replayed ${replayKey}`);
     times.push(performance.now() - t0);
     if (res.statusCode !== 201) throw new Error(`${kind}: ${res.statusCode} ${res.body}`);
   }
