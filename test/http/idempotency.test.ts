@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimKey, pruneIdempotencyKeys } from '../../src/http/idempotency-store.ts';
+import { buildApp } from '../../src/app.ts';
+import { createDeps } from '../../src/composition.ts';
+import { openDatabase } from '../../src/db/database.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { onPostgres } from '../helpers/db.ts';
 import { makeAsset, makeWebhook } from '../helpers/factories.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
 
@@ -105,6 +109,35 @@ describe('Idempotency-Key on POST and PATCH', () => {
     const late = await post('/assets', body, key);
     expect(late.headers['idempotent-replayed']).toBe('true');
     expect(late.body).toBe(fresh[0].body);
+  });
+
+  it.runIf(onPostgres)('two instances on one database: 20 requests split between them make one change', async () => {
+    // A second app with its own pool: nothing of the mechanism lives in memory, the claim row decides.
+    const db2 = await openDatabase({ databaseUrl: t.db.url, dataDir: 'unused', poolSize: 10 });
+    const deps2 = createDeps(t.deps.config, db2, t.deps.logger);
+    const app2 = await buildApp(deps2);
+    try {
+      const key = randomUUID();
+      const payload = JSON.stringify({ nickname: 'Two instances', assetClass: 'off-road' });
+      const call = (app: typeof app2, i: number) =>
+        app
+          .inject({
+            method: 'POST',
+            url: '/api/v1/assets',
+            headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json', ...withKey(key) },
+            payload,
+          })
+          .then((r) => ({ r, i }));
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => call(i % 2 ? app2 : t.app, i)));
+      const fresh = answers.filter(({ r }) => r.statusCode === 201 && !r.headers['idempotent-replayed']);
+      expect(fresh).toHaveLength(1);
+      for (const { r } of answers) expect([201, 409]).toContain(r.statusCode);
+      expect(await assetsNamed('Two instances')).toBe(1);
+    } finally {
+      await app2.close();
+      await deps2.close();
+      await db2.close();
+    }
   });
 
   it('keys are per API key: the same key from another key of the organisation is another request', async () => {
