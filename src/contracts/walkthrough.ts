@@ -56,7 +56,8 @@ export const WALKTHROUGH: Step[] = [
   },
   {
     operationId: 'createYard',
-    name: 'Create a second yard (deleted at the end)',
+    name: 'Create a second yard (deleted at the end), safe to retry with an Idempotency-Key',
+    headers: { 'Idempotency-Key': 'overflow-yard-{{$timestamp}}' },
     body: { name: 'Overflow Yard {{$timestamp}}' },
     status: 201,
     save: { spareYardId: 'yardId' },
