@@ -102,5 +102,15 @@ export const ERROR_COMPONENTS: Record<string, Json> = {
   ),
   RateLimitError: codes(['rate_limited'], { retryAfterSec: { type: 'integer', minimum: 1 } }, ['retryAfterSec']),
   InternalError: codes(['internal_error'], { requestId: { type: 'string' } }, ['requestId']),
-  IdempotencyKeyReusedError: codes(['idempotency_key_reused']),
+  IdempotencyKeyReusedError: codes(
+    ['idempotency_key_reused'],
+    {
+      fieldErrors: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description: 'Always names `Idempotency-Key`',
+      },
+    },
+    ['fieldErrors'],
+  ),
 };

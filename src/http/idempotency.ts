@@ -89,10 +89,12 @@ export function registerIdempotency(api: FastifyInstance, options: IdempotencyOp
     const claim = await claimKey(db, p.scope, { ...p, leaseMs: options.leaseMs });
     if (claim.kind === 'replay') return send(reply, claim.response, true);
     if (claim.kind === 'reused') {
+      // Every 422 of the API names its field (spec: 422 carries fieldErrors); here the field is the header.
       throw new ApiError(
         422,
         'idempotency_key_reused',
         'This Idempotency-Key was already used with a different method, path or body; use a new key',
+        { fieldErrors: { 'Idempotency-Key': 'was already used with a different method, path or body' } },
       );
     }
     if (claim.kind === 'in_use') {

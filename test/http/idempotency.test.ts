@@ -73,6 +73,7 @@ describe('Idempotency-Key on POST and PATCH', () => {
     const otherBody = await post('/assets', { nickname: 'Reuse 2', assetClass: 'off-road' }, key);
     expect(otherBody.statusCode).toBe(422);
     expect(otherBody.json()).toMatchObject({ ok: false, error: 'idempotency_key_reused' });
+    expect(otherBody.json().fieldErrors).toHaveProperty('Idempotency-Key');
     const otherPath = await post('/yards', { name: 'Reuse yard' }, key);
     expect(otherPath.json().error).toBe('idempotency_key_reused');
     const otherMethod = await t.api.raw(
