@@ -11,6 +11,7 @@ import {
 } from 'fastify-type-provider-zod';
 import type { AppDeps } from './composition.ts';
 import { registerApiChain } from './http/api-chain.ts';
+import { REPLAYED_HEADER, registerIdempotency } from './http/idempotency.ts';
 import {
   clientErrorHandler,
   registerErrorHandling,
@@ -38,7 +39,14 @@ export const CORS_OPTIONS = {
     'X-Legacy-Timestamp',
     'X-Legacy-Event',
   ],
-  exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-Request-Id'],
+  exposedHeaders: [
+    'X-RateLimit-Limit',
+    'X-RateLimit-Remaining',
+    'X-RateLimit-Reset',
+    'Retry-After',
+    'X-Request-Id',
+    REPLAYED_HEADER,
+  ],
   maxAge: 86_400,
 };
 
@@ -119,6 +127,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         deps.metrics,
         createPreAuthLimiter(deps.config.preAuthRateLimitPerMinute),
       );
+      registerIdempotency(api, {
+        db: deps.db,
+        // A request cannot commit past REQUEST_TIMEOUT_MS, so a claim older than twice that is a dead one.
+        leaseMs: 2 * deps.config.requestTimeoutMs,
+        afterCommit: (request, reply) => deps.testHooks.afterIdempotentCommit?.(request, reply),
+      });
       for (const routes of API_MODULES) await api.register(routes(deps));
     },
     { prefix: '/api/v1' },

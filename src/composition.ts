@@ -1,5 +1,5 @@
 import pino from 'pino';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from './config.ts';
 import { systemClock, type Clock } from './core/clock.ts';
 import type { Database } from './db/database.ts';
@@ -34,6 +34,8 @@ export interface AppDeps {
   delivery: Delivery;
   build: BuildInfo;
   changelog: ChangelogEntry[];
+  /** Seams for tests that simulate a crash at a precise point; always empty in production. */
+  testHooks: { afterIdempotentCommit?: (request: FastifyRequest, reply: FastifyReply) => void };
   /** Releases timers and connections owned by the dependencies (not the database). */
   close(): Promise<void>;
 }
@@ -90,6 +92,7 @@ export function createDeps(
     delivery,
     build: readBuildInfo(config.build),
     changelog: loadChangelog(),
+    testHooks: {},
     async close() {
       await delivery.close();
       await background.idle();

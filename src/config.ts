@@ -47,6 +47,13 @@ const schema = z
       .int()
       .min(0)
       .default(5 * 24 * 3600),
+    WEBHOOK_HISTORY_DAYS: positiveInt.max(3650).default(30),
+    IDEMPOTENCY_KEY_TTL_HOURS: z.coerce
+      .number()
+      .int()
+      .min(24, 'must be at least 24 (hours)')
+      .max(24 * 90)
+      .default(24),
     BILLING_SYNC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
     BILLING_SYNC_TIMEOUT_MS: positiveInt.default(5_000),
     DB_POOL_SIZE: positiveInt.max(500).default(10),
@@ -122,7 +129,11 @@ const schema = z
        * or within the period when it is shorter) is disabled; 0 = never.
        */
       autoDisableAfterSec: env.WEBHOOK_AUTO_DISABLE_AFTER_SEC,
+      /** Delivery history and the event feed are kept this many days (then pruned by the retention job). */
+      historyDays: env.WEBHOOK_HISTORY_DAYS,
     },
+    /** Idempotency-Key records are kept at least this long (then pruned by the idempotency-keys job). */
+    idempotencyKeyTtlHours: env.IDEMPOTENCY_KEY_TTL_HOURS,
     billing: { url: env.BILLING_SYNC_URL, timeoutMs: env.BILLING_SYNC_TIMEOUT_MS },
     dbPoolSize: env.DB_POOL_SIZE,
     authCacheTtlMs: env.AUTH_CACHE_TTL_MS,

@@ -155,7 +155,10 @@ export function asyncApiDocument(): Json {
         event: { type: 'string', description: 'Event type (equals the X-Service-Event header)' },
         organizationId: { type: 'string' },
         sentAt: { type: 'string', format: 'date-time', description: 'When this attempt was signed and sent' },
-        data: { type: 'object', description: 'Event-specific payload' },
+        data: {
+          type: 'object',
+          description: 'Event-specific payload; equals the `data` of this event in GET /api/v1/events',
+        },
       },
     },
   };

@@ -20,6 +20,14 @@ export interface ErrorContext {
   batch: boolean;
 }
 
+/**
+ * POST and PATCH take the generic Idempotency-Key (src/http/idempotency.ts) but these, which implement the
+ * header themselves (route config `idempotency: 'own'`; the route-docs test keeps this list in step).
+ */
+export const OWN_IDEMPOTENCY_OPERATIONS = new Set(['createHoursLog']);
+export const takesIdempotencyKey = (method: string, operationId: string) =>
+  ['POST', 'PATCH'].includes(method) && !OWN_IDEMPOTENCY_OPERATIONS.has(operationId);
+
 /** Per-operation 400 codes the service layer adds beyond the generic ones. */
 const EXTRA_400: Record<string, string[]> = { updateProject: ['duplicate_code'] };
 
@@ -57,7 +65,15 @@ export function errorSchema(status: number, ctx: ErrorContext): Json | null {
     case 415:
       return { $ref: '#/components/schemas/UnsupportedMediaTypeError' };
     case 422:
-      return { $ref: '#/components/schemas/ValidationError' };
+      // The same Idempotency-Key with another method, path or body is refused before anything runs.
+      return takesIdempotencyKey(ctx.method, ctx.operationId)
+        ? {
+            oneOf: [
+              { $ref: '#/components/schemas/ValidationError' },
+              { $ref: '#/components/schemas/IdempotencyKeyReusedError' },
+            ],
+          }
+        : { $ref: '#/components/schemas/ValidationError' };
     case 429:
       return { $ref: '#/components/schemas/RateLimitError' };
     case 500:
@@ -86,4 +102,15 @@ export const ERROR_COMPONENTS: Record<string, Json> = {
   ),
   RateLimitError: codes(['rate_limited'], { retryAfterSec: { type: 'integer', minimum: 1 } }, ['retryAfterSec']),
   InternalError: codes(['internal_error'], { requestId: { type: 'string' } }, ['requestId']),
+  IdempotencyKeyReusedError: codes(
+    ['idempotency_key_reused'],
+    {
+      fieldErrors: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description: 'Always names `Idempotency-Key`',
+      },
+    },
+    ['fieldErrors'],
+  ),
 };

@@ -25,6 +25,7 @@ const NAMED: [RegExp, unknown][] = [
   [/^(id|.*Id)$/, ID],
   [/^email$/i, 'dana@example.com'],
   [/^(nickname)$/, 'Excavator 7'],
+  [/^(event)$/, 'asset.created'],
   [/^name$/, 'Impact driver 18V'],
   [/^title$/, 'Replace hydraulic hose'],
   [/^(url)$/, 'https://hooks.example.com/fleet'],

@@ -1,4 +1,4 @@
-import { ERROR_COMPONENTS, errorSchema } from './errors.ts';
+import { ERROR_COMPONENTS, errorSchema, takesIdempotencyKey } from './errors.ts';
 
 type Json = Record<string, any>;
 
@@ -85,6 +85,7 @@ export function applyContractRules(doc: Json): void {
       }
       applyMedia(op, code, response);
       response.headers = { ...responseHeaders(op, status), ...response.headers };
+      if (takesIdempotencyKey(method.toUpperCase(), op.operationId)) idempotencyHeaders(response, status);
       if (response.description === 'Default Response') {
         const summary = op.summary ?? op.operationId;
         response.description = code === '200' ? summary : `${STATUS_TEXT[code] ?? code}: ${lowerFirst(summary)}`;
@@ -134,6 +135,25 @@ function responseHeaders(op: Json, status: number): Json {
   }
   if (status === 429) headers['Retry-After'] = headerRef('RetryAfter');
   return headers;
+}
+
+/**
+ * Idempotency-Key: every answer that can be a replay may carry Idempotent-Replayed; a 409 for a key still in use
+ * carries Retry-After (the route's own 409s do not, hence not required).
+ */
+function idempotencyHeaders(response: Json, status: number) {
+  if (status < 300 || (status >= 400 && status < 500 && ![401, 403, 429].includes(status)))
+    response.headers['Idempotent-Replayed'] = {
+      description: '`true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise)',
+      required: false,
+      schema: { type: 'string', enum: ['true'] },
+    };
+  if (status === 409)
+    response.headers['Retry-After'] = {
+      description: 'With idempotency_key_in_use: seconds to wait before retrying',
+      required: false,
+      schema: { type: 'integer', minimum: 1 },
+    };
 }
 
 /**

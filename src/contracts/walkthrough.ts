@@ -56,7 +56,8 @@ export const WALKTHROUGH: Step[] = [
   },
   {
     operationId: 'createYard',
-    name: 'Create a second yard (deleted at the end)',
+    name: 'Create a second yard (deleted at the end), safe to retry with an Idempotency-Key',
+    headers: { 'Idempotency-Key': 'overflow-yard-{{$timestamp}}' },
     body: { name: 'Overflow Yard {{$timestamp}}' },
     status: 201,
     save: { spareYardId: 'yardId' },
@@ -479,6 +480,15 @@ export const WALKTHROUGH: Step[] = [
     status: 200,
     checks: [okTrue, { path: 'delivered', type: 'boolean' }, str('signaturePreview')],
   },
+  // The event feed: what the webhooks deliver, to poll or to catch up from.
+  {
+    operationId: 'listEvents',
+    query: { type: 'asset.created,flag.created', limit: '5' },
+    status: 200,
+    save: { eventId: 'events.0.id' },
+    checks: [okTrue, { path: 'events', type: 'array' }, str('events.0.id'), str('events.0.event')],
+  },
+  { operationId: 'getEvent', params: { id: '{{eventId}}' }, status: 200, checks: [okTrue, str('event.id')] },
   // People and keys: self-service for the organisation's administrators.
   {
     operationId: 'createUser',

@@ -62,6 +62,13 @@ declare module 'fastify' {
     scope?: Scope | null;
     /** Public routes skip authentication and rate limiting. */
     public?: boolean;
+    /**
+     * POST/PATCH only. Omitted: the generic Idempotency-Key (src/http/idempotency.ts), the handler inside an
+     * ambient transaction. `own`: the route implements the header itself (POST /hours, seed semantics).
+     * `outside-transaction`: the effect is not a database change (a webhook test send), so the handler runs
+     * outside a transaction and only its answer is recorded.
+     */
+    idempotency?: 'own' | 'outside-transaction';
   }
   interface FastifyRequest {
     key: AuthenticatedKey | null;

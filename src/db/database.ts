@@ -3,6 +3,8 @@ import path from 'node:path';
 import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
+import { ambientPglite, ambientPool, pgAmbientEngine, pgliteAmbientEngine } from './ambient-engines.ts';
+import { runAmbient } from './ambient.ts';
 
 /** Raw SQL access below Prisma, for the migrator and health checks. */
 export interface SqlRunner {
@@ -31,6 +33,11 @@ export interface Database {
    * sqlTransaction() in transaction.ts, which adds after-commit hooks.
    */
   rawTransaction<T>(fn: (conn: SqlQuery) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn with all of its database work (Prisma, raw SQL, transaction() and sqlTransaction(), which become
+   * savepoints) in one transaction, committed when fn resolves: see ambient.ts.
+   */
+  ambient<T>(fn: () => Promise<T>): Promise<T>;
   /** Connections in use and configured maximum (PostgreSQL only). */
   poolStats(): { total: number; idle: number; waiting: number; max: number } | null;
   close(): Promise<void>;
@@ -94,7 +101,10 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  // Prisma and the raw runner see the pool through ambientPool: inside an ambient transaction their work
+  // goes to its connection.
+  const routed = ambientPool(pool);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(routed) });
   const runner = (client: pg.Pool | pg.PoolClient): SqlRunner => ({
     exec: async (sql) => {
       await client.query(sql);
@@ -123,10 +133,12 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
   return {
     kind: 'postgresql',
     prisma,
-    sql: runner(pool),
+    sql: runner(routed),
     // A pool connection is a guarded client: every statement, COMMIT included, keeps its deadline and the
     // request deadline; a connection that failed mid-transaction is discarded rather than reused.
     rawTransaction: async (fn) => {
+      const nested = await routed.nestedTransaction(fn);
+      if (nested) return nested.result;
       const conn = await pool.connect();
       // Only an error thrown by fn leaves a connection known to be clean (after its ROLLBACK); a failed
       // BEGIN, COMMIT or ROLLBACK may leave it mid-transaction or reset, so it is not returned to the pool.
@@ -152,6 +164,7 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
         conn.release(!clean);
       }
     },
+    ambient: (fn) => runAmbient(pgAmbientEngine(pool), fn),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
     close: async () => {
       await prisma.$disconnect();
@@ -174,12 +187,15 @@ async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
     ]);
     const client = inMemory ? new PGlite({ loadDataDir: template }) : new PGlite(path.resolve(dataDir, 'pg'));
     await client.waitReady;
-    const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
+    // Everything but the ambient transaction itself sees the client through ambientPglite: inside an ambient
+    // transaction its work goes there (PGlite's own queries would wait for that transaction: a deadlock).
+    const routed = ambientPglite(client);
+    const prisma = new PrismaClient({ adapter: new PrismaPGlite(routed) });
     const sql: SqlRunner = {
       exec: async (text) => {
-        await client.exec(text);
+        await routed.exec(text);
       },
-      query: async <T>(text: string, params: unknown[] = []) => (await client.query<T>(text, params)).rows,
+      query: async <T>(text: string, params: unknown[] = []) => (await routed.query<T>(text, params)).rows,
       // PGlite lives in this process alone (the data-dir lock guarantees it), so there is no one to race.
       withExclusiveLock: async (_lockId, fn) => fn(sql),
     };
@@ -189,9 +205,10 @@ async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
       sql,
       // PGlite's own transaction queues behind any other (Prisma's included) on its single connection.
       rawTransaction: (fn) =>
-        client.transaction((tx) =>
+        routed.transaction((tx) =>
           fn({ query: async <T>(text: string, params: unknown[] = []) => (await tx.query<T>(text, params)).rows }),
         ),
+      ambient: (fn) => runAmbient(pgliteAmbientEngine(client), fn),
       poolStats: () => null,
       close: async () => {
         await prisma.$disconnect();

@@ -1,5 +1,6 @@
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { Database, SqlQuery } from './database.ts';
+import { currentAmbient } from './ambient.ts';
 
 export type Tx = Prisma.TransactionClient;
 
@@ -32,8 +33,18 @@ export async function transaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): 
     },
     { maxWait: 15_000, timeout: 30_000 },
   );
-  for (const hook of hooks) hook();
+  runHooks(hooks);
   return result;
+}
+
+/**
+ * After-commit hooks of a transaction: at once, or, inside an ambient transaction (where this one was a
+ * savepoint), once the ambient transaction commits.
+ */
+export function runHooks(hooks: (() => void)[]): void {
+  const ambient = currentAmbient();
+  if (ambient) ambient.afterCommit.push(...hooks);
+  else for (const hook of hooks) hook();
 }
 
 /** A raw transaction (see sqlTransaction): queries on its connection, and hooks that run after its commit. */
@@ -49,6 +60,6 @@ export interface SqlTx extends SqlQuery {
 export async function sqlTransaction<T>(db: Database, fn: (tx: SqlTx) => Promise<T>): Promise<T> {
   const hooks: (() => void)[] = [];
   const result = await db.rawTransaction((conn) => fn({ query: conn.query, afterCommit: (hook) => hooks.push(hook) }));
-  for (const hook of hooks) hook();
+  runHooks(hooks);
   return result;
 }

@@ -4,15 +4,18 @@ export const WEBHOOK_HISTORY_DAYS = 30;
 const CHUNK = 5_000;
 
 /**
- * Removes delivery history older than 30 days (whatever its status: after 30 days a queued row has long
- * outlived the retry schedule), then outbox events older than 30 days that no delivery refers to any more.
- * Deletes in chunks so a large backlog never holds long locks.
+ * Removes delivery history older than `days` (WEBHOOK_HISTORY_DAYS, 30 by default; whatever its status: by
+ * then a queued row has long outlived the retry schedule), then events older than that which no delivery
+ * refers to any more: the event feed (GET /events) keeps exactly as long as delivery history, and an event
+ * never disappears from under a delivery that still names it. Deletes in chunks so a large backlog never
+ * holds long locks.
  */
 export async function pruneWebhookHistory(
   db: Database,
   now = new Date(),
+  days = WEBHOOK_HISTORY_DAYS,
 ): Promise<{ deliveries: number; events: number }> {
-  const cutoff = new Date(now.getTime() - WEBHOOK_HISTORY_DAYS * 24 * 3600 * 1000);
+  const cutoff = new Date(now.getTime() - days * 24 * 3600 * 1000);
   let deliveries = 0;
   for (;;) {
     const n = await db.prisma.$executeRaw`

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterCommit, type Tx } from '../db/transaction.ts';
+import { afterCommit, runHooks, type Tx } from '../db/transaction.ts';
 import { eventCatalog, type EventData, type EventType } from './catalog.ts';
 
 /** PostgreSQL channel notified (on commit only) when deliveries are queued: wakes every instance's dispatcher. */
@@ -14,7 +14,8 @@ export function onDeliveriesQueued(listener: () => void): () => void {
 }
 
 export function signalQueued() {
-  for (const listener of queuedListeners) listener();
+  // Inside an ambient transaction (an idempotent request) the rows are not committed yet: wake on its commit.
+  runHooks([...queuedListeners]);
 }
 
 /** SQL expressions (placeholders or columns of `from`) for the outbox rows of one event. */

@@ -1,5 +1,18 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import { z } from 'zod';
 import { ErrorResponse } from '../core/schemas.ts';
+
+/** The Idempotency-Key request header of every POST and PATCH (but POST /hours, which declares its own). */
+const IdempotencyKeyHeader = z.looseObject({
+  'idempotency-key': z
+    .string()
+    .meta({ minLength: 1, maxLength: 128 })
+    .optional()
+    .describe(
+      'Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, ' +
+        'path and body returns the first response with Idempotent-Replayed: true and changes nothing',
+    ),
+});
 
 type Schema = NonNullable<RouteOptions['schema']> & { response?: Record<string, unknown>; security?: unknown };
 
@@ -14,7 +27,7 @@ export function registerRouteDocs(app: FastifyInstance) {
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/api/v1') || route.method === 'HEAD' || route.method === 'OPTIONS') return;
     const schema = (route.schema ??= {}) as Schema;
-    const config = (route.config ?? {}) as { scope?: string | null; public?: boolean };
+    const config = (route.config ?? {}) as { scope?: string | null; public?: boolean; idempotency?: string };
     const where = `${String(route.method)} ${route.url}`;
     if (!schema.operationId) throw new Error(`${where} has no operationId`);
     if (!config.public && config.scope === undefined) throw new Error(`${where} declares neither a scope nor public`);
@@ -48,6 +61,15 @@ export function registerRouteDocs(app: FastifyInstance) {
       );
     }
     if (route.url.includes(':')) add(404, 'Not found in this organisation');
+    if (['POST', 'PATCH'].includes(String(route.method)) && !config.public && config.idempotency !== 'own') {
+      const inUse =
+        'idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds';
+      const own = response[409] as { description?: string } | undefined;
+      response[409] = own
+        ? ErrorResponse.describe(`${own.description ?? 'Conflict'}; or ${inUse}`)
+        : ErrorResponse.describe(inUse);
+      schema.headers ??= IdempotencyKeyHeader;
+    }
     // A malformed percent-encoding can only break a path parameter; it is refused (400 bad_url) before routing.
     const hasParams = route.url.includes(':');
     if (hasBody || hasParams) {
@@ -65,7 +87,13 @@ export function registerRouteDocs(app: FastifyInstance) {
     }
     // Any authenticated input (path, query, body, Idempotency-Key) can fail validation, e.g. a NUL character.
     if (hasBody || schema.querystring || !config.public)
-      add(422, 'Validation failed; fieldErrors maps each field to a message');
+      add(
+        422,
+        'Validation failed; fieldErrors maps each field to a message' +
+          (schema.headers === IdempotencyKeyHeader
+            ? '; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body'
+            : ''),
+      );
     add(500, 'Internal error; quote requestId when reporting it');
     add(503, 'database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds)');
   });

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { currentAmbient, outsideAmbient } from '../db/ambient.ts';
 
 /**
  * Fire-and-forget side work (billing sync, notifications, anomaly checks): never awaited by the request
@@ -6,17 +7,25 @@ import type { FastifyBaseLogger } from 'fastify';
  */
 export function createBackground(log: FastifyBaseLogger) {
   const pending = new Set<Promise<void>>();
+  function run(name: string, context: Record<string, unknown>, work: () => Promise<unknown>): void {
+    // Side work of a change made inside an ambient transaction (an idempotent request) starts once it
+    // commits, outside it; a rollback drops it, as it would have for a change in its own transaction.
+    const ambient = currentAmbient();
+    if (ambient) {
+      ambient.afterCommit.push(() => outsideAmbient(() => run(name, context, work)));
+      return;
+    }
+    const task = Promise.resolve()
+      .then(work)
+      .then(
+        () => undefined,
+        (err: unknown) => log.error({ err, task: name, ...context }, 'background task failed'),
+      )
+      .finally(() => pending.delete(task));
+    pending.add(task);
+  }
   return {
-    run(name: string, context: Record<string, unknown>, work: () => Promise<unknown>): void {
-      const task = Promise.resolve()
-        .then(work)
-        .then(
-          () => undefined,
-          (err: unknown) => log.error({ err, task: name, ...context }, 'background task failed'),
-        )
-        .finally(() => pending.delete(task));
-      pending.add(task);
-    },
+    run,
     /** Resolves when every task started so far (and those they start) has settled. */
     async idle(): Promise<void> {
       while (pending.size > 0) await Promise.allSettled([...pending]);

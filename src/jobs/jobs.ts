@@ -1,5 +1,6 @@
 import type { AppDeps } from '../composition.ts';
 import { pruneWebhookHistory } from '../delivery/retention.ts';
+import { pruneIdempotencyKeys } from '../http/idempotency-store.ts';
 
 export interface JobDefinition {
   name: string;
@@ -21,11 +22,18 @@ const webhookDispatch: Job<'config' | 'delivery'> = ({ config, delivery }) => ({
   run: () => delivery.tick(),
 });
 
-/** Daily at 03:17: removes webhook history and outbox events older than 30 days. */
-const webhookRetention: Job<'db'> = ({ db }) => ({
+/** Daily at 03:17: removes webhook history and events (the event feed) older than WEBHOOK_HISTORY_DAYS (30). */
+const webhookRetention: Job<'db' | 'config'> = ({ db, config }) => ({
   name: 'webhook-retention',
   cron: '17 3 * * *',
-  run: () => pruneWebhookHistory(db),
+  run: () => pruneWebhookHistory(db, new Date(), config.webhooks.historyDays),
+});
+
+/** Hourly at minute 41: removes Idempotency-Key records older than IDEMPOTENCY_KEY_TTL_HOURS (24). */
+const idempotencyRetention: Job<'db' | 'config'> = ({ db, config }) => ({
+  name: 'idempotency-keys-retention',
+  cron: '41 * * * *',
+  run: () => pruneIdempotencyKeys(db, new Date(), config.idempotencyKeyTtlHours),
 });
 
 /**
@@ -56,6 +64,7 @@ export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   webhookDispatch,
   webhookRetention,
   webhookAutoDisable,
+  idempotencyRetention,
   sendNotifications,
   renewalHeadsUps,
 ];

@@ -13,6 +13,7 @@ import { flagRoutes } from './flags/flags.routes.ts';
 import { hoursRoutes } from './hours/hours.routes.ts';
 import { userRoutes } from './users/users.routes.ts';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.ts';
+import { eventRoutes } from './events/events.routes.ts';
 import { contractRoutes } from './meta/contracts.routes.ts';
 import { scanRoutes } from './tools/scan.routes.ts';
 import { docsRoutes, homeRoutes } from './docs/docs.routes.ts';
@@ -33,6 +34,7 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   hoursRoutes,
   userRoutes,
   apiKeyRoutes,
+  eventRoutes,
 ];
 
 /**

@@ -14,6 +14,7 @@ import { createHoursService } from './hours/hours.service.ts';
 import { createUserService } from './users/users.service.ts';
 import { createApiKeyService } from './api-keys/api-keys.service.ts';
 import { createNotificationService } from './notifications/notifications.service.ts';
+import { createEventService } from './events/events.service.ts';
 
 /** One instance of each service per process. Add a resource's service here. */
 export function createServices(deps: ServiceDeps) {
@@ -33,6 +34,7 @@ export function createServices(deps: ServiceDeps) {
     notifications: createNotificationService(deps),
     users: createUserService(deps),
     apiKeys: createApiKeyService(deps),
+    events: createEventService(deps),
   };
 }
 

@@ -4,6 +4,9 @@ import { operationsOf } from '../../src/contracts/openapi-rules.ts';
 import { WALKTHROUGH, fill, valueAt, type Step } from '../../src/contracts/walkthrough.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createResponseValidator } from './response-validator.ts';
+import { takesIdempotencyKey } from '../../src/contracts/errors.ts';
+import { claimKey, fingerprint } from '../../src/http/idempotency-store.ts';
+import type { TestTenant } from '../helpers/fixtures.ts';
 
 /**
  * Conformance gate: every operation, and every status it documents, is driven over HTTP and each answer is
@@ -21,6 +24,7 @@ let t: TestApp;
 let doc: any;
 let validator: ReturnType<typeof createResponseValidator>;
 let key: string;
+let owner: TestTenant;
 const violations: string[] = [];
 const seen = new Set<string>();
 const vars: Record<string, string> = { webhookUrl: 'https://127.0.0.1:9/fleet-hook' };
@@ -33,6 +37,7 @@ beforeAll(async () => {
   validator = createResponseValidator(doc);
   const tenant = await t.tenant();
   key = tenant.key;
+  owner = tenant;
   vars.selfUserId = tenant.userId;
 });
 afterAll(() => t.close());
@@ -229,6 +234,26 @@ describe('conformance of every answer to openapi.yaml', () => {
         await withBody('[]');
         await withBody(JSON.stringify(Array.from({ length: 101 }, () => ({}))));
       }
+    }
+    // 409 idempotency_key_in_use: the same request while a claim on its Idempotency-Key is still running.
+    for (const { path, method, op } of operationsOf(doc)) {
+      if (!op.responses['409'] || !takesIdempotencyKey(method.toUpperCase(), op.operationId)) continue;
+      const missing = path.replace(/\{\w+\}/g, 'cm0000000000000000missing');
+      const sample = WALKTHROUGH.find((s) => s.operationId === op.operationId && s.status < 300)?.body;
+      const body = fill(sample ?? {}, vars, now);
+      const idempotencyKey = `conformance-${op.operationId}`;
+      await claimKey(
+        t.db,
+        { orgId: owner.orgId, apiKeyId: owner.keyId, key: idempotencyKey },
+        { fingerprint: fingerprint(method.toUpperCase(), missing, {}, body), method, path: missing, leaseMs: 60_000 },
+      );
+      const res = await send(op.operationId, {
+        path: missing,
+        key,
+        payload: JSON.stringify(body),
+        headers: { 'idempotency-key': idempotencyKey },
+      });
+      expect(res.statusCode, `${op.operationId}: ${res.body}`).toBe(409);
     }
     // key_creator_deleted: a write by a key whose issuing user was removed.
     const admin = (await import('../../src/modules/orgs/orgs.service.ts')).createOrgAdmin(t.db);

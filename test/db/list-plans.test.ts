@@ -15,6 +15,8 @@ import { ListToolsQuery, ToolEventsQuery } from '../../src/modules/tools/tools.s
 import { listWorkOrders } from '../../src/modules/work-orders/work-orders.queue.ts';
 import { ListWorkOrdersQuery } from '../../src/modules/work-orders/work-orders.schemas.ts';
 import { listYards } from '../../src/modules/yards/yards.repository.ts';
+import { listEvents } from '../../src/modules/events/events.repository.ts';
+import { ListEventsQuery } from '../../src/modules/events/events.schemas.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 
 /**
@@ -295,5 +297,33 @@ describe('list queries read an index in their order, starting at the cursor', ()
     expectIndexed(plan, 'tool_events_toolId_createdAt_id_idx', CREATED);
     // The cursor row is found inside the same statement, not by a round trip before it.
     expect(nodes(plan).filter((n) => n['Parent Relationship'] === 'InitPlan')).toHaveLength(1);
+  });
+
+  it('the event feed: everything, one type, several types, a time window, past a cursor', async () => {
+    const q = (query: Record<string, string>) => ListEventsQuery.parse(query);
+    expectIndexed(
+      await planOf('events', (sql) => listEvents(sql, orgId, q({}), after())),
+      'events_orgId_createdAt_id_idx',
+      CREATED,
+    );
+    expectIndexed(
+      await planOf('events since/until', (sql) =>
+        listEvents(sql, orgId, q({ since: '2026-01-01T00:00:00Z', until: '2026-12-01T00:00:00Z' }), after()),
+      ),
+      'events_orgId_createdAt_id_idx',
+      CREATED,
+    );
+    expectIndexed(
+      await planOf('events of one type', (sql) => listEvents(sql, orgId, q({ type: 'flag.created' }), after())),
+      'events_orgId_type_createdAt_id_idx',
+      CREATED,
+    );
+    expectIndexed(
+      await planOf('events of two types', (sql) =>
+        listEvents(sql, orgId, q({ type: 'flag.created,asset.created' }), after()),
+      ),
+      'events_orgId_type_createdAt_id_idx',
+      CREATED,
+    );
   });
 });

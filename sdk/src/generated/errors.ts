@@ -13,6 +13,7 @@ export const KNOWN_ERROR_CODES = [
   'validation_failed',
   'rate_limited',
   'internal_error',
+  'idempotency_key_reused',
   'invalid_json',
   'key_creator_deleted',
   'invalid_envelope',

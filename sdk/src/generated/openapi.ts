@@ -1089,6 +1089,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event feed: every event of the organisation, newest first (the webhooks’ envelopes)
+         * @description Scope: `events:read`.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One event of the feed
+         * @description Scope: `events:read`.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1954,6 +1994,22 @@ export interface components {
             /** @description The key this one replaced by a roll */
             rolledFromId: string | null;
         };
+        FeedEvent: {
+            /** @description The event id; webhook deliveries of this event carry it as `eventId` */
+            id: string;
+            /** @description Event type, one of: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, apiKey.created, apiKey.revoked, user.created, user.removed */
+            event: string;
+            organizationId: string;
+            /**
+             * Format: date-time
+             * @description When the change that emitted the event committed its transaction (start time)
+             */
+            createdAt: string;
+            /** @description The event's payload, exactly the `data` of its webhook deliveries (schemas in asyncapi.yaml) */
+            data: {
+                [key: string]: unknown;
+            };
+        };
         AuthenticationError: components["schemas"]["Error"] & {
             /** @enum {string} */
             error: "missing_bearer" | "malformed_token" | "unknown_token" | "revoked" | "expired";
@@ -1987,6 +2043,14 @@ export interface components {
             /** @enum {string} */
             error: "internal_error";
             requestId: string;
+        };
+        IdempotencyKeyReusedError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error: "idempotency_key_reused";
+            /** @description Always names `Idempotency-Key` */
+            fieldErrors: {
+                [key: string]: string;
+            };
         };
         CreateAssetRequest: {
             nickname: string;
@@ -2445,6 +2509,7 @@ export interface components {
             ok: true;
             assetId: string;
         };
+        CreateAssetError422: components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyKeyReusedError"];
         /** @description Up to 50 entries, as an array or as {"entries": [...]}; each succeeds or fails on its own */
         CreateAssetsBatchRequest: (components["schemas"]["CreateAssetRequest"] | unknown)[] | {
             entries: (components["schemas"]["CreateAssetRequest"] | unknown)[];
@@ -2638,14 +2703,6 @@ export interface components {
                 reason: "retired" | "missing" | "already_checked_out";
             }[];
         };
-        CheckoutToolError409: {
-            /** @enum {boolean} */
-            ok: false;
-            error: string;
-            message: string;
-            checkedOutToUserId?: string | null;
-            checkedOutVehicleId?: string | null;
-        };
         CheckinToolResponse: {
             /** @enum {boolean} */
             ok: true;
@@ -2668,12 +2725,6 @@ export interface components {
             previousStockLevel: number;
             newStockLevel: number;
             crossedThreshold: boolean;
-        };
-        AdjustToolStockError409: {
-            /** @enum {boolean} */
-            ok: false;
-            error: string;
-            message: string;
         };
         MarkToolServicedResponse: {
             /** @enum {boolean} */
@@ -2966,6 +3017,17 @@ export interface components {
                 expiresAt: string | null;
                 revokedAt: string | null;
             };
+        };
+        ListEventsResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            events: components["schemas"]["FeedEvent"][];
+            nextCursor: string | null;
+        };
+        GetEventResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            event: components["schemas"]["FeedEvent"];
         };
     };
     responses: never;
@@ -3529,7 +3591,10 @@ export interface operations {
     createAsset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3559,6 +3624,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3576,6 +3643,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3611,6 +3680,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body larger than 1 MiB */
             413: {
                 headers: {
@@ -3618,6 +3704,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3631,23 +3719,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -3692,7 +3784,10 @@ export interface operations {
     createAssetsBatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3725,6 +3820,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3753,6 +3850,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3788,6 +3887,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body larger than 1 MiB */
             413: {
                 headers: {
@@ -3795,6 +3911,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3808,23 +3926,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -4050,7 +4172,10 @@ export interface operations {
     updateAsset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4096,6 +4221,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4113,6 +4240,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4155,10 +4284,29 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body larger than 1 MiB */
@@ -4168,6 +4316,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4181,23 +4331,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -4242,7 +4396,10 @@ export interface operations {
     checkoutAsset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4271,6 +4428,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4296,6 +4455,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4338,19 +4499,25 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description asset_checked_out: held by another user (send force: true); asset_unavailable: SOLD or ARCHIVED */
+            /** @description asset_checked_out: held by another user (send force: true); asset_unavailable: SOLD or ARCHIVED; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4364,6 +4531,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4377,23 +4546,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -4438,7 +4611,10 @@ export interface operations {
     checkinAsset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4462,6 +4638,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4487,6 +4665,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4529,10 +4709,29 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body larger than 1 MiB */
@@ -4542,6 +4741,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4555,23 +4756,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -4744,7 +4949,10 @@ export interface operations {
     createProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4774,6 +4982,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4791,6 +5001,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4826,6 +5038,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body larger than 1 MiB */
             413: {
                 headers: {
@@ -4833,6 +5062,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4846,23 +5077,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -4907,7 +5142,10 @@ export interface operations {
     createProjectsBatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4939,6 +5177,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4967,6 +5207,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5002,6 +5244,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body larger than 1 MiB */
             413: {
                 headers: {
@@ -5009,6 +5268,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5022,23 +5283,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -5230,7 +5495,10 @@ export interface operations {
     updateProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -5262,6 +5530,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5279,6 +5549,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5321,10 +5593,29 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body larger than 1 MiB */
@@ -5334,6 +5625,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5347,23 +5640,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -5706,7 +6003,10 @@ export interface operations {
     createYard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5733,6 +6033,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5751,6 +6053,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5786,6 +6090,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body larger than 1 MiB */
             413: {
                 headers: {
@@ -5793,6 +6114,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5806,23 +6129,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -5867,7 +6194,10 @@ export interface operations {
     createYardsBatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5896,6 +6226,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5925,6 +6257,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5960,6 +6294,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body larger than 1 MiB */
             413: {
                 headers: {
@@ -5967,6 +6318,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5980,23 +6333,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -6350,7 +6707,10 @@ export interface operations {
     updateYard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6379,6 +6739,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6396,6 +6758,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6438,10 +6802,29 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body larger than 1 MiB */
@@ -6451,6 +6834,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6464,23 +6849,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -6664,7 +7053,10 @@ export interface operations {
     createWorkOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6696,6 +7088,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6714,6 +7108,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6749,6 +7145,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body larger than 1 MiB */
             413: {
                 headers: {
@@ -6756,6 +7169,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6769,23 +7184,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -6989,7 +7408,10 @@ export interface operations {
     updateWorkOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7024,6 +7446,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7041,6 +7465,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7083,19 +7509,25 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description invalid_status_transition: the status move is not allowed */
+            /** @description invalid_status_transition: the status move is not allowed; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7109,6 +7541,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7122,23 +7556,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -7314,7 +7752,10 @@ export interface operations {
     createRepair: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7341,6 +7782,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7358,6 +7801,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7393,13 +7838,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description work_order_canceled: re-open the work order first */
+            /** @description work_order_canceled: re-open the work order first; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7413,6 +7862,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7426,23 +7877,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -7799,7 +8254,10 @@ export interface operations {
     createTool: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7838,6 +8296,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7856,6 +8316,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7891,6 +8353,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body larger than 1 MiB */
             413: {
                 headers: {
@@ -7898,6 +8377,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7911,23 +8392,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -7972,7 +8457,10 @@ export interface operations {
     createToolsBatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8013,6 +8501,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8042,6 +8532,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8077,6 +8569,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body larger than 1 MiB */
             413: {
                 headers: {
@@ -8084,6 +8593,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8097,23 +8608,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -8334,7 +8849,10 @@ export interface operations {
     updateTool: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -8376,6 +8894,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8393,6 +8913,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8435,10 +8957,29 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body larger than 1 MiB */
@@ -8448,6 +8989,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8461,23 +9004,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -8522,7 +9069,10 @@ export interface operations {
     checkoutTool: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -8551,6 +9101,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8569,6 +9121,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8611,23 +9165,29 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description 409: check a tool (or a kit with its parts) out */
+            /** @description Conflict; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckoutToolError409"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body larger than 1 MiB */
@@ -8637,6 +9197,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8650,23 +9212,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -8711,7 +9277,10 @@ export interface operations {
     checkinTool: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -8736,6 +9305,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8755,6 +9326,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8797,10 +9370,29 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body larger than 1 MiB */
@@ -8810,6 +9402,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8823,23 +9417,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -8884,7 +9482,10 @@ export interface operations {
     reportTool: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -8911,6 +9512,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8930,6 +9533,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8972,10 +9577,29 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body larger than 1 MiB */
@@ -8985,6 +9609,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8998,23 +9624,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -9059,7 +9689,10 @@ export interface operations {
     adjustToolStock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -9084,6 +9717,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9105,6 +9740,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9147,23 +9784,29 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description 409: add to or take from a consumable's stock */
+            /** @description Conflict; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdjustToolStockError409"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body larger than 1 MiB */
@@ -9173,6 +9816,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9186,23 +9831,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -9247,7 +9896,10 @@ export interface operations {
     markToolServiced: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -9272,6 +9924,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9292,6 +9946,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9334,10 +9990,29 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body larger than 1 MiB */
@@ -9347,6 +10022,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9360,23 +10037,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -10007,7 +10688,10 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10033,6 +10717,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10059,6 +10745,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10094,6 +10782,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body larger than 1 MiB */
             413: {
                 headers: {
@@ -10101,6 +10806,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10114,23 +10821,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -10492,7 +11203,10 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -10522,6 +11236,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10559,6 +11275,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10601,10 +11319,29 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body larger than 1 MiB */
@@ -10614,6 +11351,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10627,23 +11366,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -10720,7 +11463,7 @@ export interface operations {
                      *         {
                      *           "id": "cm4k2x9q10000a8b7c6d5e4f3",
                      *           "eventId": "cm4k2x9q10000a8b7c6d5e4f3",
-                     *           "event": "Example",
+                     *           "event": "asset.created",
                      *           "status": "PENDING",
                      *           "attempts": 3,
                      *           "nextAttemptAt": "2026-03-14T09:30:00.000Z",
@@ -10855,7 +11598,10 @@ export interface operations {
     testWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -10870,6 +11616,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10892,6 +11640,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10934,10 +11684,29 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body larger than 1 MiB */
@@ -10947,6 +11716,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10960,23 +11731,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -11021,7 +11796,10 @@ export interface operations {
     rotateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -11045,6 +11823,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11066,6 +11846,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11108,10 +11890,29 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body larger than 1 MiB */
@@ -11121,6 +11922,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11134,23 +11937,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -11195,7 +12002,10 @@ export interface operations {
     resendWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
                 deliveryId: string;
@@ -11211,6 +12021,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11221,7 +12033,7 @@ export interface operations {
                      *       "delivery": {
                      *         "id": "cm4k2x9q10000a8b7c6d5e4f3",
                      *         "eventId": "cm4k2x9q10000a8b7c6d5e4f3",
-                     *         "event": "Example",
+                     *         "event": "asset.created",
                      *         "status": "PENDING",
                      *         "attempts": 3,
                      *         "nextAttemptAt": "2026-03-14T09:30:00.000Z",
@@ -11251,6 +12063,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11293,19 +12107,25 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description webhook_inactive: the subscription is paused or was disabled; re-enable it with PATCH active: true first */
+            /** @description webhook_inactive: the subscription is paused or was disabled; re-enable it with PATCH active: true first; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11319,6 +12139,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11332,23 +12154,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -11393,7 +12219,10 @@ export interface operations {
     recoverWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -11419,6 +12248,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11439,6 +12270,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11481,19 +12314,25 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description webhook_inactive: the subscription is paused or was disabled; re-enable it with PATCH active: true first */
+            /** @description webhook_inactive: the subscription is paused or was disabled; re-enable it with PATCH active: true first; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11507,6 +12346,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11520,23 +12361,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -11718,7 +12563,10 @@ export interface operations {
     createFlag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11748,6 +12596,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11765,6 +12615,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11800,6 +12652,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body larger than 1 MiB */
             413: {
                 headers: {
@@ -11807,6 +12676,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11820,23 +12691,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -12046,7 +12921,10 @@ export interface operations {
     resolveFlag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -12073,6 +12951,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12091,6 +12971,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12133,19 +13015,25 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The flag is already resolved (flag_already_resolved) */
+            /** @description The flag is already resolved (flag_already_resolved); or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12159,6 +13047,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12172,23 +13062,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -12549,7 +13443,10 @@ export interface operations {
     createHoursBatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12586,6 +13483,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12618,6 +13517,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12653,6 +13554,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body larger than 1 MiB */
             413: {
                 headers: {
@@ -12660,6 +13578,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12673,23 +13593,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -12898,7 +13822,10 @@ export interface operations {
     reviewHoursLog: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -12922,6 +13849,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12941,6 +13870,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12983,19 +13914,25 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The log is not awaiting review (not_pending_review) */
+            /** @description The log is not awaiting review (not_pending_review); or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13009,6 +13946,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13022,23 +13961,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -13207,7 +14150,10 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13231,6 +14177,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13256,6 +14204,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13291,6 +14241,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body larger than 1 MiB */
             413: {
                 headers: {
@@ -13298,6 +14265,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13311,23 +14280,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -13688,7 +14661,10 @@ export interface operations {
     updateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -13713,6 +14689,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13737,6 +14715,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13779,10 +14759,29 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body larger than 1 MiB */
@@ -13792,6 +14791,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13805,23 +14806,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -13997,7 +15002,10 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14025,6 +15033,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14061,6 +15071,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14096,6 +15108,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body larger than 1 MiB */
             413: {
                 headers: {
@@ -14103,6 +15132,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14116,23 +15147,27 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Validation failed; fieldErrors maps each field to a message */
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
@@ -14491,7 +15526,10 @@ export interface operations {
     rollApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -14515,6 +15553,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14556,6 +15596,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
                     "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14598,19 +15640,25 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description key_revoked, key_expired, or key_already_rolled (roll its successor instead) */
+            /** @description key_revoked, key_expired, or key_already_rolled (roll its successor instead); or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14624,6 +15672,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14637,10 +15687,285 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 50; values outside 1-200 are clamped */
+                limit?: number;
+                /** @description The nextCursor of the previous page */
+                cursor?: string;
+                /** @description Comma-separated event types; unknown names are ignored. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, apiKey.created, apiKey.revoked, user.created, user.removed */
+                type?: string;
+                /** @description Only events created at or after this time */
+                since?: string;
+                /** @description Only events created before this time */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event feed: every event of the organisation, newest first (the webhooks’ envelopes) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "events": [
+                     *         {
+                     *           "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "event": "asset.created",
+                     *           "organizationId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "data": {
+                     *             "nickname": "is required"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJrIjpbIjIwMjYtMDMtMTQiXX0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListEventsResponse"];
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `events:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:events:read";
+                    };
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One event of the feed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "event": {
+                     *         "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "event": "asset.created",
+                     *         "organizationId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "data": {
+                     *           "nickname": "is required"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetEventResponse"];
+                };
+            };
+            /** @description The URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `events:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:events:read";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
                 };
             };
             /** @description Validation failed; fieldErrors maps each field to a message */

@@ -41,7 +41,8 @@ export const hoursRoutes =
     app.post(
       '/hours',
       {
-        config: { scope: 'hours:write' },
+        // The seed's own Idempotency-Key semantics (per organisation, original logId, replayed: true).
+        config: { scope: 'hours:write', idempotency: 'own' },
         schema: {
           operationId: 'createHoursLog',
           tags,

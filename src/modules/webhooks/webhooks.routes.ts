@@ -126,7 +126,8 @@ export const webhookRoutes =
     app.post(
       '/webhooks/:id/test',
       {
-        config: { scope: 'events:write' },
+        // Sends over the network for up to WEBHOOK_TIMEOUT_MS: never inside a held transaction.
+        config: { scope: 'events:write', idempotency: 'outside-transaction' },
         schema: {
           operationId: 'testWebhook',
           tags,

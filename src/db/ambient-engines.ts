@@ -1,0 +1,177 @@
+import type pg from 'pg';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import { currentAmbient, savepoint, type Ambient, type AmbientEngine } from './ambient.ts';
+
+/** database.ts's SqlQuery (restated: database.ts imports this file). */
+interface SqlQuery {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], prepare?: string): Promise<T[]>;
+}
+
+type PgQuery = (...args: unknown[]) => Promise<unknown>;
+
+/** The ambient transaction on PostgreSQL: one pool connection between BEGIN and COMMIT. */
+export function pgAmbientEngine(pool: pg.Pool): AmbientEngine<pg.PoolClient> {
+  return {
+    async begin() {
+      const conn = await pool.connect();
+      try {
+        await conn.query('BEGIN');
+      } catch (err) {
+        conn.release(true);
+        throw err;
+      }
+      // As in rawTransaction: a connection whose COMMIT or ROLLBACK failed is discarded, never reused.
+      const finish = async (sql: string) => {
+        try {
+          await conn.query(sql);
+        } catch (err) {
+          conn.release(true);
+          throw err;
+        }
+        conn.release();
+      };
+      return { handle: conn, commit: () => finish('COMMIT'), rollback: () => finish('ROLLBACK') };
+    },
+  };
+}
+
+/**
+ * A connection handed to Prisma's interactive transaction inside the ambient one: its BEGIN, COMMIT and
+ * ROLLBACK become a savepoint, its release is a no-op (the ambient transaction owns the connection).
+ */
+function nestedPgConnection(ambient: Ambient<pg.PoolClient>, conn: pg.PoolClient) {
+  let name: string | null = null;
+  const translate = (text: string): string => {
+    const verb = text.trim().toUpperCase();
+    if (verb === 'BEGIN') return `SAVEPOINT ${(name = ambient.nextSavepoint())}`;
+    if (verb === 'COMMIT' && name) return `RELEASE SAVEPOINT ${name}`;
+    if (verb === 'ROLLBACK' && name) return `ROLLBACK TO SAVEPOINT ${name}`;
+    return text;
+  };
+  return {
+    query: (config: unknown, ...rest: unknown[]) => {
+      if (typeof config === 'string') return (conn.query as PgQuery)(translate(config), ...rest);
+      const c = config as { text: string };
+      return (conn.query as PgQuery)({ ...c, text: translate(c.text) }, ...rest);
+    },
+    release: () => {},
+    on: () => {},
+    removeListener: () => {},
+  };
+}
+
+export type RoutedPool = pg.Pool & {
+  /** Inside an ambient transaction: fn on its connection under a savepoint; otherwise null. */
+  nestedTransaction<T>(fn: (conn: SqlQuery) => Promise<T>): Promise<{ result: T } | null>;
+};
+
+/** The pool as Prisma's adapter and the raw runner see it: queries go to the ambient connection when one is open. */
+export function ambientPool(pool: pg.Pool): RoutedPool {
+  const onConnection = async (conn: pg.PoolClient) => ({
+    query: async <T>(text: string, params: unknown[] = [], prepare?: string) =>
+      (await conn.query(prepare ? { name: prepare, text, values: params } : { text, values: params })).rows as T[],
+  });
+  const extra = {
+    query: (...args: unknown[]) => {
+      const ambient = currentAmbient<pg.PoolClient>();
+      if (!ambient) return (pool.query as PgQuery)(...args);
+      return ambient.handle().then((conn) => (conn.query as PgQuery)(...args));
+    },
+    connect: async () => {
+      const ambient = currentAmbient<pg.PoolClient>();
+      if (!ambient) return pool.connect();
+      return nestedPgConnection(ambient, await ambient.handle());
+    },
+    nestedTransaction: async <T>(fn: (conn: SqlQuery) => Promise<T>) => {
+      const ambient = currentAmbient<pg.PoolClient>();
+      if (!ambient) return null;
+      const conn = await ambient.handle();
+      return {
+        result: await savepoint(
+          ambient,
+          (sql) => conn.query(sql),
+          async () => fn(await onConnection(conn)),
+        ),
+      };
+    },
+  };
+  return new Proxy(pool, {
+    get(target, prop) {
+      if (prop in extra) return extra[prop as keyof typeof extra];
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  }) as RoutedPool;
+}
+
+/**
+ * The ambient transaction on PGlite: a PGlite transaction held open until the ambient one finishes. PGlite
+ * has one connection, so every other transaction (and query) waits for it, exactly as for any transaction.
+ */
+export function pgliteAmbientEngine(client: PGlite): AmbientEngine<Transaction> {
+  return {
+    begin: () =>
+      new Promise((resolve, reject) => {
+        let finish: (commit: boolean) => void = () => {};
+        const decided = new Promise<boolean>((r) => (finish = r));
+        const done = client.transaction(async (tx) => {
+          resolve({
+            handle: tx,
+            commit: async () => {
+              finish(true);
+              await done;
+            },
+            rollback: async () => {
+              finish(false);
+              await done;
+            },
+          });
+          if (!(await decided)) await tx.rollback();
+        });
+        done.catch(reject);
+      }),
+  };
+}
+
+/** The PGlite client as Prisma's adapter and the raw runner see it: routed to the ambient transaction if open. */
+export function ambientPglite(client: PGlite): PGlite {
+  const extra = {
+    query: async (...args: Parameters<PGlite['query']>) => {
+      const ambient = currentAmbient<Transaction>();
+      if (!ambient) return client.query(...args);
+      return (await ambient.handle()).query(...args);
+    },
+    exec: async (...args: Parameters<PGlite['exec']>) => {
+      const ambient = currentAmbient<Transaction>();
+      if (!ambient) return client.exec(...args);
+      return (await ambient.handle()).exec(...args);
+    },
+    transaction: async <T>(fn: (tx: Transaction) => Promise<T>) => {
+      const ambient = currentAmbient<Transaction>();
+      if (!ambient) return client.transaction(fn);
+      const tx = await ambient.handle();
+      return savepoint(
+        ambient,
+        (sql) => tx.query(sql),
+        (rollback) =>
+          fn({
+            query: tx.query.bind(tx),
+            sql: tx.sql.bind(tx),
+            exec: tx.exec.bind(tx),
+            listen: tx.listen.bind(tx),
+            rollback: async () => rollback(),
+            get closed() {
+              return tx.closed;
+            },
+          } as Transaction),
+      );
+    },
+  };
+  return new Proxy(client, {
+    get(target, prop) {
+      if (prop in extra) return extra[prop as keyof typeof extra];
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}

@@ -1,0 +1,85 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * An ambient transaction: every database access made in one async context (an idempotent request's
+ * handler) joins one transaction, so the change and the idempotency record that guards it commit together.
+ * The engines' entry points (the pg pool and the PGlite client, as Prisma's adapter, the raw runner and
+ * rawTransaction see them) are wrapped to route to it while it is open; transactions begun inside it become
+ * savepoints, so a nested transaction that fails still rolls back alone, as it would on its own.
+ */
+export interface Ambient<H = unknown> {
+  /** The engine's transaction handle (a pg client after BEGIN, a PGlite transaction), opened at first use. */
+  handle(): Promise<H>;
+  /** Hooks of nested transactions and background work: run once the ambient transaction commits. */
+  readonly afterCommit: (() => void)[];
+  /** Savepoint names are numbered per ambient transaction. */
+  nextSavepoint(): string;
+}
+
+const storage = new AsyncLocalStorage<Ambient>();
+
+export function currentAmbient<H>(): Ambient<H> | undefined {
+  return storage.getStore() as Ambient<H> | undefined;
+}
+
+/** Runs fn outside any ambient transaction (work that must not join it, e.g. after-commit side work). */
+export function outsideAmbient<T>(fn: () => T): T {
+  return storage.exit(fn);
+}
+
+/** The engine's part: open a transaction and hand back its handle, and how to finish it. */
+export interface AmbientEngine<H> {
+  begin(): Promise<{ handle: H; commit(): Promise<void>; rollback(): Promise<void> }>;
+}
+
+/**
+ * Runs fn in an ambient transaction opened lazily at its first query (work before it, e.g. a DNS check,
+ * holds no transaction), committed when fn resolves and rolled back when it throws. After-commit hooks run
+ * once the commit is done, outside the ambient context.
+ */
+export async function runAmbient<H, T>(engine: AmbientEngine<H>, fn: () => Promise<T>): Promise<T> {
+  const state: { opened: ReturnType<AmbientEngine<H>['begin']> | null } = { opened: null };
+  let savepoints = 0;
+  const ambient: Ambient<H> = {
+    handle: async () => (await (state.opened ??= engine.begin())).handle,
+    afterCommit: [],
+    nextSavepoint: () => `ambient_sp_${++savepoints}`,
+  };
+  let result: T;
+  try {
+    result = await storage.run(ambient as Ambient, fn);
+  } catch (err) {
+    if (state.opened) await state.opened.then((t) => t.rollback()).catch(() => {});
+    throw err;
+  }
+  if (state.opened) await (await state.opened).commit();
+  outsideAmbient(() => {
+    for (const hook of ambient.afterCommit) hook();
+  });
+  return result;
+}
+
+/**
+ * A nested transaction inside the ambient one: a savepoint, released on success, rolled back to when fn
+ * throws or asks for a rollback.
+ */
+export async function savepoint<T>(
+  ambient: Ambient,
+  exec: (sql: string) => Promise<unknown>,
+  fn: (rollback: () => void) => Promise<T>,
+): Promise<T> {
+  const name = ambient.nextSavepoint();
+  await exec(`SAVEPOINT ${name}`);
+  let rolledBack = false;
+  let result: T;
+  try {
+    result = await fn(() => {
+      rolledBack = true;
+    });
+  } catch (err) {
+    await exec(`ROLLBACK TO SAVEPOINT ${name}`);
+    throw err;
+  }
+  await exec(rolledBack ? `ROLLBACK TO SAVEPOINT ${name}` : `RELEASE SAVEPOINT ${name}`);
+  return result;
+}
