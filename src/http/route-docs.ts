@@ -64,9 +64,10 @@ export function registerRouteDocs(app: FastifyInstance) {
     if (['POST', 'PATCH'].includes(String(route.method)) && !config.public && config.idempotency !== 'own') {
       const inUse =
         'idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds';
-      const own = response[409] as { description?: string } | undefined;
+      // A route's own 409 keeps its schema (it may carry fields such as checkedOutToUserId); only its text grows.
+      const own = response[409] as z.ZodType | undefined;
       response[409] = own
-        ? ErrorResponse.describe(`${own.description ?? 'Conflict'}; or ${inUse}`)
+        ? own.describe(`${own.description ?? 'Conflict'}; or ${inUse}`)
         : ErrorResponse.describe(inUse);
       schema.headers ??= IdempotencyKeyHeader;
     }

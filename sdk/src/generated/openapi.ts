@@ -2703,6 +2703,15 @@ export interface components {
                 reason: "retired" | "missing" | "already_checked_out";
             }[];
         };
+        /** @description Conflict; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+        CheckoutToolError409: {
+            /** @enum {boolean} */
+            ok: false;
+            error: string;
+            message: string;
+            checkedOutToUserId?: string | null;
+            checkedOutVehicleId?: string | null;
+        };
         CheckinToolResponse: {
             /** @enum {boolean} */
             ok: true;
@@ -2725,6 +2734,13 @@ export interface components {
             previousStockLevel: number;
             newStockLevel: number;
             crossedThreshold: boolean;
+        };
+        /** @description Conflict; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+        AdjustToolStockError409: {
+            /** @enum {boolean} */
+            ok: false;
+            error: string;
+            message: string;
         };
         MarkToolServicedResponse: {
             /** @enum {boolean} */
@@ -9187,7 +9203,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["CheckoutToolError409"];
                 };
             };
             /** @description Body larger than 1 MiB */
@@ -9806,7 +9822,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["AdjustToolStockError409"];
                 };
             };
             /** @description Body larger than 1 MiB */
