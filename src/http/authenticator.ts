@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.ts';
+import { runHooks } from '../db/transaction.ts';
 import type { AuthenticatedKey, Scope } from '../core/context.ts';
 import { SCOPES } from '../core/context.ts';
 import { ApiError } from '../core/errors.ts';
@@ -112,10 +113,16 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
    * TTL; other processes still see the change within it.
    */
   function forget(match: { keyIds?: readonly string[]; creatorId?: string }): void {
-    for (const [hash, entry] of cache) {
-      if (match.keyIds?.includes(entry.key.keyId) || (match.creatorId && entry.key.creator?.id === match.creatorId))
-        cache.delete(hash);
-    }
+    const drop = () => {
+      for (const [hash, entry] of cache) {
+        if (match.keyIds?.includes(entry.key.keyId) || (match.creatorId && entry.key.creator?.id === match.creatorId))
+          cache.delete(hash);
+      }
+    };
+    drop();
+    // Inside an idempotent request the change commits only when the request's transaction does: a request in
+    // between would cache the key as still valid from the committed row, so drop it again after that commit.
+    runHooks([drop]);
   }
 
   async function flushLastUsed(): Promise<void> {

@@ -122,9 +122,11 @@ export function registerIdempotency(api: FastifyInstance, options: IdempotencyOp
     } catch (err) {
       // A 4xx the operation answered is its outcome (stored, replayed); anything else frees the key for a retry.
       if (err instanceof ApiError && err.statusCode >= 400 && err.statusCode < 500) {
-        const body = { ok: false, error: err.code, message: err.message, ...err.extra };
-        const stored = { status: err.statusCode, body: reply.serializeInput(body, String(err.statusCode)) as string };
-        if (await completeKey(db, p.scope, owner, stored)) {
+        const stored = await storeOutcome(reply, p.scope, owner, err).catch((e: unknown) => {
+          request.log.warn({ err: e }, 'idempotency: storing a 4xx outcome failed');
+          return null;
+        });
+        if (stored) {
           options.afterCommit?.(request, reply);
           return send(reply, stored, false);
         }
@@ -134,6 +136,20 @@ export function registerIdempotency(api: FastifyInstance, options: IdempotencyOp
     }
     options.afterCommit?.(request, reply);
     return send(reply, response, false);
+  }
+
+  /** Records a 4xx the operation answered; null when the claim was lost (then the key is released). */
+  async function storeOutcome(reply: FastifyReply, scope: IdempotencyScope, owner: string, err: ApiError) {
+    const body = { ok: false, error: err.code, message: err.message, ...err.extra };
+    // A status the route does not declare has no serializer of its own: plain JSON, as the error handler sends.
+    let text: string;
+    try {
+      text = reply.serializeInput(body, String(err.statusCode)) as string;
+    } catch {
+      text = JSON.stringify(body);
+    }
+    const stored = { status: err.statusCode, body: text };
+    return (await completeKey(options.db, scope, owner, stored)) ? stored : null;
   }
 }
 

@@ -131,7 +131,7 @@ export function createWebhookRepository(db: Database) {
     },
 
     /**
-     * The auto-disable sweep, one statement over the index on failingSince: every active subscription whose
+     * The auto-disable sweep, one statement over the index on failingSince: up to 100 active subscriptions whose
      * attempts have all failed since before `failingBefore` and that failed again after `failedAfter` is
      * disabled with the reason; its queued deliveries are ABANDONED with that reason (history shows why; a
      * recover after re-enabling sends them again); its organisation's people get one EMAIL notification.
@@ -142,7 +142,12 @@ export function createWebhookRepository(db: Database) {
            UPDATE webhook_subscriptions s SET
              active = false, "disabledAt" = $1::timestamptz, "updatedAt" = $1::timestamptz,
              "disabledReason" = $4 || ' since ' || to_char(s."failingSince" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-           WHERE s.active AND s."failingSince" <= $2::timestamptz AND s."lastFailureAt" > $3::timestamptz
+           WHERE s.id IN (
+             -- A bounded batch per sweep (the next sweep takes the rest), never two instances on one row.
+             SELECT c.id FROM webhook_subscriptions c
+             WHERE c.active AND c."failingSince" <= $2::timestamptz AND c."lastFailureAt" > $3::timestamptz
+             ORDER BY c."failingSince" LIMIT 100 FOR UPDATE SKIP LOCKED
+           )
            RETURNING s.id, s."orgId", s.url, s.description, s."disabledReason", s."failingSince"
          ), abandoned AS (
            UPDATE webhook_deliveries d SET

@@ -120,8 +120,9 @@ export function createWebhookService({
           'The patch is empty',
         );
       }
-      await findOwned(db.prisma, ctx, id);
+      // The URL check may wait on DNS: before any query, so it never runs inside a request's transaction.
       const { url, events } = await validated(patch);
+      await findOwned(db.prisma, ctx, id);
       const data: Prisma.WebhookSubscriptionUpdateInput = {};
       if (events !== undefined) data.events = events;
       if (url !== undefined) data.url = url;
