@@ -14,12 +14,16 @@ export interface Ambient<H = unknown> {
   readonly afterCommit: (() => void)[];
   /** Savepoint names are numbered per ambient transaction. */
   nextSavepoint(): string;
+  /** Set once fn settled: late work of the context (an un-awaited query, a hook) no longer joins it. */
+  closed: boolean;
 }
 
 const storage = new AsyncLocalStorage<Ambient>();
 
 export function currentAmbient<H>(): Ambient<H> | undefined {
-  return storage.getStore() as Ambient<H> | undefined;
+  const ambient = storage.getStore() as Ambient<H> | undefined;
+  // After COMMIT or ROLLBACK its connection belongs to the pool again: late work must not touch it.
+  return ambient && !ambient.closed ? ambient : undefined;
 }
 
 /** Runs fn outside any ambient transaction (work that must not join it, e.g. after-commit side work). */
@@ -44,14 +48,17 @@ export async function runAmbient<H, T>(engine: AmbientEngine<H>, fn: () => Promi
     handle: async () => (await (state.opened ??= engine.begin())).handle,
     afterCommit: [],
     nextSavepoint: () => `ambient_sp_${++savepoints}`,
+    closed: false,
   };
   let result: T;
   try {
     result = await storage.run(ambient as Ambient, fn);
   } catch (err) {
+    ambient.closed = true;
     if (state.opened) await state.opened.then((t) => t.rollback()).catch(() => {});
     throw err;
   }
+  ambient.closed = true;
   if (state.opened) await (await state.opened).commit();
   outsideAmbient(() => {
     for (const hook of ambient.afterCommit) hook();
