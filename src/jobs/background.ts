@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { currentAmbient, outsideAmbient } from '../db/ambient.ts';
+import { runHooks } from '../db/transaction.ts';
 
 /**
  * Fire-and-forget side work (billing sync, notifications, anomaly checks): never awaited by the request
@@ -8,13 +8,11 @@ import { currentAmbient, outsideAmbient } from '../db/ambient.ts';
 export function createBackground(log: FastifyBaseLogger) {
   const pending = new Set<Promise<void>>();
   function run(name: string, context: Record<string, unknown>, work: () => Promise<unknown>): void {
-    // Side work of a change made inside an ambient transaction (an idempotent request) starts once it
-    // commits, outside it; a rollback drops it, as it would have for a change in its own transaction.
-    const ambient = currentAmbient();
-    if (ambient) {
-      ambient.afterCommit.push(() => outsideAmbient(() => run(name, context, work)));
-      return;
-    }
+    // Side work of a change made inside a request's transaction (an idempotent request) starts once it
+    // commits; a rollback drops it, as it would have for a change in its own transaction.
+    runHooks([() => start(name, context, work)]);
+  }
+  function start(name: string, context: Record<string, unknown>, work: () => Promise<unknown>): void {
     const task = Promise.resolve()
       .then(work)
       .then(
