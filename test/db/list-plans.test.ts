@@ -9,7 +9,9 @@ import { ListHoursQuery } from '../../src/modules/hours/hours.schemas.ts';
 import { listProjects } from '../../src/modules/projects/projects.repository.ts';
 import { listRepairs } from '../../src/modules/repairs/repairs.repository.ts';
 import { ListRepairsQuery } from '../../src/modules/repairs/repairs.schemas.ts';
-import { listToolEvents } from '../../src/modules/tools/tools.activity.ts';
+import { createToolActivity, listToolEvents } from '../../src/modules/tools/tools.activity.ts';
+import { equipmentUsage, EquipmentUsageQuery } from '../../src/modules/projects/project-usage.ts';
+import type { Project } from '../../src/generated/prisma/client.ts';
 import { findToolPage } from '../../src/modules/tools/tools.repository.ts';
 import { ListToolsQuery, ToolEventsQuery } from '../../src/modules/tools/tools.schemas.ts';
 import { listWorkOrders } from '../../src/modules/work-orders/work-orders.queue.ts';
@@ -28,6 +30,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
  */
 interface PlanNode {
   'Node Type': string;
+  'Relation Name'?: string;
   'Index Name'?: string;
   'Index Cond'?: string;
   Filter?: string;
@@ -325,5 +328,64 @@ describe('list queries read an index in their order, starting at the cursor', ()
       'events_orgId_type_createdAt_id_idx',
       CREATED,
     );
+  });
+
+  /** Every statement fn runs, planned (not run) under `settings`; fn's own failure (it sees no rows) is expected. */
+  async function plansOf(fn: (sql: SqlRunner) => Promise<unknown>, settings = ['enable_seqscan']): Promise<PlanNode[]> {
+    const before = plans.length;
+    await db.sql.withExclusiveLock(0x11_11, async (conn) => {
+      for (const setting of settings) await conn.exec(`SET ${setting} = off`);
+      try {
+        await fn(explaining(conn, 'aggregate')).catch(() => {});
+      } finally {
+        for (const setting of settings) await conn.exec(`RESET ${setting}`);
+      }
+    });
+    return plans.slice(before).map((p) => p.plan);
+  }
+  const scansOf = (plan: PlanNode, table: string) =>
+    nodes(plan).filter((n) => /Scan/.test(n['Node Type']) && n['Relation Name'] === table);
+
+  it('tool utilization: one index-only range of custody events, in order (no sort of the events)', async () => {
+    const [plan, ...more] = await plansOf((sql) =>
+      createToolActivity({ db: { ...db, sql } } as never).utilization({ orgId } as RequestContext, 't1', {
+        days: 365,
+        topN: 3,
+      }),
+    );
+    expect(more).toEqual([]);
+    const scans = scansOf(plan, 'tool_events');
+    expect(scans.length).toBeGreaterThan(0);
+    for (const s of scans) {
+      expect(s['Node Type']).toBe('Index Only Scan');
+      expect(s['Index Name']).toBe('tool_events_custody_idx');
+      expect(s['Index Cond']).toContain('"createdAt"');
+    }
+    // Sorts see grouped users only, never the events themselves.
+    const sorts = nodes(plan).filter((n) => n['Node Type'] === 'Sort');
+    for (const sort of sorts) expect(scansOf(sort, 'tool_events')).toEqual([]);
+  });
+
+  it("equipment usage: the project's assets by primary key, never the organisation's", async () => {
+    // Statistics for the planner to weigh: 2,000 assets, none checked out.
+    await db.sql.exec(
+      `INSERT INTO assets (id, "orgId", nickname, "assetClass", "meterType", "meterUnit", "updatedAt")
+       SELECT 'plan-asset-' || n, 'org-plans', 'Asset ' || n, 'on-road', 'HOURS', 'h', now() FROM generate_series(1, 2000) n;
+       ANALYZE assets`,
+    );
+    const project = { id: 'p1', orgId, name: 'Plans', hourlyRate: null } as Project;
+    const page = EquipmentUsageQuery.parse({});
+    // With nested loops priced out, a plain join of the project's asset ids to assets hashes or merges the whole
+    // organisation's assets (what the planner chose at scale, misjudging the project's size); the lateral
+    // lookup is a nested loop whatever the estimates.
+    const found = await plansOf((sql) => equipmentUsage(sql, project, page), ['enable_seqscan', 'enable_nestloop']);
+    expect(found).toHaveLength(2);
+    for (const plan of found) {
+      const scans = scansOf(plan, 'assets');
+      expect(scans.length).toBeGreaterThan(0);
+      // An Index Cond on orgId alone would read every asset of the organisation.
+      for (const s of scans)
+        expect(s['Index Cond'] ?? s['Recheck Cond'] ?? '').toMatch(/\(id = |"checkedOutToProjectId" = /);
+    }
   });
 });

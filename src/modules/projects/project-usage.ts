@@ -122,6 +122,7 @@ interface ToolRow {
  * to it now. Hours are the per-asset delta sums rounded to cents (numeric, so the total of the rounded
  * values is exact). The sums come from project_asset_usage, which triggers keep in step with meter_logs,
  * so the cost follows the project's assets, not its logs; totals and one sorted page come out of one statement.
+ * The LIMIT 1 keeps the lateral lookup from being flattened back into a join.
  */
 const ASSETS_SQL = `
   WITH per_asset AS (
@@ -131,7 +132,11 @@ const ASSETS_SQL = `
     SELECT a.id AS "assetId", a.nickname, round(coalesce(l.hours, 0)::numeric, 2) AS hours, l.last AS "lastLoggedAt",
       coalesce(l.n, 0) AS "logCount", a."checkedOutToProjectId" IS NOT DISTINCT FROM $2 AS "currentlyOnProject"
     FROM (SELECT "assetId" AS id FROM per_asset UNION SELECT id FROM assets WHERE "checkedOutToProjectId" = $2 AND "orgId" = $1) ids
-    JOIN assets a ON a.id = ids.id AND a."orgId" = $1
+    -- One primary-key lookup per asset of the project. As a plain join the planner, estimating the project's
+    -- asset count from the average project, hashed all of the organisation's assets (a 100,000-row scan).
+    CROSS JOIN LATERAL (
+      SELECT id, nickname, "checkedOutToProjectId" FROM assets WHERE id = ids.id AND "orgId" = $1 LIMIT 1
+    ) a
     LEFT JOIN per_asset l ON l."assetId" = a.id
   ), page AS (
     SELECT * FROM rollup
@@ -181,11 +186,19 @@ export async function equipmentUsage(
     totalHours: number;
     repairCost: number;
     rows: (Omit<AssetRow, 'lastLoggedAt'> & { lastLoggedAt: string | null })[];
-  }>(ASSETS_SQL, [orgId, projectId, after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, page.assetsLimit + 1]);
+  }>(
+    ASSETS_SQL,
+    [orgId, projectId, after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, page.assetsLimit + 1],
+    'project-usage-assets',
+  );
   const [toolPart] = await sql.query<{
     toolCount: number;
     rows: (Omit<ToolRow, 'checkedOutAt'> & { checkedOutAt: string | null })[];
-  }>(TOOLS_SQL, [orgId, projectId, toolsAfter?.[0] ?? null, toolsAfter?.[1] ?? null, page.toolsLimit + 1]);
+  }>(
+    TOOLS_SQL,
+    [orgId, projectId, toolsAfter?.[0] ?? null, toolsAfter?.[1] ?? null, page.toolsLimit + 1],
+    'project-usage-tools',
+  );
 
   const rate = project.hourlyRate;
   const withRevenue = (hours: number) => (rate == null ? {} : { estimatedRevenueUsd: round2(hours * rate) });
