@@ -31,6 +31,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
+  'Recheck Cond'?: string;
   'Index Name'?: string;
   'Index Cond'?: string;
   Filter?: string;

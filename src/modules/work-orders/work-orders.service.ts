@@ -8,6 +8,7 @@ import { assertStatusMove, lockOwnedWorkOrder, recordCompletion, repairTotals } 
 import { listWorkOrders, queueKey } from './work-orders.queue.ts';
 import { paginate } from '../../core/pagination.ts';
 import { insertWorkOrder, insertWorkOrderAlone } from './work-orders.operations.ts';
+import { createKeyedQueue } from '../../core/keyed-queue.ts';
 import {
   toWorkOrderRow,
   WORK_ORDER_PRIORITIES,
@@ -45,6 +46,8 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 export function createWorkOrderService({ db }: Pick<ServiceDeps, 'db'>) {
+  // Per organisation, this process sends one numbering statement at a time (work-orders.operations.ts).
+  const numbering = createKeyedQueue();
   /** A flag link implies its asset: the asset defaults to the flag's and may not contradict it. */
   async function assetForFlag(
     tx: Prisma.TransactionClient,
@@ -87,7 +90,7 @@ export function createWorkOrderService({ db }: Pick<ServiceDeps, 'db'>) {
               await recordCompletion(tx, ctx, created);
               return created;
             })
-          : await insertWorkOrderAlone(db.sql, ctx, { ...input, assetId });
+          : await insertWorkOrderAlone(db.sql, numbering, ctx, { ...input, assetId });
       return { ok: true as const, workOrderId: wo.id, number: wo.number };
     },
 
