@@ -104,3 +104,31 @@ export async function ensureScaleDatabase(
   log(`seeded in ${((performance.now() - started) / 60_000).toFixed(1)} min`);
   return { url, key: orgs[0].key, orgId: orgs[0].orgId, tag: orgs[0].tag, userId: orgs[0].userId };
 }
+
+/**
+ * `n` small organisations, each with a key: the work-order benchmark's baseline (the same create with no number
+ * lock shared between requests). New ones every run (a few rows each), so no key is reused across runs.
+ */
+export async function createSpreadOrgs(url: string, n: number): Promise<string[]> {
+  const db = await openDatabase({ databaseUrl: url, dataDir: 'unused' });
+  try {
+    const admin = createOrgAdmin(db);
+    const run = Date.now().toString(36);
+    const keys: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const slug = `spread-${run}-${i}`;
+      await admin.createOrg(`Spread ${i}`, slug);
+      await admin.createUser(slug, `${slug}@example.com`, 'Bench');
+      const key = await admin.createKey({
+        orgSlug: slug,
+        userEmail: `${slug}@example.com`,
+        label: 'bench',
+        rateLimit: '100000000',
+      });
+      keys.push(key.key);
+    }
+    return keys;
+  } finally {
+    await db.close();
+  }
+}

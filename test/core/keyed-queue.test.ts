@@ -58,4 +58,25 @@ describe('createKeyedQueue', () => {
     await tick();
     expect(queue.size()).toBe(0);
   });
+
+  it('with two slots per key, the third task waits for the first to finish', async () => {
+    const queue = createKeyedQueue(2);
+    const gates = [deferred(), deferred(), deferred()];
+    const started: number[] = [];
+    const runs = gates.map((gate, i) =>
+      queue.run('org-a', async () => {
+        started.push(i);
+        await gate.promise;
+      }),
+    );
+    await tick();
+    expect(started).toEqual([0, 1]);
+    gates[1].resolve();
+    await tick();
+    expect(started).toEqual([0, 1, 2]);
+    gates[0].resolve();
+    gates[2].resolve();
+    await Promise.all(runs);
+    expect(queue.size()).toBe(0);
+  });
 });

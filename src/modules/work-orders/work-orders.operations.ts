@@ -46,11 +46,13 @@ export async function insertWorkOrder(tx: Tx, ctx: RequestContext, input: NewWor
  * itself cannot be rolled back by resetting its connection; the server's statement timeout (5 s by default,
  * below the 6 s query and 15 s request deadlines) ends it before the request could be answered with an error.
  *
- * `numbering` lets one statement per organisation at a time leave this process; the others wait their turn
- * in arrival order here. Waiters on a PostgreSQL row lock are not served in order (each wakes and retries),
- * which gave a burst of creates a long tail (p99 over twice the p50), and each waiter held a pool connection
- * while blocked: ten creates in one organisation could take every connection from the other tenants. The
- * row lock still orders creates across instances and transactions.
+ * `numbering` lets at most two statements per organisation at a time leave this process: one holding the number
+ * lock and the next already waiting for it at the database, so the lock passes at commit without a round trip
+ * through this process; the others wait their turn here, in arrival order. Waiters on a PostgreSQL row lock are
+ * not served in order (each wakes and retries), which gave a burst of creates a long tail, and each waiter held a
+ * pool connection while blocked: ten creates in one organisation could take every connection from the other
+ * tenants. With one waiter there is no order to get wrong. The row lock still orders creates across instances
+ * and transactions.
  */
 export async function insertWorkOrderAlone(
   sql: SqlRunner,

@@ -46,8 +46,9 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 export function createWorkOrderService({ db }: Pick<ServiceDeps, 'db'>) {
-  // Per organisation, this process sends one numbering statement at a time (work-orders.operations.ts).
-  const numbering = createKeyedQueue();
+  // Per organisation, this process has at most two numbering statements at the database: one holding the number
+  // lock and the next waiting for it (work-orders.operations.ts).
+  const numbering = createKeyedQueue(2);
   /** A flag link implies its asset: the asset defaults to the flag's and may not contradict it. */
   async function assetForFlag(
     tx: Prisma.TransactionClient,

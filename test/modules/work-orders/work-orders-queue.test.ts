@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { onPostgres } from '../../helpers/db.ts';
+import { holdWrite } from '../../helpers/hold.ts';
 
 let t: TestApp;
 
@@ -34,6 +36,40 @@ describe('work-order numbers', () => {
       Array.from({ length: 10 }, (_, i) => i + 1),
     );
   });
+
+  it.skipIf(!onPostgres)(
+    "a burst of creates in one organisation waits in the process, not on the other tenants' connections",
+    async () => {
+      const busy = await t.tenant('Burst');
+      const other = await t.tenant('Bystander');
+      // Another transaction holds Burst's number lock, so its creates cannot finish until it is released.
+      const held = await holdWrite(
+        t,
+        (tx) => tx.$executeRaw`SELECT 1 FROM organizations WHERE id = ${busy.orgId} FOR UPDATE`,
+      );
+      // More creates than the pool (10 connections, one of them the hold) has connections.
+      const creates = Array.from({ length: 15 }, (_, i) =>
+        t.api.post('/api/v1/work-orders', busy.key, { title: `Burst ${i}` }),
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      const [waitingAtDb] = await t.db.sql.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      // One create holds a slot waiting for the lock and the next waits behind it; the rest wait in the process.
+      expect(waitingAtDb.n).toBeLessThanOrEqual(2);
+      // Without that, the blocked creates held every free connection and this request got 503 after the pool wait.
+      const started = Date.now();
+      const list = await t.api.get('/api/v1/work-orders', other.key);
+      expect(list.statusCode).toBe(200);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      await held.release(0);
+      const done = await Promise.all(creates);
+      expect(done.map((r) => r.statusCode)).toEqual(Array(15).fill(201));
+      expect(done.map((r) => r.json().number as number).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 15 }, (_, i) => i + 1),
+      );
+    },
+  );
 
   it('does not consume a number when the create fails validation', async () => {
     const tenant = await t.tenant('Gaps');
