@@ -132,3 +132,33 @@ export async function createSpreadOrgs(url: string, n: number): Promise<string[]
     await db.close();
   }
 }
+
+/**
+ * Removes what the write measurements added: the work orders numbered after `seqBefore` (the counter goes back, so
+ * numbers stay 1..N), the events and meter logs written since `since`, and the spread organisations.
+ */
+export async function removeBenchWrites(
+  pool: pg.Pool,
+  orgId: string,
+  seqBefore: number,
+  since: Date,
+  spreadOrgs: number,
+): Promise<void> {
+  const c = await pool.connect();
+  try {
+    await c.query('BEGIN');
+    await c.query(`DELETE FROM work_orders WHERE "orgId" = $1 AND number > $2`, [orgId, seqBefore]);
+    await c.query(`UPDATE organizations SET "workOrderSeq" = $2 WHERE id = $1`, [orgId, seqBefore]);
+    await c.query(`DELETE FROM events WHERE "orgId" = $1 AND "createdAt" >= $2`, [orgId, since]);
+    await c.query(`DELETE FROM meter_logs WHERE "orgId" = $1 AND "createdAt" >= $2`, [orgId, since]);
+    const { rowCount } = await c.query(`DELETE FROM organizations WHERE slug LIKE 'spread-%'`);
+    if ((rowCount ?? 0) < spreadOrgs)
+      throw new Error(`expected ${spreadOrgs} spread organisations, removed ${rowCount}`);
+    await c.query('COMMIT');
+  } catch (err) {
+    await c.query('ROLLBACK');
+    throw err;
+  } finally {
+    c.release();
+  }
+}

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
-import { createSpreadOrgs, dropScaleDatabase, ensureScaleDatabase } from './scale-db.ts';
+import { createSpreadOrgs, dropScaleDatabase, ensureScaleDatabase, removeBenchWrites } from './scale-db.ts';
 import { seededId } from './scale-seed.ts';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -362,7 +362,15 @@ try {
   if (wanted('writes')) {
     // Writes: POST /hours against the same transaction hand-written on pg; POST /work-orders at 10 concurrent.
     const hourAssets = await Promise.all(Array.from({ length: 20 }, (_, i) => id('a', 50_000 + i)));
-    let reading = 100_000;
+    // Above every reading an earlier run left, so each POST /hours is a plain forward reading (not one for review).
+    const { rows: last } = await pool.query(
+      `SELECT coalesce(max("lastMeterReading"), 0)::float8 AS r FROM assets WHERE id = ANY($1)`,
+      [hourAssets],
+    );
+    let reading = Math.max(100_000, Math.ceil(last[0].r) + 1);
+    // What the writes add is removed afterwards (below), so every run measures the seeded volumes.
+    const { rows: seqBefore } = await pool.query(`SELECT "workOrderSeq" AS n FROM organizations WHERE id = $1`, [org]);
+    const writesStarted = new Date();
     const postHours = () =>
       call('/hours', {
         method: 'POST',
@@ -452,6 +460,7 @@ try {
     console.log(`  same run, the same create over 10 organisations (no shared lock): ${spread(spreadRuns)}`);
     console.log(`  same run, GET /health: ${spread(healthRuns)}`);
     console.log(`  same run, POST /hours on 20 assets: ${spread(writeRuns.hours)}`);
+    await removeBenchWrites(pool, org, seqBefore[0].n, writesStarted, spreadKeys.length);
   }
 } finally {
   for (const c of children) c.kill('SIGTERM');
