@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { currentAmbient, savepoint, type Ambient, type AmbientEngine } from './ambient.ts';
+import { currentRequestScope, DatabaseUnavailableError } from './request-scope.ts';
 
 /** database.ts's SqlQuery (restated: database.ts imports this file). */
 interface SqlQuery {
@@ -104,6 +105,23 @@ export function ambientPool(pool: pg.Pool): RoutedPool {
   }) as RoutedPool;
 }
 
+/** PGlite work started through this module and not finished, per client: is a new statement going to wait? */
+const inFlight = new WeakMap<PGlite, { n: number }>();
+const counterOf = (client: PGlite) => {
+  let c = inFlight.get(client);
+  if (!c) inFlight.set(client, (c = { n: 0 }));
+  return c;
+};
+async function tracked<T>(client: PGlite, work: () => Promise<T>): Promise<T> {
+  const counter = counterOf(client);
+  counter.n += 1;
+  try {
+    return await work();
+  } finally {
+    counter.n -= 1;
+  }
+}
+
 /**
  * The ambient transaction on PGlite: a PGlite transaction held open until the ambient one finishes. PGlite
  * has one connection, so every other transaction (and query) waits for it, exactly as for any transaction.
@@ -114,41 +132,82 @@ export function pgliteAmbientEngine(client: PGlite): AmbientEngine<Transaction> 
       new Promise((resolve, reject) => {
         let finish: (commit: boolean) => void = () => {};
         const decided = new Promise<boolean>((r) => (finish = r));
-        const done = client.transaction(async (tx) => {
-          resolve({
-            handle: tx,
-            commit: async () => {
-              finish(true);
-              await done;
-            },
-            rollback: async () => {
-              finish(false);
-              await done;
-            },
-          });
-          if (!(await decided)) await tx.rollback();
-        });
+        const done = tracked(client, () =>
+          client.transaction(async (tx) => {
+            resolve({
+              handle: tx,
+              commit: async () => {
+                finish(true);
+                await done;
+              },
+              rollback: async () => {
+                finish(false);
+                await done;
+              },
+            });
+            if (!(await decided)) await tx.rollback();
+          }),
+        );
         done.catch(reject);
       }),
   };
+}
+
+/**
+ * What the guarded pg client does for PostgreSQL: work of a request past its deadline is refused, and work that
+ * was waiting for PGlite's one connection when the deadline passed never commits (PGlite runs in this process, so
+ * there is no connection to reset; a request answered with an error must never commit afterwards).
+ */
+function refuseIfExpired(): void {
+  if (currentRequestScope()?.expired)
+    throw new DatabaseUnavailableError('database work refused: request deadline passed');
+}
+
+/**
+ * A request's statement that will have to wait for the connection runs in a transaction checked when its turn
+ * comes and again before it commits: its request may have been answered with an error meanwhile. A statement
+ * that starts at once (nothing ahead of it, the common case) runs as it is: a transaction around it would
+ * double its cost.
+ */
+function statement<T>(client: PGlite, run: (on: Pick<Transaction, 'query' | 'exec'>) => Promise<T>): Promise<T> {
+  if (counterOf(client).n === 0 || !currentRequestScope()) return tracked(client, () => run(client));
+  return tracked(client, () =>
+    client.transaction(async (tx) => {
+      refuseIfExpired();
+      const result = await run(tx);
+      refuseIfExpired();
+      return result;
+    }),
+  );
 }
 
 /** The PGlite client as Prisma's adapter and the raw runner see it: routed to the ambient transaction if open. */
 export function ambientPglite(client: PGlite): PGlite {
   const extra = {
     query: async (...args: Parameters<PGlite['query']>) => {
+      refuseIfExpired();
       const ambient = currentAmbient<Transaction>();
-      if (!ambient) return client.query(...args);
+      if (!ambient) return statement(client, (on) => on.query(...args));
       return (await ambient.handle()).query(...args);
     },
     exec: async (...args: Parameters<PGlite['exec']>) => {
+      refuseIfExpired();
       const ambient = currentAmbient<Transaction>();
-      if (!ambient) return client.exec(...args);
+      if (!ambient) return statement(client, (on) => on.exec(...args));
       return (await ambient.handle()).exec(...args);
     },
     transaction: async <T>(fn: (tx: Transaction) => Promise<T>) => {
+      refuseIfExpired();
       const ambient = currentAmbient<Transaction>();
-      if (!ambient) return client.transaction(fn);
+      if (!ambient)
+        return tracked(client, () =>
+          client.transaction(async (tx) => {
+            refuseIfExpired(); // its turn may come after the deadline
+            const result = await fn(tx);
+            refuseIfExpired(); // before PGlite commits
+            return result;
+          }),
+        );
       const tx = await ambient.handle();
       return savepoint(
         ambient,

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { currentRequestScope, DatabaseUnavailableError } from './request-scope.ts';
 
 /**
  * An ambient transaction: every database access made in one async context (an idempotent request's
@@ -40,6 +41,11 @@ export interface AmbientEngine<H> {
  * Runs fn in an ambient transaction opened lazily at its first query (work before it, e.g. a DNS check,
  * holds no transaction), committed when fn resolves and rolled back when it throws. After-commit hooks run
  * once the commit is done, outside the ambient context.
+ *
+ * The request's deadline ends the transaction at once (rolled back), whatever fn is doing: on PGlite its one
+ * connection would otherwise stay taken until fn settles, and a request answered with an error must never
+ * commit afterwards. fn's later queries are refused (they are past the deadline), and fn resolving after the
+ * deadline commits nothing.
  */
 export async function runAmbient<H, T>(engine: AmbientEngine<H>, fn: () => Promise<T>): Promise<T> {
   const state: { opened: ReturnType<AmbientEngine<H>['begin']> | null } = { opened: null };
@@ -50,16 +56,33 @@ export async function runAmbient<H, T>(engine: AmbientEngine<H>, fn: () => Promi
     nextSavepoint: () => `ambient_sp_${++savepoints}`,
     closed: false,
   };
+  let ending: Promise<void> | null = null;
+  const end = (commit: boolean) =>
+    (ending ??= (async () => {
+      ambient.closed = true;
+      if (!state.opened) return;
+      const t = await state.opened;
+      await (commit ? t.commit() : t.rollback());
+    })());
+  const scope = currentRequestScope();
+  const onDeadline = { abort: () => void end(false).catch(() => {}) };
+  scope?.active.add(onDeadline);
   let result: T;
   try {
-    result = await storage.run(ambient as Ambient, fn);
-  } catch (err) {
-    ambient.closed = true;
-    if (state.opened) await state.opened.then((t) => t.rollback()).catch(() => {});
-    throw err;
+    try {
+      result = await storage.run(ambient as Ambient, fn);
+    } catch (err) {
+      await end(false).catch(() => {});
+      throw err;
+    }
+    if (scope?.expired) {
+      await end(false).catch(() => {});
+      throw new DatabaseUnavailableError('database work refused: request deadline passed');
+    }
+    await end(true);
+  } finally {
+    scope?.active.delete(onDeadline);
   }
-  ambient.closed = true;
-  if (state.opened) await (await state.opened).commit();
   outsideAmbient(() => {
     for (const hook of ambient.afterCommit) hook();
   });

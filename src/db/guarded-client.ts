@@ -18,6 +18,7 @@ export function guardedClientClass(queryTimeoutMs: number): typeof pg.Client {
     abort(reason: string): void {
       if (this.abortReason) return;
       this.abortReason = reason;
+      this.cancelRunningStatement();
       // Tell pg-pool synchronously that this client is finished, so a release() right after cannot
       // hand a connection with a half-done transaction to the next caller.
       (this as unknown as { _queryable: boolean })._queryable = false;
@@ -26,6 +27,34 @@ export function guardedClientClass(queryTimeoutMs: number): typeof pg.Client {
       ).connection.stream;
       if (typeof stream.resetAndDestroy === 'function') stream.resetAndDestroy();
       else stream.destroy();
+    }
+
+    /**
+     * The reset alone does not stop a statement the server is still running: it notices the closed socket only
+     * when it answers, so a self-committing statement waiting for a lock would commit once it got it. A
+     * CancelRequest (on a connection of its own, as PostgreSQL's protocol has it) ends it now.
+     */
+    private cancelRunningStatement(): void {
+      const self = this as unknown as {
+        processID: number | null;
+        activeQuery: unknown;
+        host: string;
+        port: number;
+        connectionParameters: { ssl?: unknown };
+      };
+      if (!self.processID || !self.activeQuery) return;
+      const canceller = new pg.Client({
+        host: self.host,
+        port: self.port,
+        ssl: self.connectionParameters.ssl as pg.ClientConfig['ssl'],
+      });
+      const connection = (
+        canceller as unknown as { connection: { on(e: string, f: () => void): void; stream?: { destroy(): void } } }
+      ).connection;
+      connection.on('error', () => {});
+      // A partitioned server never answers: give up on the cancel rather than keep its socket.
+      setTimeout(() => connection.stream?.destroy(), 2_000).unref();
+      (canceller as unknown as { cancel(client: unknown, query: unknown): void }).cancel(this, self.activeQuery);
     }
 
     // pg's own query_timeout only abandons the query; the connection would carry on (mid-transaction).

@@ -7,7 +7,10 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 export interface RequestScope {
   expired: boolean;
-  /** Connections with a query of this request in flight; reset when the deadline passes. */
+  /**
+   * What the deadline must stop: connections with a query of this request in flight (reset) and the
+   * request's open transaction (rolled back).
+   */
   readonly active: Set<{ abort(reason: string): void }>;
 }
 
