@@ -7,6 +7,8 @@ import { createWebhookRepository } from './webhooks.repository.ts';
 import { RECOVER_BATCH, toDeliveryRow, type RecoverInput } from './webhooks.schemas.ts';
 
 const DAY_SEC = 86_400;
+/** Deliveries abandoned per statement when a subscription is disabled: well inside the statement timeout. */
+const ABANDON_BATCH = 5_000;
 
 /** "5 days", "36 hours", "90 seconds": the period as people say it. */
 export function describePeriod(sec: number): string {
@@ -42,6 +44,17 @@ export function createWebhookRecoveryService({
           'Re-enable it with PATCH active: true first.',
       );
     return subscription;
+  }
+
+  /** Abandons the queued deliveries of just-disabled subscriptions, ABANDON_BATCH rows per statement. */
+  async function abandonQueued(subscriptionIds: string[]): Promise<Map<string, number>> {
+    const total = new Map<string, number>();
+    if (subscriptionIds.length === 0) return total;
+    for (;;) {
+      const moved = await repository.abandonQueued(subscriptionIds, ABANDON_BATCH);
+      for (const m of moved) total.set(m.subscriptionId, (total.get(m.subscriptionId) ?? 0) + m.n);
+      if (moved.reduce((n, m) => n + m.n, 0) < ABANDON_BATCH) return total;
+    }
   }
 
   return {
@@ -102,12 +115,14 @@ export function createWebhookRecoveryService({
         new Date(now.getTime() - recentSec * 1000),
         `disabled automatically: every delivery attempt failed for ${describePeriod(periodSec)}`,
       );
-      for (const d of disabled)
+      const abandoned = await abandonQueued(disabled.map((d) => d.id));
+      const result = disabled.map((d) => ({ ...d, abandoned: abandoned.get(d.id) ?? 0 }));
+      for (const d of result)
         log.warn(
           { subscriptionId: d.id, orgId: d.orgId, abandoned: d.abandoned },
           'webhook subscription disabled: its endpoint failed every delivery for the whole period',
         );
-      return disabled;
+      return result;
     },
   };
 }

@@ -133,11 +133,11 @@ export function createWebhookRepository(db: Database) {
     /**
      * The auto-disable sweep, one statement over the index on failingSince: up to 100 active subscriptions whose
      * attempts have all failed since before `failingBefore` and that failed again after `failedAfter` is
-     * disabled with the reason; its queued deliveries are ABANDONED with that reason (history shows why; a
-     * recover after re-enabling sends them again); its organisation's people get one EMAIL notification.
+     * disabled with the reason, and its organisation's people get one EMAIL notification. Its queued deliveries
+     * are abandoned afterwards by abandonQueued, in bounded statements (a deep backlog would not fit in one).
      */
     async disableFailing(now: Date, failingBefore: Date, failedAfter: Date, reason: string) {
-      return db.sql.query<{ id: string; orgId: string; url: string; abandoned: number }>(
+      return db.sql.query<{ id: string; orgId: string; url: string }>(
         `WITH disabled AS (
            UPDATE webhook_subscriptions s SET
              active = false, "disabledAt" = $1::timestamptz, "updatedAt" = $1::timestamptz,
@@ -149,14 +149,6 @@ export function createWebhookRepository(db: Database) {
              ORDER BY c."failingSince" LIMIT 100 FOR UPDATE SKIP LOCKED
            )
            RETURNING s.id, s."orgId", s.url, s.description, s."disabledReason", s."failingSince"
-         ), abandoned AS (
-           UPDATE webhook_deliveries d SET
-             status = 'ABANDONED', "nextAttemptAt" = NULL,
-             error = 'not sent: subscription disabled (' || x."disabledReason" || ')'
-                     || COALESCE('; last error: ' || d.error, '')
-           FROM disabled x
-           WHERE d."subscriptionId" = x.id AND d.status IN ('PENDING', 'FAILED')
-           RETURNING d."subscriptionId"
          ), notified AS (
            INSERT INTO notifications (id, "orgId", channel, kind, subject, body, payload, "dedupeKey")
            SELECT gen_random_uuid()::text, x."orgId", 'EMAIL', 'webhook.disabled',
@@ -175,9 +167,32 @@ export function createWebhookRepository(db: Database) {
            ON CONFLICT ("orgId", "dedupeKey") DO NOTHING
            RETURNING 1
          )
-         SELECT x.id, x."orgId", x.url, (SELECT count(*)::int FROM abandoned a WHERE a."subscriptionId" = x.id) AS abandoned
-         FROM disabled x`,
+         SELECT x.id, x."orgId", x.url FROM disabled x`,
         [now.toISOString(), failingBefore.toISOString(), failedAfter.toISOString(), reason, now.toISOString()],
+      );
+    },
+
+    /**
+     * Up to `limit` queued (PENDING or FAILED) deliveries of these subscriptions, while they are still disabled,
+     * become ABANDONED with the reason (history shows why; a recover after re-enabling sends them again). Read
+     * through webhook_deliveries(subscriptionId, status, createdAt, id). Returns how many per subscription.
+     */
+    async abandonQueued(subscriptionIds: string[], limit: number) {
+      return db.sql.query<{ subscriptionId: string; n: number }>(
+        `WITH picked AS (
+           SELECT d.id FROM webhook_deliveries d
+           WHERE d."subscriptionId" = ANY($1::text[]) AND d.status IN ('PENDING', 'FAILED')
+           LIMIT $2
+         ), moved AS (
+           UPDATE webhook_deliveries d SET
+             status = 'ABANDONED', "nextAttemptAt" = NULL,
+             error = 'not sent: subscription disabled (' || s."disabledReason" || ')' || COALESCE('; last error: ' || d.error, '')
+           FROM webhook_subscriptions s
+           WHERE d.id IN (SELECT id FROM picked) AND s.id = d."subscriptionId" AND NOT s.active
+           RETURNING d."subscriptionId"
+         )
+         SELECT "subscriptionId", count(*)::int AS n FROM moved GROUP BY 1`,
+        [subscriptionIds, limit],
       );
     },
   };

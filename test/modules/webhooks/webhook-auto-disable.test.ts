@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/core/clock.ts';
 import { JOBS } from '../../../src/jobs/jobs.ts';
+import { createWebhookRepository } from '../../../src/modules/webhooks/webhooks.repository.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { makeAsset, makeWebhook } from '../../helpers/factories.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
@@ -139,6 +140,33 @@ describe('failing endpoints are disabled automatically', () => {
     expect(paused.webhook.disabledAt).toEqual(expect.any(String));
     const resumed = (await t.api.patch(`/api/v1/webhooks/${subscriptionId}`, acme.key, { active: true })).json();
     expect(resumed.webhook).toMatchObject({ active: true, disabledReason: null, disabledAt: null });
+  });
+
+  it("abandons a disabled subscription's backlog in bounded statements, and only while it stays disabled", async () => {
+    const { subscriptionId } = await subscribe('/backlog');
+    await t.api.patch(`/api/v1/webhooks/${subscriptionId}`, acme.key, { active: false });
+    const queue = (n: number) =>
+      t.db.sql.exec(
+        `WITH e AS (
+           INSERT INTO events (id, "orgId", type, data)
+           SELECT gen_random_uuid()::text, '${acme.orgId}', 'asset.created', '{}'::jsonb FROM generate_series(1, ${n})
+           RETURNING id
+         )
+         INSERT INTO webhook_deliveries (id, "orgId", "subscriptionId", "eventId", "eventType")
+         SELECT gen_random_uuid()::text, '${acme.orgId}', '${subscriptionId}', e.id, 'asset.created' FROM e`,
+      );
+    await queue(7);
+    const repository = createWebhookRepository(t.db);
+    const moved = [];
+    for (let i = 0; i < 4; i++) moved.push((await repository.abandonQueued([subscriptionId], 3))[0]?.n ?? 0);
+    expect(moved).toEqual([3, 3, 1, 0]);
+    const rows = await t.db.prisma.webhookDelivery.findMany({ where: { subscriptionId } });
+    expect(rows.map((r) => r.status)).toEqual(Array(7).fill('ABANDONED'));
+    expect(rows[0].error).toBe('not sent: subscription disabled (paused with PATCH active: false)');
+    // Re-enabled before the rest was abandoned: what is still queued is sent, not abandoned.
+    await t.api.patch(`/api/v1/webhooks/${subscriptionId}`, acme.key, { active: true });
+    await queue(2);
+    expect(await repository.abandonQueued([subscriptionId], 3)).toEqual([]);
   });
 
   it('runs as a registered job, and not at all when the period is 0', async () => {
