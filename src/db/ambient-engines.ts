@@ -31,7 +31,17 @@ export function pgAmbientEngine(pool: pg.Pool): AmbientEngine<pg.PoolClient> {
         }
         conn.release();
       };
-      return { handle: conn, commit: () => finish('COMMIT'), rollback: () => finish('ROLLBACK') };
+      return {
+        handle: conn,
+        commit: () => finish('COMMIT'),
+        rollback: () => finish('ROLLBACK'),
+        // fn may still hold the connection: reset it (the server rolls back) and discard it, so that it is never
+        // handed to another request while fn's late queries could still reach it (they are refused).
+        abandon: async () => {
+          (conn as unknown as { abort?: (reason: string) => void }).abort?.('request deadline passed');
+          conn.release(true);
+        },
+      };
     },
   };
 }
@@ -72,11 +82,27 @@ export function ambientPool(pool: pg.Pool): RoutedPool {
     query: async <T>(text: string, params: unknown[] = [], prepare?: string) =>
       (await conn.query(prepare ? { name: prepare, text, values: params } : { text, values: params })).rows as T[],
   });
+  // pg-pool hands a waiting caller its connection from inside the release() of whoever freed it, so its own
+  // query() runs the statement in that other request's async context, under the other request's deadline.
+  // Awaiting connect() here resumes in the caller's context: the statement runs under its own request scope.
+  const queryInCallersContext = async (args: unknown[]) => {
+    const conn = await pool.connect();
+    let failed: Error | undefined;
+    try {
+      return await (conn.query as PgQuery)(...args);
+    } catch (err) {
+      failed = err as Error;
+      throw err;
+    } finally {
+      conn.release(failed); // as pool.query(): a connection whose query failed is not reused
+    }
+  };
   const extra = {
     query: (...args: unknown[]) => {
       const ambient = currentAmbient<pg.PoolClient>();
-      if (!ambient) return (pool.query as PgQuery)(...args);
-      return ambient.handle().then((conn) => (conn.query as PgQuery)(...args));
+      if (ambient) return ambient.handle().then((conn) => (conn.query as PgQuery)(...args));
+      if (typeof args[args.length - 1] === 'function') return (pool.query as PgQuery)(...args);
+      return queryInCallersContext(args);
     },
     connect: async () => {
       const ambient = currentAmbient<pg.PoolClient>();
@@ -141,6 +167,11 @@ export function pgliteAmbientEngine(client: PGlite): AmbientEngine<Transaction> 
                 await done;
               },
               rollback: async () => {
+                finish(false);
+                await done;
+              },
+              // One connection, in this process: rolling back frees it; fn's late queries are refused.
+              abandon: async () => {
                 finish(false);
                 await done;
               },

@@ -34,7 +34,13 @@ export function outsideAmbient<T>(fn: () => T): T {
 
 /** The engine's part: open a transaction and hand back its handle, and how to finish it. */
 export interface AmbientEngine<H> {
-  begin(): Promise<{ handle: H; commit(): Promise<void>; rollback(): Promise<void> }>;
+  begin(): Promise<{
+    handle: H;
+    commit(): Promise<void>;
+    rollback(): Promise<void>;
+    /** At the request's deadline, while fn may still hold the handle: end it so that no one can use it again. */
+    abandon(): Promise<void>;
+  }>;
 }
 
 /**
@@ -57,29 +63,29 @@ export async function runAmbient<H, T>(engine: AmbientEngine<H>, fn: () => Promi
     closed: false,
   };
   let ending: Promise<void> | null = null;
-  const end = (commit: boolean) =>
+  const end = (how: 'commit' | 'rollback' | 'abandon') =>
     (ending ??= (async () => {
       ambient.closed = true;
       if (!state.opened) return;
       const t = await state.opened;
-      await (commit ? t.commit() : t.rollback());
+      await t[how]();
     })());
   const scope = currentRequestScope();
-  const onDeadline = { abort: () => void end(false).catch(() => {}) };
+  const onDeadline = { abort: () => void end('abandon').catch(() => {}) };
   scope?.active.add(onDeadline);
   let result: T;
   try {
     try {
       result = await storage.run(ambient as Ambient, fn);
     } catch (err) {
-      await end(false).catch(() => {});
+      await end('rollback').catch(() => {});
       throw err;
     }
     if (scope?.expired) {
-      await end(false).catch(() => {});
+      await end('rollback').catch(() => {});
       throw new DatabaseUnavailableError('database work refused: request deadline passed');
     }
-    await end(true);
+    await end('commit');
   } finally {
     scope?.active.delete(onDeadline);
   }

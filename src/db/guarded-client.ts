@@ -1,3 +1,4 @@
+import net from 'node:net';
 import pg from 'pg';
 import { currentRequestScope, DatabaseUnavailableError } from './request-scope.ts';
 
@@ -18,7 +19,6 @@ export function guardedClientClass(queryTimeoutMs: number): typeof pg.Client {
     abort(reason: string): void {
       if (this.abortReason) return;
       this.abortReason = reason;
-      this.cancelRunningStatement();
       // Tell pg-pool synchronously that this client is finished, so a release() right after cannot
       // hand a connection with a half-done transaction to the next caller.
       (this as unknown as { _queryable: boolean })._queryable = false;
@@ -27,34 +27,22 @@ export function guardedClientClass(queryTimeoutMs: number): typeof pg.Client {
       ).connection.stream;
       if (typeof stream.resetAndDestroy === 'function') stream.resetAndDestroy();
       else stream.destroy();
+      try {
+        this.cancelRunningStatement();
+      } catch {
+        // Best effort: the statement timeout still ends it.
+      }
     }
 
     /**
      * The reset alone does not stop a statement the server is still running: it notices the closed socket only
      * when it answers, so a self-committing statement waiting for a lock would commit once it got it. A
-     * CancelRequest (on a connection of its own, as PostgreSQL's protocol has it) ends it now.
+     * CancelRequest (protocol message on a connection of its own, before any authentication) ends it now.
      */
     private cancelRunningStatement(): void {
-      const self = this as unknown as {
-        processID: number | null;
-        activeQuery: unknown;
-        host: string;
-        port: number;
-        connectionParameters: { ssl?: unknown };
-      };
-      if (!self.processID || !self.activeQuery) return;
-      const canceller = new pg.Client({
-        host: self.host,
-        port: self.port,
-        ssl: self.connectionParameters.ssl as pg.ClientConfig['ssl'],
-      });
-      const connection = (
-        canceller as unknown as { connection: { on(e: string, f: () => void): void; stream?: { destroy(): void } } }
-      ).connection;
-      connection.on('error', () => {});
-      // A partitioned server never answers: give up on the cancel rather than keep its socket.
-      setTimeout(() => connection.stream?.destroy(), 2_000).unref();
-      (canceller as unknown as { cancel(client: unknown, query: unknown): void }).cancel(this, self.activeQuery);
+      const self = this as unknown as { processID: number | null; secretKey: number | null; _activeQuery: unknown };
+      if (!self.processID || self.secretKey == null || !self._activeQuery) return;
+      sendCancelRequest(this.host, this.port, self.processID, self.secretKey);
     }
 
     // pg's own query_timeout only abandons the query; the connection would carry on (mid-transaction).
@@ -114,4 +102,21 @@ export function guardedClientClass(queryTimeoutMs: number): typeof pg.Client {
       return Promise.reject(err);
     }
   } as unknown as typeof pg.Client;
+}
+
+/**
+ * PostgreSQL's CancelRequest: length 16, code 80877102, the backend's process id and secret key, sent as the
+ * first and only message of a new connection (a Unix socket when host is a directory). Fire and forget: a
+ * partitioned server never answers, so the socket is dropped after 2 s whatever happens.
+ */
+function sendCancelRequest(host: string, port: number, processId: number, secretKey: number): void {
+  const message = Buffer.alloc(16);
+  message.writeInt32BE(16, 0);
+  message.writeInt32BE(80877102, 4);
+  message.writeInt32BE(processId, 8);
+  message.writeInt32BE(secretKey, 12);
+  const socket = host.startsWith('/') ? net.connect(`${host}/.s.PGSQL.${port}`) : net.connect(port, host);
+  socket.on('error', () => {});
+  socket.setTimeout(2_000, () => socket.destroy());
+  socket.on('connect', () => socket.end(message));
 }

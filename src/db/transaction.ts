@@ -1,6 +1,7 @@
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { Database, SqlQuery } from './database.ts';
 import { currentAmbient } from './ambient.ts';
+import { currentRequestScope, DatabaseUnavailableError } from './request-scope.ts';
 
 export type Tx = Prisma.TransactionClient;
 
@@ -33,8 +34,18 @@ export async function transaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): 
     },
     { maxWait: 15_000, timeout: 30_000 },
   );
+  refusedPastDeadline(db);
   runHooks(hooks);
   return result;
+}
+
+/**
+ * On PGlite a transaction whose request passed its deadline rolls back instead of committing (ambient-engines.ts),
+ * but Prisma's PGlite adapter reports the commit as done: its hooks must not run, nor the use case go on.
+ */
+function refusedPastDeadline(db: Database): void {
+  if (db.kind === 'pglite' && currentRequestScope()?.expired)
+    throw new DatabaseUnavailableError('database work refused: request deadline passed');
 }
 
 /**
@@ -60,6 +71,7 @@ export interface SqlTx extends SqlQuery {
 export async function sqlTransaction<T>(db: Database, fn: (tx: SqlTx) => Promise<T>): Promise<T> {
   const hooks: (() => void)[] = [];
   const result = await db.rawTransaction((conn) => fn({ query: conn.query, afterCommit: (hook) => hooks.push(hook) }));
+  refusedPastDeadline(db);
   runHooks(hooks);
   return result;
 }

@@ -30,7 +30,7 @@ const UTILIZATION_SQL = `
     SELECT kind, "holderUserId" AS uid, "createdAt" AS t, lead("createdAt") OVER (ORDER BY "createdAt", id) AS next_t
     FROM tool_events
     WHERE "toolId" = $1 AND "orgId" = $2 AND kind IN ('CHECK_OUT', 'CHECK_IN') AND "createdAt" <= $4::timestamptz
-      AND "createdAt" >= coalesce((SELECT max("createdAt") FROM tool_events WHERE "toolId" = $1
+      AND "createdAt" >= coalesce((SELECT max("createdAt") FROM tool_events WHERE "toolId" = $1 AND "orgId" = $2
         AND kind IN ('CHECK_OUT', 'CHECK_IN') AND "createdAt" < $3::timestamptz), $3::timestamptz)
   ), kept AS MATERIALIZED (
     -- date_part is float8 (extract() would be numeric, several times slower per interval); every time here has
@@ -42,8 +42,9 @@ const UTILIZATION_SQL = `
     WHERE e > s OR (e = s AND s > $3::timestamptz AND s < $4::timestamptz)
   )
   SELECT (SELECT coalesce(sum(ms), 0)::float8 FROM kept) AS "checkedOutMs", (SELECT count(*)::int FROM kept) AS "checkoutCount",
-    coalesce((SELECT kind = 'CHECK_OUT' FROM tool_events WHERE "toolId" = $1 AND kind IN ('CHECK_OUT', 'CHECK_IN')
-      AND "createdAt" <= $4::timestamptz ORDER BY "createdAt" DESC, id DESC LIMIT 1), false) AS "openAtWindowEnd",
+    coalesce((SELECT kind = 'CHECK_OUT' FROM tool_events WHERE "toolId" = $1 AND "orgId" = $2
+      AND kind IN ('CHECK_OUT', 'CHECK_IN') AND "createdAt" <= $4::timestamptz ORDER BY "createdAt" DESC, id DESC LIMIT 1),
+      false) AS "openAtWindowEnd",
     coalesce((SELECT json_agg(json_build_object('userId', k.uid, 'name', us.name, 'email', us.email,
         'checkedOutMs', k.ms, 'checkoutCount', k.n) ORDER BY k.ms DESC, k.n DESC, k.uid)
       FROM (SELECT uid, sum(ms)::float8 AS ms, count(*)::int AS n FROM kept WHERE uid IS NOT NULL

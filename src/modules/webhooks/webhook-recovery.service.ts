@@ -9,6 +9,7 @@ import { RECOVER_BATCH, toDeliveryRow, type RecoverInput } from './webhooks.sche
 const DAY_SEC = 86_400;
 /** Deliveries abandoned per statement when a subscription is disabled: well inside the statement timeout. */
 const ABANDON_BATCH = 5_000;
+const AUTO_DISABLED = 'disabled automatically';
 
 /** "5 days", "36 hours", "90 seconds": the period as people say it. */
 export function describePeriod(sec: number): string {
@@ -51,9 +52,9 @@ export function createWebhookRecoveryService({
     const total = new Map<string, number>();
     if (subscriptionIds.length === 0) return total;
     for (;;) {
-      const moved = await repository.abandonQueued(subscriptionIds, ABANDON_BATCH);
+      const { picked, moved } = await repository.abandonQueued(subscriptionIds, ABANDON_BATCH);
       for (const m of moved) total.set(m.subscriptionId, (total.get(m.subscriptionId) ?? 0) + m.n);
-      if (moved.reduce((n, m) => n + m.n, 0) < ABANDON_BATCH) return total;
+      if (picked < ABANDON_BATCH) return total;
     }
   }
 
@@ -113,9 +114,11 @@ export function createWebhookRecoveryService({
         now,
         new Date(now.getTime() - periodSec * 1000),
         new Date(now.getTime() - recentSec * 1000),
-        `disabled automatically: every delivery attempt failed for ${describePeriod(periodSec)}`,
+        `${AUTO_DISABLED}: every delivery attempt failed for ${describePeriod(periodSec)}`,
       );
-      const abandoned = await abandonQueued(disabled.map((d) => d.id));
+      // Also the backlog of any earlier run that stopped between disabling and abandoning (a crash, a restart).
+      const unfinished = await repository.disabledWithBacklog(AUTO_DISABLED);
+      const abandoned = await abandonQueued([...new Set([...disabled.map((d) => d.id), ...unfinished])]);
       const result = disabled.map((d) => ({ ...d, abandoned: abandoned.get(d.id) ?? 0 }));
       for (const d of result)
         log.warn(

@@ -173,15 +173,34 @@ export function createWebhookRepository(db: Database) {
     },
 
     /**
+     * Up to 100 inactive subscriptions whose disabledReason starts with `reasonPrefix` and that still have queued
+     * deliveries (each checked through webhook_deliveries(subscriptionId, status, createdAt, id); subscriptions
+     * are few, and this runs once per auto-disable sweep).
+     */
+    async disabledWithBacklog(reasonPrefix: string) {
+      const rows = await db.sql.query<{ id: string }>(
+        `SELECT s.id FROM webhook_subscriptions s
+         WHERE NOT s.active AND starts_with(s."disabledReason", $1)
+           AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d."subscriptionId" = s.id AND d.status IN ('PENDING', 'FAILED'))
+         LIMIT 100`,
+        [reasonPrefix],
+      );
+      return rows.map((r) => r.id);
+    },
+
+    /**
      * Up to `limit` queued (PENDING or FAILED) deliveries of these subscriptions, while they are still disabled,
      * become ABANDONED with the reason (history shows why; a recover after re-enabling sends them again). Read
-     * through webhook_deliveries(subscriptionId, status, createdAt, id). Returns how many per subscription.
+     * through webhook_deliveries(subscriptionId, status, createdAt, id). The status is checked again on the row
+     * the UPDATE locks: a send finishing meanwhile (DELIVERED) is not overwritten. Returns how many rows it
+     * picked (fewer than `limit`: nothing left) and how many it abandoned per subscription.
      */
     async abandonQueued(subscriptionIds: string[], limit: number) {
-      return db.sql.query<{ subscriptionId: string; n: number }>(
+      const [row] = await db.sql.query<{ picked: number; moved: { subscriptionId: string; n: number }[] }>(
         `WITH picked AS (
-           SELECT d.id FROM webhook_deliveries d
-           WHERE d."subscriptionId" = ANY($1::text[]) AND d.status IN ('PENDING', 'FAILED')
+           SELECT d.id FROM webhook_subscriptions s
+           JOIN webhook_deliveries d ON d."subscriptionId" = s.id AND d.status IN ('PENDING', 'FAILED')
+           WHERE s.id = ANY($1::text[]) AND NOT s.active
            LIMIT $2
          ), moved AS (
            UPDATE webhook_deliveries d SET
@@ -189,11 +208,14 @@ export function createWebhookRepository(db: Database) {
              error = 'not sent: subscription disabled (' || s."disabledReason" || ')' || COALESCE('; last error: ' || d.error, '')
            FROM webhook_subscriptions s
            WHERE d.id IN (SELECT id FROM picked) AND s.id = d."subscriptionId" AND NOT s.active
+             AND d.status IN ('PENDING', 'FAILED')
            RETURNING d."subscriptionId"
          )
-         SELECT "subscriptionId", count(*)::int AS n FROM moved GROUP BY 1`,
+         SELECT (SELECT count(*)::int FROM picked) AS picked,
+           coalesce((SELECT json_agg(m) FROM (SELECT "subscriptionId", count(*)::int AS n FROM moved GROUP BY 1) m), '[]'::json) AS moved`,
         [subscriptionIds, limit],
       );
+      return row;
     },
   };
 }

@@ -48,6 +48,18 @@ async function eventAt(minutes: number) {
   await t.deps.delivery.dispatcher.dispatchOnce();
 }
 
+/** `n` deliveries queued for the subscription (PENDING), each for an event of its own. */
+const queue = (subscriptionId: string, n: number) =>
+  t.db.sql.exec(
+    `WITH e AS (
+       INSERT INTO events (id, "orgId", type, data)
+       SELECT gen_random_uuid()::text, '${acme.orgId}', 'asset.created', '{}'::jsonb FROM generate_series(1, ${n})
+       RETURNING id
+     )
+     INSERT INTO webhook_deliveries (id, "orgId", "subscriptionId", "eventId", "eventType")
+     SELECT gen_random_uuid()::text, '${acme.orgId}', '${subscriptionId}', e.id, 'asset.created' FROM e`,
+  );
+
 describe('failing endpoints are disabled automatically', () => {
   it('disables a subscription whose every attempt failed for the period, notifies, stops queueing, and re-enables', async () => {
     const dead = await subscribe('/dead');
@@ -145,28 +157,34 @@ describe('failing endpoints are disabled automatically', () => {
   it("abandons a disabled subscription's backlog in bounded statements, and only while it stays disabled", async () => {
     const { subscriptionId } = await subscribe('/backlog');
     await t.api.patch(`/api/v1/webhooks/${subscriptionId}`, acme.key, { active: false });
-    const queue = (n: number) =>
-      t.db.sql.exec(
-        `WITH e AS (
-           INSERT INTO events (id, "orgId", type, data)
-           SELECT gen_random_uuid()::text, '${acme.orgId}', 'asset.created', '{}'::jsonb FROM generate_series(1, ${n})
-           RETURNING id
-         )
-         INSERT INTO webhook_deliveries (id, "orgId", "subscriptionId", "eventId", "eventType")
-         SELECT gen_random_uuid()::text, '${acme.orgId}', '${subscriptionId}', e.id, 'asset.created' FROM e`,
-      );
-    await queue(7);
+    await queue(subscriptionId, 7);
     const repository = createWebhookRepository(t.db);
-    const moved = [];
-    for (let i = 0; i < 4; i++) moved.push((await repository.abandonQueued([subscriptionId], 3))[0]?.n ?? 0);
-    expect(moved).toEqual([3, 3, 1, 0]);
+    const runs = [];
+    for (let i = 0; i < 4; i++) runs.push(await repository.abandonQueued([subscriptionId], 3));
+    expect(runs.map((r) => r.picked)).toEqual([3, 3, 1, 0]);
+    expect(runs.map((r) => r.moved[0]?.n ?? 0)).toEqual([3, 3, 1, 0]);
     const rows = await t.db.prisma.webhookDelivery.findMany({ where: { subscriptionId } });
     expect(rows.map((r) => r.status)).toEqual(Array(7).fill('ABANDONED'));
     expect(rows[0].error).toBe('not sent: subscription disabled (paused with PATCH active: false)');
     // Re-enabled before the rest was abandoned: what is still queued is sent, not abandoned.
     await t.api.patch(`/api/v1/webhooks/${subscriptionId}`, acme.key, { active: true });
-    await queue(2);
-    expect(await repository.abandonQueued([subscriptionId], 3)).toEqual([]);
+    await queue(subscriptionId, 2);
+    expect(await repository.abandonQueued([subscriptionId], 3)).toEqual({ picked: 0, moved: [] });
+  });
+
+  it('finishes the backlog of a sweep that stopped after disabling (a crash between the two steps)', async () => {
+    const { subscriptionId } = await subscribe('/crashed');
+    await queue(subscriptionId, 2);
+    await t.db.sql.query(
+      `UPDATE webhook_subscriptions SET active = false,
+         "disabledReason" = 'disabled automatically: every delivery attempt failed for 1 hour since earlier'
+       WHERE id = $1`,
+      [subscriptionId],
+    );
+    offsetMs = 0;
+    expect((await sweep()).map((d) => d.id)).not.toContain(subscriptionId); // disabled before, not now
+    const rows = await t.db.prisma.webhookDelivery.findMany({ where: { subscriptionId } });
+    expect(rows.map((r) => r.status)).toEqual(['ABANDONED', 'ABANDONED']);
   });
 
   it('runs as a registered job, and not at all when the period is 0', async () => {
