@@ -9,9 +9,7 @@ import { ListHoursQuery } from '../../src/modules/hours/hours.schemas.ts';
 import { listProjects } from '../../src/modules/projects/projects.repository.ts';
 import { listRepairs } from '../../src/modules/repairs/repairs.repository.ts';
 import { ListRepairsQuery } from '../../src/modules/repairs/repairs.schemas.ts';
-import { createToolActivity, listToolEvents } from '../../src/modules/tools/tools.activity.ts';
-import { equipmentUsage, EquipmentUsageQuery } from '../../src/modules/projects/project-usage.ts';
-import type { Project } from '../../src/generated/prisma/client.ts';
+import { listToolEvents } from '../../src/modules/tools/tools.activity.ts';
 import { findToolPage } from '../../src/modules/tools/tools.repository.ts';
 import { ListToolsQuery, ToolEventsQuery } from '../../src/modules/tools/tools.schemas.ts';
 import { listWorkOrders } from '../../src/modules/work-orders/work-orders.queue.ts';
@@ -20,26 +18,15 @@ import { listYards } from '../../src/modules/yards/yards.repository.ts';
 import { listEvents } from '../../src/modules/events/events.repository.ts';
 import { ListEventsQuery } from '../../src/modules/events/events.schemas.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { nodes, plansOf, type PlanNode } from '../helpers/plans.ts';
 
 /**
  * The plan of every list query, read with EXPLAIN through the repositories' own SQL. On test-sized tables
  * the planner rightly prefers sequential scans, so sequential scans are priced out (enable_seqscan = off)
  * and each query must then read the index named for it, start at the cursor (a row-value or range Index
  * Cond, not a Filter), and never sort a set that is not already cut to a page. Dropping an index, or
- * writing a cursor the index cannot use, fails here.
+ * writing a cursor the index cannot use, fails here. The two aggregates are in aggregate-plans.test.ts.
  */
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Recheck Cond'?: string;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  Filter?: string;
-  'Parent Relationship'?: string;
-  Plans?: PlanNode[];
-}
-
-const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
 /** A Sort may only see rows that a Limit already cut to a page (the per-value ranges of a split list). */
 function unboundedSorts(n: PlanNode): PlanNode[] {
@@ -51,32 +38,12 @@ function unboundedSorts(n: PlanNode): PlanNode[] {
 
 let db: TestDatabase;
 let orgId: string;
-const plans: { label: string; plan: PlanNode }[] = [];
 
-/** A SqlRunner that records the plan of each query instead of running it. */
-const explaining = (conn: SqlRunner, label: string): SqlRunner => ({
-  ...conn,
-  query: async <T>(text: string, params: unknown[] = []) => {
-    const [row] = await conn.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${text}`, params);
-    const raw = row['QUERY PLAN'];
-    const json = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
-    plans.push({ label, plan: json[0].Plan });
-    return [] as T[];
-  },
-});
-
+/** The plan of the one statement `run` sends, with sequential scans priced out. */
 async function planOf(label: string, run: (sql: SqlRunner) => Promise<unknown>): Promise<PlanNode> {
-  const before = plans.length;
-  await db.sql.withExclusiveLock(0x11_11, async (conn) => {
-    await conn.exec('SET enable_seqscan = off');
-    try {
-      await run(explaining(conn, label));
-    } finally {
-      await conn.exec('RESET enable_seqscan');
-    }
-  });
-  expect(plans.length, `${label}: no query ran`).toBe(before + 1);
-  return plans[before].plan;
+  const found = await plansOf(db, run);
+  expect(found.length, `${label}: expected one statement`).toBe(1);
+  return found[0];
 }
 
 /**
@@ -329,64 +296,5 @@ describe('list queries read an index in their order, starting at the cursor', ()
       'events_orgId_type_createdAt_id_idx',
       CREATED,
     );
-  });
-
-  /** Every statement fn runs, planned (not run) under `settings`; fn's own failure (it sees no rows) is expected. */
-  async function plansOf(fn: (sql: SqlRunner) => Promise<unknown>, settings = ['enable_seqscan']): Promise<PlanNode[]> {
-    const before = plans.length;
-    await db.sql.withExclusiveLock(0x11_11, async (conn) => {
-      for (const setting of settings) await conn.exec(`SET ${setting} = off`);
-      try {
-        await fn(explaining(conn, 'aggregate')).catch(() => {});
-      } finally {
-        for (const setting of settings) await conn.exec(`RESET ${setting}`);
-      }
-    });
-    return plans.slice(before).map((p) => p.plan);
-  }
-  const scansOf = (plan: PlanNode, table: string) =>
-    nodes(plan).filter((n) => /Scan/.test(n['Node Type']) && n['Relation Name'] === table);
-
-  it('tool utilization: one index-only range of custody events, in order (no sort of the events)', async () => {
-    const [plan, ...more] = await plansOf((sql) =>
-      createToolActivity({ db: { ...db, sql } } as never).utilization({ orgId } as RequestContext, 't1', {
-        days: 365,
-        topN: 3,
-      }),
-    );
-    expect(more).toEqual([]);
-    const scans = scansOf(plan, 'tool_events');
-    expect(scans.length).toBeGreaterThan(0);
-    for (const s of scans) {
-      expect(s['Node Type']).toBe('Index Only Scan');
-      expect(s['Index Name']).toBe('tool_events_custody_idx');
-      expect(s['Index Cond']).toContain('"createdAt"');
-    }
-    // Sorts see grouped users only, never the events themselves.
-    const sorts = nodes(plan).filter((n) => n['Node Type'] === 'Sort');
-    for (const sort of sorts) expect(scansOf(sort, 'tool_events')).toEqual([]);
-  });
-
-  it("equipment usage: the project's assets by primary key, never the organisation's", async () => {
-    // Statistics for the planner to weigh: 2,000 assets, none checked out.
-    await db.sql.exec(
-      `INSERT INTO assets (id, "orgId", nickname, "assetClass", "meterType", "meterUnit", "updatedAt")
-       SELECT 'plan-asset-' || n, 'org-plans', 'Asset ' || n, 'on-road', 'HOURS', 'h', now() FROM generate_series(1, 2000) n;
-       ANALYZE assets`,
-    );
-    const project = { id: 'p1', orgId, name: 'Plans', hourlyRate: null } as Project;
-    const page = EquipmentUsageQuery.parse({});
-    // With nested loops priced out, a plain join of the project's asset ids to assets hashes or merges the whole
-    // organisation's assets (what the planner chose at scale, misjudging the project's size); the lateral
-    // lookup is a nested loop whatever the estimates.
-    const found = await plansOf((sql) => equipmentUsage(sql, project, page), ['enable_seqscan', 'enable_nestloop']);
-    expect(found).toHaveLength(2);
-    for (const plan of found) {
-      const scans = scansOf(plan, 'assets');
-      expect(scans.length).toBeGreaterThan(0);
-      // An Index Cond on orgId alone would read every asset of the organisation.
-      for (const s of scans)
-        expect(s['Index Cond'] ?? s['Recheck Cond'] ?? '').toMatch(/\(id = |"checkedOutToProjectId" = /);
-    }
   });
 });
