@@ -1,9 +1,8 @@
-/* eslint-disable max-lines -- one benchmark run end to end (seed, every endpoint, the table) */
 // Scale benchmark (issue 11): every read endpoint at production volume on PostgreSQL, page 1 against a deep
 // page, sequential and 10 concurrent, each next to its raw baseline (the same query on the pg driver from
 // this process), plus the CSV export rate and the two hot writes against their raw equivalents.
 //
-// Usage: npm run bench:scale                 seeds fleet_scale once (~8 min), then measures (~3 min)
+// Usage: npm run bench:scale                 seeds fleet_scale once (~3 min), then measures (~4 min)
 //        npm run bench:scale -- --drop       drops the scale database
 // Env: BENCH_DATABASE_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/postgres),
 //      BENCH_SCALE_DB (database name, default fleet_scale), BENCH_ROUNDS (alternating rounds, default 3),
@@ -12,17 +11,25 @@
 //      server-side integrator sends them; fetch: Node's fetch, whose own CPU on the shared cores adds to the tail).
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { Pool as HttpPool } from 'undici';
-import { createSpreadOrgs, dropScaleDatabase, ensureScaleDatabase, removeBenchWrites } from './scale-db.ts';
+import { dropScaleDatabase, ensureScaleDatabase } from './scale-db.ts';
+import { measureWrites } from './scale-writes.ts';
 import { seededId } from './scale-seed.ts';
+import {
+  apiClient,
+  CLIENT,
+  concurrent,
+  median,
+  ROUNDS,
+  SAMPLES,
+  sequential,
+  timed,
+  type Stats,
+} from './scale-measure.ts';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = process.env.BENCH_SCALE_DB ?? 'fleet_scale';
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 60);
 const PORT = 4320;
 const log = (m: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
 
@@ -34,67 +41,10 @@ if (process.argv.includes('--drop')) {
 
 const scale = await ensureScaleDatabase(ADMIN_URL, DB_NAME, log);
 const pool = new pg.Pool({ connectionString: scale.url, max: 10 });
-const auth = { authorization: `Bearer ${scale.key}`, 'content-type': 'application/json' };
 const base = `http://127.0.0.1:${PORT}/api/v1`;
+const { call, close: closeClient } = apiClient(PORT, scale.key);
 const cursor = (values: unknown[]) => Buffer.from(JSON.stringify(values)).toString('base64url');
 const id = (kind: string, n: number) => seededId(pool as unknown as pg.ClientBase, scale.tag, kind, n);
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
-const median = (xs: number[]) => pct(xs, 50);
-
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
-}
-
-const CLIENT = process.env.BENCH_CLIENT ?? 'undici';
-if (CLIENT !== 'undici' && CLIENT !== 'fetch') throw new Error('BENCH_CLIENT is undici or fetch');
-const http = new HttpPool(`http://127.0.0.1:${PORT}`, { connections: 10, pipelining: 1 });
-
-async function call(path: string, init: { method?: 'GET' | 'POST'; body?: string; key?: string } = {}) {
-  const headers = init.key ? { ...auth, authorization: `Bearer ${init.key}` } : auth;
-  if (CLIENT === 'fetch') {
-    const res = await fetch(`${base}${path}`, { headers, method: init.method, body: init.body });
-    const body = await res.arrayBuffer();
-    if (!res.ok)
-      throw new Error(`${init.method ?? 'GET'} ${path}: ${res.status} ${Buffer.from(body).toString().slice(0, 300)}`);
-    return body;
-  }
-  const res = await http.request({
-    path: `/api/v1${path}`,
-    method: init.method ?? 'GET',
-    headers,
-    body: init.body,
-  });
-  const body = await res.body.arrayBuffer();
-  if (res.statusCode >= 400)
-    throw new Error(`${init.method ?? 'GET'} ${path}: ${res.statusCode} ${Buffer.from(body).toString().slice(0, 300)}`);
-  return body;
-}
-
-interface Stats {
-  p50: number;
-  p99: number;
-}
-async function sequential(fn: () => Promise<unknown>, n = SAMPLES): Promise<Stats> {
-  const xs: number[] = [];
-  for (let i = 0; i < n; i++) xs.push(await timed(fn));
-  return { p50: median(xs), p99: pct(xs, 99) };
-}
-async function concurrent(fn: () => Promise<unknown>, n = SAMPLES * 2, workers = 10): Promise<Stats> {
-  const xs: number[] = [];
-  let left = n;
-  await Promise.all(
-    Array.from({ length: workers }, async () => {
-      while (left-- > 0) xs.push(await timed(fn));
-    }),
-  );
-  return { p50: median(xs), p99: pct(xs, 99) };
-}
 
 /** API sequential, API 10 concurrent and the raw query, in alternating rounds; the median of each figure. */
 async function measure(api: () => Promise<unknown>, raw: (() => Promise<unknown>) | null) {
@@ -359,112 +309,10 @@ try {
       `CSV export: ${csvRows} rows, ${Math.round(csvRows / (csvMs / 1000))} rows/s (raw SELECT of every row on pg ${Math.round(csvRows / (median(copyRuns) / 1000))} rows/s); server RSS ${(rssBefore / 1024).toFixed(0)} -> ${(rssAfter / 1024).toFixed(0)} MiB over ${ROUNDS} exports`,
     );
   }
-  if (wanted('writes')) {
-    // Writes: POST /hours against the same transaction hand-written on pg; POST /work-orders at 10 concurrent.
-    const hourAssets = await Promise.all(Array.from({ length: 20 }, (_, i) => id('a', 50_000 + i)));
-    // Above every reading an earlier run left, so each POST /hours is a plain forward reading (not one for review).
-    const { rows: last } = await pool.query(
-      `SELECT coalesce(max("lastMeterReading"), 0)::float8 AS r FROM assets WHERE id = ANY($1)`,
-      [hourAssets],
-    );
-    let reading = Math.max(100_000, Math.ceil(last[0].r) + 1);
-    // What the writes add is removed afterwards (below), so every run measures the seeded volumes.
-    const { rows: seqBefore } = await pool.query(`SELECT "workOrderSeq" AS n FROM organizations WHERE id = $1`, [org]);
-    const writesStarted = new Date();
-    const postHours = () =>
-      call('/hours', {
-        method: 'POST',
-        body: JSON.stringify({
-          assetId: hourAssets[reading % 20],
-          hoursReading: ++reading,
-          note: 'bench (concurrent readings may arrive out of order)',
-        }),
-      });
-    const rawHours = async () => {
-      const c = await pool.connect();
-      try {
-        const assetId = hourAssets[reading % 20];
-        await c.query('BEGIN');
-        await c.query(`SELECT * FROM assets WHERE id = $1 AND "orgId" = $2 FOR UPDATE`, [assetId, org]);
-        const logId = randomUUID();
-        await c.query(
-          `INSERT INTO meter_logs (id, "orgId", "assetId", "hoursReading", delta, "loggedAt") VALUES ($1, $2, $3, $4, 1, now())`,
-          [logId, org, assetId, ++reading],
-        );
-        await c.query(`UPDATE assets SET "lastMeterReading" = $2, "lastMeterAt" = now() WHERE id = $1`, [
-          assetId,
-          reading,
-        ]);
-        await c.query(`INSERT INTO events (id, "orgId", type, data) VALUES ($1, $2, 'hours.logged', '{}')`, [
-          randomUUID(),
-          org,
-        ]);
-        await c.query('COMMIT');
-      } finally {
-        c.release();
-      }
-    };
-    // Warm-up as every read endpoint gets (JIT, pool connections), so round 1 does not measure start-up.
-    await concurrent(postHours, 50);
-    await concurrent(rawHours, 50);
-    const postWorkOrder = () => call('/work-orders', { method: 'POST', body: JSON.stringify({ title: 'bench' }) });
-    await concurrent(postWorkOrder, 50);
-    const writeRuns = { api: [] as number[], raw: [] as number[], hours: [] as Stats[] };
-    for (let r = 0; r < ROUNDS; r++) {
-      const n = SAMPLES * 2;
-      let stats: Stats | undefined;
-      writeRuns.api.push(n / ((await timed(async () => (stats = await concurrent(postHours, n)))) / 1000));
-      writeRuns.hours.push(stats!);
-      writeRuns.raw.push(n / ((await timed(() => concurrent(rawHours, n))) / 1000));
-    }
-    // p99 of 120 requests is their second slowest: the work orders get 600 per round so the tail is a percentile.
-    // Beside them, in alternating rounds, the same create spread over ten organisations (the same statement with no
-    // lock shared by the requests) and GET /health: what this machine's tail is without the number lock.
-    const spreadKeys = await createSpreadOrgs(scale.url, 10);
-    let spreadTurn = 0;
-    const postSpread = () =>
-      call('/work-orders', {
-        method: 'POST',
-        body: JSON.stringify({ title: 'bench' }),
-        key: spreadKeys[spreadTurn++ % spreadKeys.length],
-      });
-    const health = () => call('/health');
-    await concurrent(postSpread, 50);
-    const woN = Math.max(600, SAMPLES * 2);
-    const woRuns: Stats[] = [];
-    const spreadRuns: Stats[] = [];
-    const healthRuns: Stats[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      woRuns.push(await concurrent(postWorkOrder, woN));
-      spreadRuns.push(await concurrent(postSpread, woN));
-      healthRuns.push(await concurrent(health, woN));
-    }
-    const { rows: gaps } = await pool.query(
-      `SELECT count(*)::int AS n, max(number) - min(number) + 1 AS span FROM work_orders WHERE "orgId" = $1`,
-      [org],
-    );
-
-    const apiW = median(writeRuns.api);
-    const rawW = median(writeRuns.raw);
-    console.log(
-      `POST /hours at 10 concurrent: ${apiW.toFixed(0)}/s; the same transaction on raw pg ${rawW.toFixed(0)}/s: ${(apiW / rawW).toFixed(2)}x`,
-    );
-    const spread = (runs: Stats[]) => {
-      const p50 = median(runs.map((x) => x.p50));
-      const p99 = median(runs.map((x) => x.p99));
-      return `p50 ${f(p50)}, p99 ${f(p99)} (p99/p50 ${(p99 / p50).toFixed(2)})`;
-    };
-    console.log(
-      `POST /work-orders at 10 concurrent, one organisation: ${spread(woRuns)}; numbers ${gaps[0].n} over a span of ${gaps[0].span} (gap-free: ${gaps[0].n === Number(gaps[0].span)})`,
-    );
-    console.log(`  same run, the same create over 10 organisations (no shared lock): ${spread(spreadRuns)}`);
-    console.log(`  same run, GET /health: ${spread(healthRuns)}`);
-    console.log(`  same run, POST /hours on 20 assets: ${spread(writeRuns.hours)}`);
-    await removeBenchWrites(pool, org, seqBefore[0].n, writesStarted, spreadKeys.length);
-  }
+  if (wanted('writes')) await measureWrites(call, pool, scale, id);
 } finally {
   for (const c of children) c.kill('SIGTERM');
-  await Promise.all([pool.end(), http.close()]);
+  await Promise.all([pool.end(), closeClient()]);
 }
 
 function require_rss(pid: number): string {
