@@ -99,8 +99,11 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
     keepAliveInitialDelayMillis: 10_000,
     Client: guardedClientClass(timeouts.queryMs),
   });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
+  // An idle client losing its connection must not crash the process; the pool replaces it. Nor may a checked-out
+  // one that is reset between queries (the request deadline, guarded-client.ts): pg emits that on the client, and
+  // its next query fails with the reason anyway.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   // Prisma and the raw runner see the pool through ambientPool: inside an ambient transaction their work
   // goes to its connection.
   const routed = ambientPool(pool);
