@@ -12,6 +12,8 @@ export const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
 export const median = (xs: number[]) => pct(xs, 50);
+/** A duration for the printed tables. */
+export const f = (x: number) => `${x.toFixed(1)} ms`;
 
 export async function timed(fn: () => Promise<unknown>): Promise<number> {
   const t = performance.now();

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { createSpreadOrgs, removeBenchWrites, type ScaleDatabase } from './scale-db.ts';
-import { concurrent, median, ROUNDS, SAMPLES, timed, type Call, type Stats } from './scale-measure.ts';
+import { concurrent, f, median, ROUNDS, SAMPLES, timed, type Call, type Stats } from './scale-measure.ts';
 
 export async function measureWrites(
   call: Call,
@@ -13,7 +13,6 @@ export async function measureWrites(
   id: (kind: string, n: number) => Promise<string>,
 ): Promise<void> {
   const org = scale.orgId;
-  const f = (x: number) => `${x.toFixed(1)} ms`;
   // Writes: POST /hours against the same transaction hand-written on pg; POST /work-orders at 10 concurrent.
   const hourAssets = await Promise.all(Array.from({ length: 20 }, (_, i) => id('a', 50_000 + i)));
   // Above every reading an earlier run left, so each POST /hours is a plain forward reading (not one for review).

@@ -20,6 +20,7 @@ import {
   apiClient,
   CLIENT,
   concurrent,
+  f,
   median,
   ROUNDS,
   SAMPLES,
@@ -275,7 +276,6 @@ try {
   );
   console.log('| Endpoint | p50 seq | p99 seq | p50 10-conc | p99 10-conc | raw SQL p50 | API / raw |');
   console.log('|---|---:|---:|---:|---:|---:|---:|');
-  const f = (x: number) => `${x.toFixed(1)} ms`;
   for (const r of rows) {
     console.log(
       `| ${r.name} | ${f(r.seqP50)} | ${f(r.seqP99)} | ${f(r.concP50)} | ${f(r.concP99)} | ${r.raw === null ? '' : f(r.raw)} | ${r.raw === null ? '' : `${(r.seqP50 / r.raw).toFixed(1)}x`} |`,

@@ -3,9 +3,9 @@ import type { TestTenant } from '../helpers/fixtures.ts';
 import { recordingFetch, startSdkServer, type SdkServer } from './server.ts';
 
 /**
- * DEPENDS ON ISSUE 15 (Idempotency-Key on every POST and PATCH). Until that branch is merged the server ignores
- * the key outside POST /hours, so the retry below creates a second asset and this file fails. It is meant to:
- * it is the proof that the SDK's automatic keys make retried writes safe end to end.
+ * The SDK's automatic Idempotency-Key against the real server: a create whose answer was lost is retried and
+ * applied once. This is the proof, end to end, that retried writes are safe; without the server's Idempotency-Key
+ * handling (or without the SDK sending the key) the retry creates a second asset and this file fails.
  */
 let s: SdkServer;
 let tenant: TestTenant;

@@ -88,21 +88,31 @@ details{margin:.4rem 0}summary{cursor:pointer;color:var(--muted)}
 .muted{color:var(--muted)}
 `;
 
-/** A complete, self-contained page (styles inline, no script). */
-export function docsPage(options: { title: string; current: string; body: string }): string {
-  const nav = ENTRY_POINTS.map(
+/** The links to every entry point, the one at `current` marked as this page. */
+export function entryLinks(current: string): string {
+  return ENTRY_POINTS.map(
     (e) =>
-      `<a href="${escapeHtml(e.href)}"${e.href === options.current ? ' aria-current="page"' : ''}>${escapeHtml(e.label)}</a>`,
+      `<a href="${escapeHtml(e.href)}"${e.href === current ? ' aria-current="page"' : ''}>${escapeHtml(e.label)}</a>`,
   ).join('');
+}
+
+/** A docs page's opening up to its body: the title and inline styles (the CSP allows no external ones). */
+export function pageHead(title: string, style: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
-<title>${escapeHtml(options.title)}</title>
-<style>${STYLE}</style>
-</head>
+<title>${escapeHtml(title)}</title>
+<style>${style}</style>
+</head>`;
+}
+
+/** A complete, self-contained page (styles inline, no script). */
+export function docsPage(options: { title: string; current: string; body: string }): string {
+  const nav = entryLinks(options.current);
+  return `${pageHead(options.title, STYLE)}
 <body>
 <header class="top"><strong>Fleet Operations API</strong><nav>${nav}</nav></header>
 <main>

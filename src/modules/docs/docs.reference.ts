@@ -1,4 +1,4 @@
-import { escapeHtml, ENTRY_POINTS } from './docs.html.ts';
+import { entryLinks, escapeHtml, pageHead } from './docs.html.ts';
 
 /**
  * Start-up of the interactive reference, served as a file (/docs/assets/reference-init.<hash>.js) because the
@@ -43,19 +43,8 @@ const HEADER_STYLE =
 
 /** The /docs page: a links bar (webhooks page, contracts, health), then the reference rendered by the bundle. */
 export function referenceHtml(bundleUrl: string, initUrl: string): string {
-  const links = ENTRY_POINTS.map(
-    (e) =>
-      `<a href="${escapeHtml(e.href)}"${e.href === '/docs' ? ' aria-current="page"' : ''}>${escapeHtml(e.label)}</a>`,
-  ).join('');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>Fleet Operations API reference</title>
-<style>${HEADER_STYLE}</style>
-</head>
+  const links = entryLinks('/docs');
+  return `${pageHead('Fleet Operations API reference', HEADER_STYLE)}
 <body>
 <header class="docs-top"><strong>Fleet Operations API</strong>${links}</header>
 <noscript><p>The interactive reference needs JavaScript. The contract itself is <a href="/openapi.yaml">openapi.yaml</a>;

@@ -43,8 +43,8 @@ export async function insertWorkOrder(tx: Tx, ctx: RequestContext, input: NewWor
  * insertWorkOrder() as a transaction of its own: the one statement commits by itself, so the number lock
  * is held only while it runs, not across a BEGIN/COMMIT conversation with this process (whose event loop
  * may be busy with other requests while concurrent creates queue on the lock). A statement that commits by
- * itself cannot be rolled back by resetting its connection; the server's statement timeout (5 s by default,
- * below the 6 s query and 15 s request deadlines) ends it before the request could be answered with an error.
+ * itself cannot be rolled back by resetting its connection: at the request deadline the guarded client cancels
+ * it (guarded-client.ts), and the server's statement timeout bounds it in any case.
  *
  * `numbering` lets at most two statements per organisation at a time leave this process: one holding the number
  * lock and the next already waiting for it at the database, so the lock passes at commit without a round trip
