@@ -43,19 +43,29 @@ async function start() {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    const t0 = performance.now();
     log.info({ signal }, 'shutting down');
     const force = setTimeout(() => {
-      log.error('shutdown timed out; exiting');
+      log.error({ signal, durationMs: Math.round(performance.now() - t0) }, 'shutdown timed out; exiting');
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();
+    // Each step's duration goes into the final line, so a slow stop says which part was slow.
+    const durations: Record<string, number> = {};
+    const step = async (name: string, run: () => Promise<unknown>) => {
+      const start = performance.now();
+      await run();
+      durations[name] = Math.round(performance.now() - start);
+    };
     // Stop taking requests and let in-flight ones finish, then stop jobs, then release the database.
-    await app.close();
-    await deps.delivery.close(); // aborts webhook sends in progress and releases their claims
-    await scheduler.stop();
-    await deps.close();
-    await db.close();
+    await step('httpMs', () => app.close());
+    await step('deliveryMs', () => deps.delivery.close()); // aborts sends in progress and releases their claims
+    await step('schedulerMs', () => scheduler.stop());
+    await step('servicesMs', () => deps.close());
+    await step('databaseMs', () => db.close());
     clearTimeout(force);
+    // pino writes stdout synchronously here, so this line is out before the process exits.
+    log.info({ signal, durationMs: Math.round(performance.now() - t0), ...durations }, 'shutdown complete');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -9,6 +9,8 @@ import { nodeArgs } from '../helpers/node-process.ts';
 const dir = mkdtempSync(path.join(tmpdir(), 'fleet-shutdown-'));
 const port = 4400 + Math.floor(Math.random() * 500);
 const env = { PATH: process.env.PATH, DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'warn' };
+// The server itself logs at info: its shutdown lines are what an operator reads after a stop.
+const serverEnv = { ...env, LOG_LEVEL: 'info' };
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function waitHealthy() {
@@ -37,9 +39,11 @@ describe('graceful shutdown (real process, embedded database)', () => {
       const key = JSON.parse(quick.stdout).key.key as string;
 
       const server: ChildProcess = spawn(process.execPath, nodeArgs('src/main.ts'), {
-        env,
-        stdio: ['ignore', 'ignore', 'inherit'],
+        env: serverEnv,
+        stdio: ['ignore', 'pipe', 'inherit'],
       });
+      let stdout = '';
+      server.stdout!.on('data', (chunk) => (stdout += chunk));
       const exited = new Promise<number | null>((r) => server.once('exit', (code) => r(code)));
       await waitHealthy();
 
@@ -76,6 +80,22 @@ describe('graceful shutdown (real process, embedded database)', () => {
       expect(res.status, res.text).toBe(201);
       expect(JSON.parse(res.text)).toMatchObject({ ok: true, assetId: expect.any(String) });
       expect(await exited).toBe(0);
+      const lines = stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      // Start and end of the shutdown, the end with its total and per-step durations.
+      expect(lines.find((l) => l.msg === 'shutting down')).toMatchObject({ level: 30, signal: 'SIGTERM' });
+      expect(lines.at(-1)).toMatchObject({
+        level: 30,
+        msg: 'shutdown complete',
+        signal: 'SIGTERM',
+        durationMs: expect.any(Number),
+        httpMs: expect.any(Number),
+        databaseMs: expect.any(Number),
+      });
+      // The readiness polls above (waitHealthy) left no line at info.
+      expect(lines.filter((l) => JSON.stringify(l).includes('/api/v1/health'))).toEqual([]);
       expect(existsSync(path.join(dir, 'server.lock'))).toBe(false);
 
       // The committed asset is there after the restart.

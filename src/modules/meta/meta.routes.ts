@@ -19,6 +19,9 @@ export const metaRoutes =
       '/health',
       {
         config: { public: true },
+        // Probes come every few seconds from every orchestrator and load balancer: a passing one is not
+        // logged at info (neither "incoming request" nor "request completed"); a failing one is, at warn.
+        logLevel: 'warn',
         schema: {
           operationId: 'getHealth',
           tags: ['meta'],
@@ -29,9 +32,10 @@ export const metaRoutes =
           },
         },
       },
-      async (_req, reply) => {
+      async (req, reply) => {
         const database = await meta.pingDatabase();
         const ok = database === 'ok';
+        if (!ok) req.log.warn({ database }, 'health check failed: the database did not answer the ping');
         return reply
           .code(ok ? 200 : 503)
           .send({ ok, database, apiVersion: 'v1', commit: build.commit, uptimeSec: uptimeSec() });
@@ -42,6 +46,8 @@ export const metaRoutes =
       '/health/live',
       {
         config: { public: true },
+        logLevel: 'warn', // a liveness probe cannot fail while the process answers: never worth a line
+
         schema: {
           operationId: 'getLiveness',
           tags: ['meta'],

@@ -79,6 +79,42 @@ describe('public meta endpoints', () => {
   });
 });
 
+describe('health probes keep the log quiet', () => {
+  let loud: TestApp;
+  beforeAll(async () => {
+    loud = await createTestApp({ LOG_LEVEL: 'info' });
+  });
+  afterAll(() => loud.close());
+
+  it('a passing probe logs nothing at info; other requests still log theirs', async () => {
+    loud.logs.length = 0;
+    expect((await loud.api.get('/api/v1/health')).statusCode).toBe(200);
+    expect((await loud.api.get('/api/v1/health/live')).statusCode).toBe(200);
+    expect(loud.logs).toEqual([]);
+    const version = await loud.api.get('/api/v1/version');
+    expect(version.statusCode).toBe(200);
+    expect(loud.logs.map((l) => [l.level, l.msg])).toEqual([
+      [30, 'incoming request'],
+      [30, 'request completed'],
+    ]);
+  });
+
+  it('a failing probe logs at warn, with its request id', async () => {
+    loud.logs.length = 0;
+    const original = loud.db.sql.query;
+    loud.db.sql.query = () => Promise.reject(new Error('connection refused'));
+    try {
+      const res = await loud.api.get('/api/v1/health');
+      expect(res.statusCode).toBe(503);
+      expect(loud.logs).toEqual([
+        expect.objectContaining({ level: 40, database: 'error', reqId: res.headers['x-request-id'] }),
+      ]);
+    } finally {
+      loud.db.sql.query = original;
+    }
+  });
+});
+
 describe('changelog parser', () => {
   it('reads versions, dates, sections and wrapped bullets', () => {
     const entries = parseChangelog(
