@@ -8,6 +8,30 @@ const bool = z
 const positiveInt = z.coerce.number().int().positive();
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
 
+const trustProxy = z
+  .string()
+  .default('false')
+  // Which peers may set X-Forwarded-For: none (false), any (true: only behind a proxy that overwrites
+  // the header), or a list of proxy addresses/CIDRs (recommended). Fastify 5 ignores hop counts.
+  .transform((v, ctx): boolean | string[] => {
+    const s = v.trim().toLowerCase();
+    if (s === '' || s === 'false' || s === '0' || s === 'no') return false;
+    if (s === 'true' || s === 'yes') return true;
+    const list = v
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
+    if (
+      list.every((p) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(p) || ['loopback', 'linklocal', 'uniquelocal'].includes(p))
+    )
+      return list;
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be false, true, or a comma-separated list of proxy addresses/CIDRs',
+    });
+    return z.NEVER;
+  });
+
 const schema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -69,31 +93,7 @@ const schema = z
     REDIS_COMMAND_TIMEOUT_MS: positiveInt.default(500),
     REDIS_BREAKER_INTERVAL_MS: positiveInt.default(5_000),
     PRE_AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
-    TRUST_PROXY: z
-      .string()
-      .default('false')
-      // Which peers may set X-Forwarded-For: none (false), any (true: only behind a proxy that overwrites
-      // the header), or a list of proxy addresses/CIDRs (recommended). Fastify 5 ignores hop counts.
-      .transform((v, ctx): boolean | string[] => {
-        const s = v.trim().toLowerCase();
-        if (s === '' || s === 'false' || s === '0' || s === 'no') return false;
-        if (s === 'true' || s === 'yes') return true;
-        const list = v
-          .split(',')
-          .map((p) => p.trim())
-          .filter(Boolean);
-        if (
-          list.every(
-            (p) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(p) || ['loopback', 'linklocal', 'uniquelocal'].includes(p),
-          )
-        )
-          return list;
-        ctx.addIssue({
-          code: 'custom',
-          message: 'must be false, true, or a comma-separated list of proxy addresses/CIDRs',
-        });
-        return z.NEVER;
-      }),
+    TRUST_PROXY: trustProxy,
     GIT_COMMIT: z.preprocess(emptyAsUndefined, z.string().optional()),
     GIT_BRANCH: z.preprocess(emptyAsUndefined, z.string().optional()),
   })
@@ -163,6 +163,63 @@ export class ConfigError extends Error {}
 /** Parses the environment once; every other module receives the typed result. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const result = schema.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}
+
+const upstream = /^([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/;
+
+/** The load balancer in front of the replicas (`node dist/proxy/main.js`); same conventions as the API's. */
+const proxySchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // host:port list; each host name is resolved to all its addresses (one per Compose replica).
+    PROXY_UPSTREAM: z
+      .string()
+      .default('api:3000')
+      .transform((v, ctx) => {
+        const targets = v
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean)
+          .map((p) => p.match(upstream));
+        if (!targets.length || targets.some((m) => !m || Number(m[2]) > 65535)) {
+          ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of host:port' });
+          return z.NEVER;
+        }
+        return targets.map((m) => ({ host: m![1].replace(/^\[|\]$/g, ''), port: Number(m![2]) }));
+      }),
+    PROXY_HEALTH_PATH: z.string().startsWith('/').default('/api/v1/health'),
+    PROXY_HEALTH_INTERVAL_MS: positiveInt.min(100).default(5_000),
+    PROXY_CONNECT_TIMEOUT_MS: positiveInt.default(2_000),
+    PROXY_RESPONSE_TIMEOUT_MS: positiveInt.default(30_000),
+    TRUST_PROXY: trustProxy,
+    SHUTDOWN_TIMEOUT_MS: positiveInt.default(15_000),
+  })
+  .transform((env) => ({
+    port: env.PORT,
+    host: env.HOST,
+    logLevel: env.LOG_LEVEL,
+    upstreams: env.PROXY_UPSTREAM,
+    healthPath: env.PROXY_HEALTH_PATH,
+    /** Also how often upstream names are resolved again (replicas added or replaced). */
+    healthIntervalMs: env.PROXY_HEALTH_INTERVAL_MS,
+    connectTimeoutMs: env.PROXY_CONNECT_TIMEOUT_MS,
+    /** No byte from the upstream for this long: 504 (before the response) or the response is cut. */
+    responseTimeoutMs: env.PROXY_RESPONSE_TIMEOUT_MS,
+    trustProxy: env.TRUST_PROXY,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+  }));
+
+export type ProxyConfig = z.output<typeof proxySchema>;
+
+export function loadProxyConfig(env: Record<string, string | undefined> = process.env): ProxyConfig {
+  const result = proxySchema.safeParse(env);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
