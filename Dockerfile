@@ -28,9 +28,11 @@ ENV NODE_ENV=production \
     GIT_BRANCH=${GIT_BRANCH}
 WORKDIR /app
 COPY --from=build /runtime/ ./
+# /data belongs to the app user, so a volume mounted there (docker run -v fleet-data:/data) is writable. No
+# VOLUME line: on PostgreSQL nothing is written there, and an anonymous volume per container would be left
+# behind by every replaced container. The embedded database (no DATABASE_URL) needs a mounted volume to last.
 RUN mkdir -p /data && chown node:node /data
 USER node
-VOLUME ["/data"]
 EXPOSE 3000
 # Readiness: /api/v1/health pings the database (503 when it cannot).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
@@ -38,4 +40,5 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
 # Migrations run at start-up under a PostgreSQL advisory lock, so replicas may start together.
 # SIGTERM drains in-flight requests and the current dispatch tick before exiting (node is PID 1 and handles it).
 # Admin CLI: docker compose run --rm api node dist/cli/admin.js quickstart
+# Load balancer for several replicas (the Compose file's proxy service): node dist/proxy/main.js
 CMD ["node", "dist/main.js"]
