@@ -35,6 +35,7 @@ const HOP_BY_HOP = new Set([
   'transfer-encoding',
   'upgrade',
   'host',
+  'expect', // the body is already here: no 100-continue round trip with the replica
 ]);
 // Errors that mean the replica never received the request: safe to send it to another one.
 const NOT_DELIVERED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
