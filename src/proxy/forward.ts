@@ -90,6 +90,8 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
  * it would see without the proxy, and a client cannot choose its rate-limit identity by sending the header.
  */
 export function createForwarder(opts: ForwardOptions) {
+  // While no replica is ready every request would warn: one line per second at most, with the count.
+  let unavailable = { loggedAt: 0, since: 0 };
   const trust = proxyAddr.compile(
     opts.trustProxy === true ? ['0.0.0.0/0', '::/0'] : opts.trustProxy === false ? [] : opts.trustProxy,
   );
@@ -204,7 +206,14 @@ export function createForwarder(opts: ForwardOptions) {
     for (;;) {
       const backend = opts.upstreams.next(tried);
       if (!backend) {
-        log.warn({ method: req.method, url: req.url, tried: tried.size }, 'no healthy upstream');
+        unavailable.since++;
+        if (Date.now() - unavailable.loggedAt >= 1_000) {
+          log.warn(
+            { method: req.method, url: req.url, tried: tried.size, refused: unavailable.since },
+            'no healthy upstream',
+          );
+          unavailable = { loggedAt: Date.now(), since: 0 };
+        }
         return sendError(res, 503, 'service_unavailable', 'No API replica is ready; retry shortly.', 5);
       }
       tried.add(backend);

@@ -20,6 +20,9 @@ export interface UpstreamOptions {
 
 // The API's readiness answers within its 2 s database ping; a probe still open after this counts as down.
 const PROBE_TIMEOUT_MS = 5_000;
+// While no replica is ready (start-up, all restarting) probes come this often, so the first ready replica
+// serves within a second rather than within a full interval.
+const EAGER_INTERVAL_MS = 1_000;
 
 /**
  * The replicas and their health: every interval the upstream names are resolved again (replicas added,
@@ -113,13 +116,19 @@ export function createUpstreams(opts: UpstreamOptions) {
   };
 
   return {
-    /** Resolves and probes once, then keeps doing so every interval. */
+    /** Resolves and probes once, then keeps doing so every interval (every second while none is ready). */
     async start() {
       await tick();
-      timer = setInterval(() => void tick(), opts.intervalMs);
+      const schedule = () => {
+        const ready = [...backends.values()].some((b) => b.healthy);
+        const wait = ready ? opts.intervalMs : Math.min(opts.intervalMs, EAGER_INTERVAL_MS);
+        timer = setTimeout(() => void tick().then(() => timer && schedule()), wait);
+      };
+      schedule();
     },
     stop() {
-      clearInterval(timer);
+      clearTimeout(timer);
+      timer = undefined;
     },
     refresh: tick,
     /** The next healthy replica in turn, skipping those this request already tried. */

@@ -140,7 +140,7 @@ describe('proxy in front of two replicas', () => {
     expect(a.state.seen.length + b.state.seen.length).toBe(0);
   });
 
-  it('X-Forwarded-For: a client cannot choose its address; hop-by-hop headers stay; request id passed on', async () => {
+  it('X-Forwarded-For: a client cannot choose its address; request id and Host passed on', async () => {
     await call('/x', {
       headers: { 'x-forwarded-for': '6.6.6.6', 'x-forwarded-proto': 'https', 'x-request-id': 'abc-1' },
     });
