@@ -80,6 +80,7 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
     });
     req.once('end', () => resolve(Buffer.concat(chunks)));
     req.once('error', reject);
+    req.once('close', () => req.complete || reject(new Error('client went away before its body was complete')));
   });
 }
 
