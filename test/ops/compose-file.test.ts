@@ -1,7 +1,7 @@
 /**
  * What an operator of the Compose stack meets (issue 25): one address for every replica (only the proxy
- * publishes a port, a single one, so `--scale api=N` needs no host port range), and no anonymous volumes
- * that replaced containers would leave behind. CI validates the file with a compose client (.ci/run) and
+ * publishes a fixed port; replicas get ephemeral loopback ones, so `--scale api=N` needs no host port range),
+ * and no anonymous volumes that replaced containers would leave behind. CI validates the file with a compose client (.ci/run) and
  * starts the proxy from the image layout (scripts/verify-image.mjs); this checks the layout of the file.
  */
 import { readFileSync } from 'node:fs';
@@ -24,12 +24,14 @@ const compose = parse(readFileSync(`${ROOT}docker-compose.yml`, 'utf8')) as {
 const dockerfile = readFileSync(`${ROOT}Dockerfile`, 'utf8');
 
 describe('docker-compose.yml and the Dockerfile', () => {
-  it('only the proxy publishes a port, and a single one (no range)', () => {
-    const publishing = Object.entries(compose.services).filter(([, s]) => s.ports?.length);
-    expect(publishing.map(([name]) => name)).toEqual(['proxy']);
-    const [mapping] = compose.services.proxy.ports!;
-    expect(compose.services.proxy.ports).toHaveLength(1);
-    expect(mapping).toBe('${API_PORT:-3000}:3000');
+  it('one address: only the proxy publishes a fixed port; replicas get ephemeral loopback ports (no range)', () => {
+    expect(compose.services.proxy.ports).toEqual(['${API_PORT:-3000}:3000']);
+    // 'IP::container' = a host port Compose picks per replica: scaling needs no range and never clashes.
+    expect(compose.services.api.ports).toEqual(['127.0.0.1::3000']);
+    const fixed = Object.entries(compose.services).filter(([, s]) =>
+      s.ports?.some((p) => !p.startsWith('127.0.0.1::')),
+    );
+    expect(fixed.map(([name]) => name)).toEqual(['proxy']);
   });
 
   it('the proxy runs from the same image in front of every replica of api, which trusts it for X-Forwarded-For', () => {
