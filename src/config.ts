@@ -149,7 +149,7 @@ const schema = z
       queryMs: env.DB_QUERY_TIMEOUT_MS,
     },
     dbStartupTimeoutMs: env.DB_STARTUP_TIMEOUT_MS,
-    /** Start-up migrations: the longest wait for another process's migration lock; each DDL statement's lock_timeout. */
+    /** Start-up migrations: longest wait for another process's migration lock; each DDL statement's lock_timeout. */
     migrations: { lockWaitMs: env.MIGRATION_LOCK_WAIT_MS, lockTimeoutMs: env.MIGRATION_LOCK_TIMEOUT_MS },
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     redis: { commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS, breakerIntervalMs: env.REDIS_BREAKER_INTERVAL_MS },
