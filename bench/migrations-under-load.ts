@@ -1,11 +1,11 @@
 // A release's migrations applied by the service's own migrator to a large database under a write load (issue 25).
 // The database is migrated to just before 20261123110000_scale_indexes and seeded with BENCH_ROWS meter logs
-// (2 M, generate_series). A writer inserts a meter log every 10 ms on a pool with the API's 5 s statement
-// timeout on a pool like the API's (10 connections, 2 s to get one). Each round applies scale_indexes twice, from the same starting point: as released (one transaction,
-// plain CREATE INDEX / DROP INDEX: writes wait for the whole build) and new-style (`-- migrate:no-transaction`,
-// CREATE INDEX CONCURRENTLY IF NOT EXISTS, DROP INDEX CONCURRENTLY IF EXISTS). Reported per variant: migration
-// time, the writers' longest wait and their errors; rounds alternate the variants.
-// Usage: npx tsx bench/migrations-under-load.ts   Env: BENCH_DATABASE_URL (admin URL, default
+// (2 M, generate_series). A writer inserts a meter log every 10 ms on a pool like the API's (10 connections,
+// 2 s to get one, 5 s statement timeout). Each round applies scale_indexes twice, from the same starting point:
+// as released (one transaction, plain CREATE INDEX / DROP INDEX: writes wait for the whole build) and new-style
+// (`-- migrate:no-transaction`, CREATE INDEX CONCURRENTLY IF NOT EXISTS, DROP INDEX CONCURRENTLY IF EXISTS).
+// Reported per variant: migration time, the writers' longest wait and their errors; rounds alternate the variants.
+// Usage: npm run bench:migrations   Env: BENCH_DATABASE_URL (admin URL, default
 // postgresql://postgres@127.0.0.1:5432/postgres), BENCH_ROWS (2000000), BENCH_ROUNDS (2).
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.ts';
