@@ -91,6 +91,31 @@ CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS online_t_uniq ON online_t (id);`)
     expect(await indexState('online_t_uniq')).toEqual([{ valid: true }]);
   });
 
+  it('behind a transaction pooler (no pinned session) sets no session setting: only SET LOCAL in transactions', async () => {
+    const sent: string[] = [];
+    const pooled = {
+      ...db.sql,
+      withExclusiveLock: <T>(id: number, fn: (c: typeof db.sql) => Promise<T>) =>
+        db.sql.withExclusiveLock(id, (conn) =>
+          fn({ ...conn, pinned: false, exec: (text: string) => (sent.push(text), conn.exec(text)) }),
+        ),
+    };
+    const m = mig(`-- migrate:no-transaction
+CREATE INDEX CONCURRENTLY IF NOT EXISTS online_t_p_idx ON online_t (v, id);
+ALTER TABLE online_t ADD COLUMN IF NOT EXISTS p int;`);
+    expect(await migrate(pooled, [...readMigrations(), m])).toEqual([m.name]);
+    expect(sent.filter((t) => /^\s*(SET|RESET) (?!LOCAL)/im.test(t))).toEqual([]);
+    // Sent on its own, outside any transaction block.
+    expect(sent.filter((t) => t.includes('online_t_p_idx'))).toEqual([
+      expect.stringMatching(
+        /^-- migrate:no-transaction\nCREATE INDEX CONCURRENTLY IF NOT EXISTS online_t_p_idx ON online_t \(v, id\)$/,
+      ),
+    ]);
+    expect(sent.some((t) => t.includes('SET LOCAL lock_timeout') && t.includes('ADD COLUMN IF NOT EXISTS p'))).toBe(
+      true,
+    );
+  });
+
   it('refuses a CREATE INDEX CONCURRENTLY without IF NOT EXISTS (not re-runnable)', async () => {
     const m = mig(`-- migrate:no-transaction
 CREATE INDEX CONCURRENTLY online_t_b_idx ON online_t (v, id);`);
