@@ -56,7 +56,8 @@ function stripComments(sql: string): string {
 
 /** CONCURRENTLY index builds and drops (and the like) refuse to run inside a transaction block. */
 export function needsOwnTransaction(statement: string): boolean {
-  const s = stripComments(statement);
+  // Keywords only: literals and quoted identifiers are blanked first.
+  const s = stripComments(statement).replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"/g, "''");
   return /\bCONCURRENTLY\b/i.test(s) || /^\s*(VACUUM|CREATE\s+DATABASE|DROP\s+DATABASE)\b/i.test(s);
 }
 
