@@ -89,6 +89,8 @@ const schema = z
     DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: positiveInt.default(10_000),
     DB_QUERY_TIMEOUT_MS: positiveInt.default(6_000),
     DB_STARTUP_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+    MIGRATION_LOCK_WAIT_MS: positiveInt.default(300_000),
+    MIGRATION_LOCK_TIMEOUT_MS: positiveInt.default(2_000),
     REQUEST_TIMEOUT_MS: positiveInt.default(15_000),
     REDIS_COMMAND_TIMEOUT_MS: positiveInt.default(500),
     REDIS_BREAKER_INTERVAL_MS: positiveInt.default(5_000),
@@ -147,6 +149,8 @@ const schema = z
       queryMs: env.DB_QUERY_TIMEOUT_MS,
     },
     dbStartupTimeoutMs: env.DB_STARTUP_TIMEOUT_MS,
+    /** Start-up migrations: longest wait for another process's migration lock; each DDL statement's lock_timeout. */
+    migrations: { lockWaitMs: env.MIGRATION_LOCK_WAIT_MS, lockTimeoutMs: env.MIGRATION_LOCK_TIMEOUT_MS },
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     redis: { commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS, breakerIntervalMs: env.REDIS_BREAKER_INTERVAL_MS },
     preAuthRateLimitPerMinute: env.PRE_AUTH_RATE_LIMIT_PER_MINUTE,

@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { DatabaseStartupError, openDatabase, waitForDatabase } from './db/database.ts';
 import { loggerOptions } from './logger.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
-import { migrate } from './db/migrator.ts';
+import { migrate, MigrationError, readMigrations } from './db/migrator.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 
 async function start() {
@@ -29,7 +29,7 @@ async function start() {
     await db.close().catch(() => {});
     throw err;
   });
-  const applied = await migrate(db.sql);
+  const applied = await migrate(db.sql, readMigrations(), { ...config.migrations, log: startupLog });
   const deps = createDeps(config, db, startupLog);
   const log = deps.logger;
   if (applied.length) log.info({ applied }, 'migrations applied');
@@ -74,7 +74,8 @@ async function start() {
 
 start().catch((err) => {
   if (err instanceof ConfigError || err instanceof DataDirLockedError) console.error(err.message);
-  else if (err instanceof DatabaseStartupError) console.error(`fleet API failed to start: ${err.message}`);
+  else if (err instanceof DatabaseStartupError || err instanceof MigrationError)
+    console.error(`fleet API failed to start: ${err.message}`);
   else console.error('fleet API failed to start:', err);
   process.exit(1);
 });

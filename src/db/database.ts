@@ -5,6 +5,7 @@ import { PrismaClient } from '../generated/prisma/client.ts';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 import { ambientPglite, ambientPool, pgAmbientEngine, pgliteAmbientEngine } from './ambient-engines.ts';
 import { runAmbient } from './ambient.ts';
+import { isDirectSession, waitForXactLock, type LockWaitOptions } from './advisory-lock.ts';
 
 /** Raw SQL access below Prisma, for the migrator and health checks. */
 export interface SqlRunner {
@@ -14,9 +15,19 @@ export interface SqlRunner {
    * (a named prepared statement) instead of on every call. Never name SQL that is assembled per request.
    */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], prepare?: string): Promise<T[]>;
-  /** Runs fn while holding an exclusive cross-process lock (a PostgreSQL advisory lock). */
-  withExclusiveLock<T>(lockId: number, fn: (sql: SqlRunner) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn while holding an exclusive cross-process lock (a PostgreSQL advisory lock held by a transaction of
+   * its own, so it works through a transaction pooler too). fn gets a dedicated connection without deadlines.
+   */
+  withExclusiveLock<T>(lockId: number, fn: (sql: SqlRunner) => Promise<T>, options?: LockWaitOptions): Promise<T>;
+  /**
+   * True when every statement runs on one server session (a direct connection, PGlite): a session SET holds
+   * for the next statement. Behind a transaction pooler each transaction may land on another server session.
+   */
+  pinned?: boolean;
 }
+
+export { LockWaitTimeoutError, type LockWaitOptions } from './advisory-lock.ts';
 
 /** Queries on the one connection of a raw transaction. */
 export interface SqlQuery {
@@ -108,28 +119,33 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
   // goes to its connection.
   const routed = ambientPool(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(routed) });
-  const runner = (client: pg.Pool | pg.PoolClient): SqlRunner => ({
+  const runner = (client: pg.Pool | pg.PoolClient | pg.Client): SqlRunner => ({
     exec: async (sql) => {
       await client.query(sql);
     },
     query: async <T>(sql: string, params: unknown[] = [], prepare?: string) =>
       (await client.query(prepare ? { name: prepare, text: sql, values: params } : { text: sql, values: params }))
         .rows as T[],
-    withExclusiveLock: async (lockId, fn) => {
-      const conn = await pool.connect();
-      // Waiting for another instance's migrations and running our own may take long: no deadlines here,
-      // and the connection is discarded afterwards rather than returned to the pool with them lifted.
-      (conn as unknown as { queryTimeoutMs: number }).queryTimeoutMs = 0;
+    withExclusiveLock: async (lockId, fn, options) => {
+      // Two connections of their own, outside the pool (whose size may be 1): one holds the lock, one migrates.
+      // The lock is a transaction-scoped advisory lock in a transaction kept open for fn's duration: a session
+      // lock would not survive a transaction pooler handing the next statement to another server session.
+      const lockConn = await dedicatedClient(url, timeouts);
+      let work: pg.Client | undefined;
       try {
-        await conn.query('SET statement_timeout = 0');
-        await conn.query('SELECT pg_advisory_lock($1)', [lockId]);
-        try {
-          return await fn(runner(conn));
-        } finally {
-          await conn.query('SELECT pg_advisory_unlock($1)', [lockId]);
-        }
+        await lockConn.query('BEGIN');
+        await lockConn.query('SET LOCAL idle_in_transaction_session_timeout = 0');
+        await lockConn.query('SET LOCAL statement_timeout = 0');
+        await waitForXactLock(lockConn, lockId, options ?? {});
+        work = await dedicatedClient(url, timeouts);
+        const pinned = await isDirectSession(work);
+        // Only on a session of its own (closed afterwards) may a session setting change: never behind a pooler.
+        if (pinned) await work.query('SET statement_timeout = 0');
+        return await fn({ ...runner(work), pinned });
       } finally {
-        conn.release(true);
+        await lockConn.query('ROLLBACK').catch(() => {});
+        await lockConn.end().catch(() => {});
+        await work?.end().catch(() => {});
       }
     },
   });
@@ -201,6 +217,7 @@ async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
       query: async <T>(text: string, params: unknown[] = []) => (await routed.query<T>(text, params)).rows,
       // PGlite lives in this process alone (the data-dir lock guarantees it), so there is no one to race.
       withExclusiveLock: async (_lockId, fn) => fn(sql),
+      pinned: true,
     };
     return {
       kind: 'pglite',
@@ -223,6 +240,18 @@ async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
     lock?.release();
     throw err;
   }
+}
+
+/**
+ * A connection outside the pool for the migration lock and the migrations: no client-side query deadline and no
+ * server-side timeouts at start-up (waiting for another instance's migrations and building an index take long).
+ */
+async function dedicatedClient(url: string, timeouts: DatabaseTimeouts): Promise<pg.Client> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeouts.connectMs, keepAlive: true });
+  client.on('error', () => {}); // a lost connection fails its next query, which is the one reported
+  await client.connect();
+  return client;
 }
 
 export class DatabaseStartupError extends Error {}

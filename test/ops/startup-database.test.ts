@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import pg from 'pg';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
@@ -96,5 +97,31 @@ describe.skipIf(!onPostgres)('start-up against a database that is not there', ()
     run.kill();
     expect(run.stdout).toContain('database not reachable');
     expect(run.stdout).toContain('fleet API ready');
+  });
+});
+
+describe.skipIf(!onPostgres)('start-up while another process holds the migration lock', () => {
+  it('logs who holds it, then exits 1 with one line after MIGRATION_LOCK_WAIT_MS', async () => {
+    const base = await createTestDatabase();
+    const holder = new pg.Client({ connectionString: base.url });
+    await holder.connect();
+    try {
+      await holder.query(`SET application_name = 'migrating-elsewhere'; SELECT pg_advisory_lock(72707341)`);
+      const run = await startServer({ DATABASE_URL: base.url!, MIGRATION_LOCK_WAIT_MS: '1500' });
+      expect(run.code).toBe(1);
+      const waiting = run.stdout.split('\n').filter((l) => l.includes('waiting for the migration lock'));
+      expect(waiting[0]).toMatch(/"level":40.*held by server process \d+ \(application \\"migrating-elsewhere\\"/);
+      const errLines = run.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('npm warn'));
+      expect(errLines).toHaveLength(1);
+      expect(errLines[0]).toMatch(
+        /^fleet API failed to start: migration lock: lock 72707341 not acquired in 2 s; held by/,
+      );
+    } finally {
+      await holder.end();
+      await base.close();
+    }
   });
 });
