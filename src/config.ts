@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { z } from 'zod';
+import { parseEncryptionKeys } from './core/secret-keys.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -94,6 +95,19 @@ const schema = z
         });
         return z.NEVER;
       }),
+    SECRETS_ENCRYPTION_KEYS: z.preprocess(
+      emptyAsUndefined,
+      z
+        .string()
+        .optional()
+        .transform((v, ctx) => {
+          if (v === undefined) return [];
+          const keys = parseEncryptionKeys(v);
+          if (typeof keys !== 'string') return keys;
+          ctx.addIssue({ code: 'custom', message: keys });
+          return z.NEVER;
+        }),
+    ),
     GIT_COMMIT: z.preprocess(emptyAsUndefined, z.string().optional()),
     GIT_BRANCH: z.preprocess(emptyAsUndefined, z.string().optional()),
   })
@@ -132,6 +146,11 @@ const schema = z
       /** Delivery history and the event feed are kept this many days (then pruned by the retention job). */
       historyDays: env.WEBHOOK_HISTORY_DAYS,
     },
+    /**
+     * Keys of webhook signing secrets at rest (the first encrypts); empty: the embedded database's key file.
+     * Resolved into a keyring by core/secret-keys.ts, which knows the database kind.
+     */
+    secretsEncryptionKeys: env.SECRETS_ENCRYPTION_KEYS,
     /** Idempotency-Key records are kept at least this long (then pruned by the idempotency-keys job). */
     idempotencyKeyTtlHours: env.IDEMPOTENCY_KEY_TTL_HOURS,
     billing: { url: env.BILLING_SYNC_URL, timeoutMs: env.BILLING_SYNC_TIMEOUT_MS },
