@@ -49,14 +49,15 @@ export interface SecretBoxOptions {
 
 /**
  * Seals and opens webhook signing secrets under the keyring. Opening costs a GCM decryption (a few µs) per
- * secret, so the dispatcher's hot path goes through a small cache: bounded in size and time, keyed by the
- * subscription, slot and ciphertext (a ciphertext copied onto another row never hits another row's entry).
+ * secret, so the dispatcher's hot path goes through a small cache: bounded in size and time, one entry per
+ * subscription and slot, used only for the very ciphertext it was opened from (a ciphertext copied onto another
+ * row never hits another row's entry; a re-encrypted or rotated one is opened afresh).
  */
 export function createSecretBox(keyring: Keyring, options: SecretBoxOptions = {}) {
   const ttlMs = options.cacheTtlMs ?? 5 * 60_000;
   const max = options.cacheMax ?? 10_000;
   const now = options.now ?? Date.now;
-  const cache = new Map<string, { secret: string; until: number }>();
+  const cache = new Map<string, { stored: string; secret: string; until: number }>();
 
   function sealSecret(subscriptionId: string, slot: SecretSlot, secret: string): string {
     const { id, key } = keyring.primary;
@@ -87,14 +88,15 @@ export function createSecretBox(keyring: Keyring, options: SecretBoxOptions = {}
   }
 
   function openSecret(subscriptionId: string, slot: SecretSlot, stored: string): string {
-    const cacheKey = `${subscriptionId}\0${slot}\0${stored}`;
+    // Keyed by row and slot; a hit must be for this very ciphertext (a changed or copied one is opened afresh).
+    const cacheKey = `${slot}:${subscriptionId}`;
     const t = now();
     const hit = cache.get(cacheKey);
-    if (hit && hit.until > t) return hit.secret;
+    if (hit && hit.stored === stored && hit.until > t) return hit.secret;
     const secret = decrypt(subscriptionId, slot, stored);
     cache.delete(cacheKey);
     if (cache.size >= max) cache.delete(cache.keys().next().value!);
-    cache.set(cacheKey, { secret, until: t + ttlMs });
+    cache.set(cacheKey, { stored, secret, until: t + ttlMs });
     return secret;
   }
 
