@@ -83,7 +83,7 @@ async function rotateKey(db: Database, keyring: Keyring, flags: Flags, io: CliIo
     for (const f of result.failed) io.err(`  subscription ${f.subscriptionId}: ${f.reason}`);
     throw new PartialRunError(
       `${result.failed.length} row(s) could not be re-encrypted and ${result.remaining} were busy; ` +
-        'restore the missing key (or rotate those subscriptions\' secrets with overlapSeconds 0), then run it again',
+        "restore the missing key (or rotate those subscriptions' secrets with overlapSeconds 0), then run it again",
       summary,
     );
   }

@@ -76,8 +76,11 @@ export function createSecretBox(keyring: Keyring, options: SecretBoxOptions = {}
         `the ${slot} secret is encrypted with key "${keyId}", which is not in SECRETS_ENCRYPTION_KEYS`,
       );
     try {
-      return open(key, Buffer.from(stored.slice(stored.lastIndexOf(':') + 1), 'base64'), aad(keyId, subscriptionId, slot))
-        .toString('utf8');
+      return open(
+        key,
+        Buffer.from(stored.slice(stored.lastIndexOf(':') + 1), 'base64'),
+        aad(keyId, subscriptionId, slot),
+      ).toString('utf8');
     } catch {
       throw new SecretUnavailableError(
         subscriptionId,

@@ -81,7 +81,12 @@ describe('the keyring a process resolves', () => {
 
 // Real processes: what an operator sees.
 describe('start-up', { timeout: 120_000 }, () => {
-  const env = (extra: Record<string, string>) => ({ PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...extra });
+  const env = (extra: Record<string, string>) => ({
+    PATH: process.env.PATH ?? '',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...extra,
+  });
 
   it('on PostgreSQL without a key stops at once with one line saying how to generate one', () => {
     // Nothing listens there: the key is checked before the database is waited for.

@@ -340,7 +340,8 @@ describe('per-tick cap (WEBHOOK_BATCH_SIZE, spec: up to 50 per tick)', () => {
       fresh.key,
       Array.from({ length: 7 }, (_, i) => ({ nickname: `Cap ${i}`, assetClass: 'trailer' })),
     );
-    const config = loadConfig({ SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
+    const config = loadConfig({
+      SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
       WEBHOOK_DISPATCH_MODE: 'tick',
       WEBHOOK_BATCH_SIZE: '5',
       WEBHOOK_CA_FILE: receiver.caFile,

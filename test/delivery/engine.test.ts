@@ -173,7 +173,8 @@ describe('leases', () => {
     const other = createDelivery({
       db: t.db,
       log: silentLogger(),
-      config: loadConfig({ SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
+      config: loadConfig({
+        SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         WEBHOOK_CA_FILE: receiver.caFile,
         WEBHOOK_LEASE_SEC: '1',

@@ -126,7 +126,12 @@ export const silentLogger = () => pino({ level: 'silent' }) as unknown as Fastif
 
 /** A full app (one "process") on an existing database; close() leaves the database open. */
 export async function appOn(db: Database, env: Record<string, string> = {}) {
-  const config = loadConfig({ SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({
+    SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
   const deps: AppDeps = createDeps(config, db, silentLogger());
   const app: FastifyInstance = await buildApp(deps);
   await app.ready();

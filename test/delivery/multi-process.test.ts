@@ -76,7 +76,8 @@ describe.skipIf(!onPostgres)(
       const second = await openDatabase({ databaseUrl: base.url!, dataDir: 'unused', poolSize: 10 });
       // Two instances (own instance id, own connections), one database; many small claims interleave them.
       const configOf = (id: string) =>
-        loadConfig({ SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
+        loadConfig({
+          SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
           WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
           WEBHOOK_BATCH_SIZE: '10',
           WEBHOOK_CA_FILE: receiver.caFile,

@@ -186,7 +186,8 @@ describe.skipIf(!onPostgres)('several processes on PostgreSQL (skipped on PGlite
       const elsewhere = await openDatabase({ databaseUrl: base.url!, dataDir: 'unused', poolSize: 2 });
       // Only the instance on `elsewhere` dispatches, and its poll is far away: a prompt send can only come from
       // the NOTIFY.
-      const config = loadConfig({ SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
+      const config = loadConfig({
+        SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
         DATABASE_URL: base.url!,
         INSTANCE_ID: 'listener',
         WEBHOOK_POLL_MS: '600000',

@@ -23,7 +23,14 @@ function startServer(
   const started = Date.now();
   const child = spawn(process.execPath, nodeArgs('src/main.ts'), {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

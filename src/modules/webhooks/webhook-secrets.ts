@@ -52,7 +52,10 @@ export function createWebhookSecretStore(db: Database, box: SecretBox) {
       for (const row of rows) {
         try {
           const expired = row.previousSecretExpiresAt === null || new Date(row.previousSecretExpiresAt) <= now;
-          const { current, previous } = box.plaintexts(row.id, expired ? { ...row, previousSecretExpiresAt: null } : row);
+          const { current, previous } = box.plaintexts(
+            row.id,
+            expired ? { ...row, previousSecretExpiresAt: null } : row,
+          );
           const sealed = box.sealed(row.id, { current, previous: expired ? null : previous });
           updates.push({ id: row.id, ct: sealed.secretCiphertext, pct: sealed.previousSecretCiphertext, old: row });
         } catch (err) {
@@ -106,7 +109,11 @@ export function createWebhookSecretStore(db: Database, box: SecretBox) {
      */
     async reseal(
       scope: ResealScope,
-      { batch = 100, waitMs = 5_000, onProgress }: { batch?: number; waitMs?: number; onProgress?: (p: ResealProgress) => void } = {},
+      {
+        batch = 100,
+        waitMs = 5_000,
+        onProgress,
+      }: { batch?: number; waitMs?: number; onProgress?: (p: ResealProgress) => void } = {},
     ): Promise<ResealProgress> {
       const progress: ResealProgress = { total: await count(scope, []), resealed: 0, failed: [], remaining: 0 };
       const skip: string[] = [];
@@ -140,7 +147,8 @@ export function createWebhookSecretStore(db: Database, box: SecretBox) {
           [id, orgId],
         );
         if (!row) return null;
-        const previous = expiresAt === null ? null : box.plaintexts(id, { ...row, previousSecretExpiresAt: null }).current;
+        const previous =
+          expiresAt === null ? null : box.plaintexts(id, { ...row, previousSecretExpiresAt: null }).current;
         const sealed = box.sealed(id, { current: secret, previous });
         const [updated] = await tx.query<WebhookSubscription>(
           `UPDATE webhook_subscriptions SET secret = NULL, "previousSecret" = NULL,

@@ -28,7 +28,7 @@ export const webhookRoutes =
     const recovery = services.webhookRecovery;
     const tags = ['webhooks'];
     const secretUnavailable = ErrorResponse.describe(
-      "webhook_secret_unavailable: the stored secret cannot be opened (its encryption key is not configured, or the ciphertext was altered); the message names the key id",
+      'webhook_secret_unavailable: the stored secret cannot be opened (its encryption key is not configured, or the ciphertext was altered); the message names the key id',
     );
     const inactive = ErrorResponse.describe(
       'webhook_inactive: the subscription is paused or was disabled; re-enable it with PATCH active: true first',

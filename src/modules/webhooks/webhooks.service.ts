@@ -42,7 +42,10 @@ async function unavailable<T>(fn: () => T | Promise<T>, hint: string): Promise<T
     return await fn();
   } catch (err) {
     if (!(err instanceof SecretUnavailableError)) throw err;
-    throw conflict('webhook_secret_unavailable', `The subscription's signing secret cannot be used: ${err.message}. ${hint}`);
+    throw conflict(
+      'webhook_secret_unavailable',
+      `The subscription's signing secret cannot be used: ${err.message}. ${hint}`,
+    );
   }
 }
 

@@ -30,7 +30,10 @@ beforeAll(async () => {
   acme = await t.tenant('Keyed');
   for (let i = 0; i < 8; i++) {
     const path = `/r${i}`;
-    subs.push({ ...(await makeWebhook(t, acme.key, { url: `${receiver.origin}${path}`, events: ['asset.created'] })), path });
+    subs.push({
+      ...(await makeWebhook(t, acme.key, { url: `${receiver.origin}${path}`, events: ['asset.created'] })),
+      path,
+    });
   }
   for (const s of subs.slice(0, 2)) {
     const rotated = (await t.api.post(`/api/v1/webhooks/${s.subscriptionId}/rotate-secret`, acme.key, {})).json();
@@ -83,7 +86,14 @@ describe('admin secrets rotate-key', () => {
       const k2k1 = parseEncryptionKeys(`${K2},${K1}`) as EncryptionKey[];
       const store = createWebhookSecretStore(t.db, createSecretBox(createKeyring(k2k1)));
       const stop = new Error('interrupted');
-      await expect(store.reseal('not-primary', { batch: 1, onProgress: () => { throw stop; } })).rejects.toBe(stop);
+      await expect(
+        store.reseal('not-primary', {
+          batch: 1,
+          onProgress: () => {
+            throw stop;
+          },
+        }),
+      ).rejects.toBe(stop);
       expect((await keyIds()).filter((r) => r.cur === 'k2')).toHaveLength(1);
       // ... is finished by the command, which only sees what is left.
       const run = await adminRun(`${K2},${K1}`, 'secrets', 'rotate-key', '--batch', '2', '--json');
@@ -99,7 +109,10 @@ describe('admin secrets rotate-key', () => {
         expect([null, 'k2']).toContain(r.prev);
       }
       // Every delivery arrived once, signed with the secrets the API issued; none failed meanwhile.
-      await eventually(async () => (await t.db.prisma.webhookDelivery.count({ where: { status: 'DELIVERED' } })) === produced * 8, 20_000);
+      await eventually(
+        async () => (await t.db.prisma.webhookDelivery.count({ where: { status: 'DELIVERED' } })) === produced * 8,
+        20_000,
+      );
       expect(await t.db.prisma.webhookDelivery.count({ where: { NOT: { error: null } } })).toBe(0);
       for (const s of subs) {
         const got = receiver.requests.filter((r) => r.path === s.path);
@@ -110,7 +123,9 @@ describe('admin secrets rotate-key', () => {
         }
       }
       // Run again: nothing left to do.
-      expect(JSON.parse((await adminRun(`${K2},${K1}`, 'secrets', 'rotate-key', '--json')).out)).toMatchObject({ total: 0 });
+      expect(JSON.parse((await adminRun(`${K2},${K1}`, 'secrets', 'rotate-key', '--json')).out)).toMatchObject({
+        total: 0,
+      });
     } finally {
       await one.close();
       await two.close();

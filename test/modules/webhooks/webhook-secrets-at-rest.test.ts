@@ -177,7 +177,9 @@ describe('no secret leaves in logs, errors, metrics or the event feed', () => {
     await makeAsset(t, acme.key, { nickname: 'Quiet', assetClass: 'trailer' });
     await t.deps.delivery.dispatcher.dispatchOnce();
     // Request lines at least (their bodies are never logged; the rotation's and test send's are among them).
-    expect(t.logs.filter((l) => String(l.url ?? (l.req as { url?: string })?.url).includes('rotate-secret')).length).toBeGreaterThan(0);
+    expect(
+      t.logs.filter((l) => String(l.url ?? (l.req as { url?: string })?.url).includes('rotate-secret')).length,
+    ).toBeGreaterThan(0);
     const metrics = await t.app.inject({
       method: 'GET',
       url: '/metrics',
@@ -199,9 +201,14 @@ describe.skipIf(!onPostgres)('a pg_dump of the database', () => {
     const rotatedId = three[0].subscriptionId;
     // Through an Idempotency-Key too: the stored response (which carries the secret) is encrypted as well.
     const rotated = (
-      await t.api.post(`/api/v1/webhooks/${rotatedId}/rotate-secret`, acme.key, { overlapSeconds: 3600 }, {
-        'idempotency-key': `dump-${randomBytes(8).toString('hex')}`,
-      })
+      await t.api.post(
+        `/api/v1/webhooks/${rotatedId}/rotate-secret`,
+        acme.key,
+        { overlapSeconds: 3600 },
+        {
+          'idempotency-key': `dump-${randomBytes(8).toString('hex')}`,
+        },
+      )
     ).json();
     issued.push(rotated.secret);
     const live = [three[0].secret, three[1].secret, three[2].secret, rotated.secret];

@@ -20,7 +20,13 @@ let receiver: Receiver;
 let tenant: TestTenant;
 let app: Awaited<ReturnType<typeof appOn>>;
 let verifyWebhook: Awaited<ReturnType<typeof loadPublishedVerifier>>['verifyWebhook'];
-const old = { plain: newSecret(), current: newSecret(), replaced: newSecret(), expired: newSecret(), gone: newSecret() };
+const old = {
+  plain: newSecret(),
+  current: newSecret(),
+  replaced: newSecret(),
+  expired: newSecret(),
+  gone: newSecret(),
+};
 const ids = { plain: randomUUID(), rotated: randomUUID(), expired: randomUUID() };
 
 /** A subscription row as the previous release wrote it (its createWebhook / rotateSecret), through raw SQL. */
@@ -70,7 +76,10 @@ const live = async (id: string, at = new Date()) => {
 /** One asset.created, dispatched: returns what each subscription's receiver got. */
 async function deliverRound() {
   const before = receiver.requests.length;
-  const made = await app.api.post('/api/v1/assets', tenant.key, { nickname: `A ${randomUUID()}`, assetClass: 'trailer' });
+  const made = await app.api.post('/api/v1/assets', tenant.key, {
+    nickname: `A ${randomUUID()}`,
+    assetClass: 'trailer',
+  });
   expect(made.statusCode).toBe(201);
   await app.deps.delivery.dispatcher.dispatchOnce();
   const got = receiver.requests.slice(before);
