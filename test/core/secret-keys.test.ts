@@ -88,17 +88,24 @@ describe('start-up', { timeout: 120_000 }, () => {
     ...extra,
   });
 
-  it('on PostgreSQL without a key stops at once with one line saying how to generate one', () => {
+  it.each([
+    ['without a key', {}, 'SECRETS_ENCRYPTION_KEYS is required with DATABASE_URL'],
+    [
+      'with a malformed key',
+      { SECRETS_ENCRYPTION_KEYS: 'k1:c2hvcnQ=' },
+      'Invalid configuration: SECRETS_ENCRYPTION_KEYS: entry 1 ("k1") must be base64 of exactly 32 bytes',
+    ],
+  ])('on PostgreSQL %s stops at once with one line saying how to generate one', (_, extra, reason) => {
     // Nothing listens there: the key is checked before the database is waited for.
     const res = spawnSync(process.execPath, nodeArgs('src/main.ts'), {
-      env: env({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none' }),
+      env: env({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none', ...extra }),
       encoding: 'utf8',
       timeout: 60_000,
     });
     expect(res.status).toBe(1);
     const lines = res.stderr.trim().split('\n');
     expect(lines, res.stderr).toHaveLength(1);
-    expect(lines[0]).toContain('SECRETS_ENCRYPTION_KEYS is required with DATABASE_URL');
+    expect(lines[0]).toContain(reason);
     expect(lines[0]).toContain(`node -e "console.log('k1:'+require('crypto').randomBytes(32).toString('base64'))"`);
   });
 
