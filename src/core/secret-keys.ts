@@ -106,7 +106,7 @@ function readKeyFile(file: string, create: boolean, log: KeySource['log']): Encr
     chmodSync(file, 0o600); // whatever the umask
     log.warn(
       { keyFile: file },
-      `created the encryption key of webhook signing secrets at ${file}: back it up with the data directory, apart from database dumps`,
+      `created the encryption key of webhook signing secrets at ${file}: back it up, and keep it apart from copies of the database`,
     );
     return key;
   }

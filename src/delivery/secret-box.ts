@@ -136,10 +136,7 @@ export function createSecretBox(keyring: Keyring, options: SecretBoxOptions = {}
       return overlap && previous !== null ? [current, previous] : [current];
     },
 
-    /**
-     * The columns that store these secrets under the first key; plaintext columns NULL. An expired previous
-     * secret is dropped (it signs nothing any more).
-     */
+    /** The columns that store these secrets under the first key; plaintext columns NULL. */
     sealed(subscriptionId: string, secrets: { current: string; previous: string | null }) {
       return {
         secret: null,
