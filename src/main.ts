@@ -52,6 +52,8 @@ async function start() {
   // reads either form, so deliveries never wait for this); see "Upgrading" in the README.
   const sealed = await deps.webhookSecrets.reseal('plaintext');
   if (sealed.resealed) log.info({ sealed: sealed.resealed }, 'webhook signing secrets encrypted at rest');
+  for (const f of sealed.failed)
+    log.warn({ subscriptionId: f.subscriptionId }, `webhook secret not sealed: ${f.reason}`);
   const app = await buildApp(deps);
   await deps.delivery.start(); // before listening: frees this instance's stale webhook claims, starts delivering
   await app.listen({ port: config.port, host: config.host });
