@@ -114,6 +114,15 @@ describe('admin secrets rotate-key', () => {
         20_000,
       );
       expect(await t.db.prisma.webhookDelivery.count({ where: { NOT: { error: null } } })).toBe(0);
+      // Both instances took part (on PostgreSQL: PGlite is one process by construction, and there the two share
+      // one connection, so the first to poll may take every row).
+      const delivered = async (app: typeof one) =>
+        (await app.deps.metrics.registry.getSingleMetric('webhook_deliveries_total')!.get()).values
+          .filter((v) => v.labels.outcome === 'delivered')
+          .reduce((n, v) => n + v.value, 0);
+      const [byOne, byTwo] = [await delivered(one), await delivered(two)];
+      expect(byOne + byTwo).toBe(produced * 8);
+      if (second) expect(Math.min(byOne, byTwo)).toBeGreaterThan(0);
       for (const s of subs) {
         const got = receiver.requests.filter((r) => r.path === s.path);
         expect(got).toHaveLength(produced);
