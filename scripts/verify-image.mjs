@@ -110,6 +110,8 @@ try {
     PORT: String(PORT),
     DATA_DIR: dataDir,
     DATABASE_URL: dbUrl.toString(),
+    // PostgreSQL needs the key of webhook secrets; a throwaway one for this check.
+    SECRETS_ENCRYPTION_KEYS: `verify:${randomBytes(32).toString('base64')}`,
     LOG_LEVEL: 'warn',
     GIT_COMMIT: 'verify-image',
     GIT_BRANCH: 'ci',

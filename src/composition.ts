@@ -16,6 +16,9 @@ import {
 import { createBackground, type Background } from './jobs/background.ts';
 import { createBillingSync } from './jobs/billing-sync.ts';
 import { createDelivery, type Delivery } from './delivery/delivery.ts';
+import { createSecretBox, type SecretBox } from './delivery/secret-box.ts';
+import { keyringFromConfig, type Keyring } from './core/secret-keys.ts';
+import { createWebhookSecretStore, type WebhookSecretStore } from './modules/webhooks/webhook-secrets.ts';
 import { loggerOptions } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createServices, type Services } from './modules/services.ts';
@@ -32,6 +35,9 @@ export interface AppDeps {
   services: Services;
   /** Outbound webhook delivery (sender, dispatcher, wake-up, breakers); main.ts starts it. */
   delivery: Delivery;
+  /** Webhook signing secrets at rest: sealing and opening (secretBox), and their storage (start-up sealing). */
+  secretBox: SecretBox;
+  webhookSecrets: WebhookSecretStore;
   build: BuildInfo;
   changelog: ChangelogEntry[];
   /** Seams for tests that simulate a crash at a precise point; always empty in production. */
@@ -45,7 +51,14 @@ export function createDeps(
   config: Config,
   db: Database,
   logger?: FastifyBaseLogger,
-  { clock = systemClock }: { clock?: Clock } = {},
+  {
+    clock = systemClock,
+    keyring = keyringFromConfig(config.secretsEncryptionKeys, db.kind),
+  }: {
+    clock?: Clock;
+    /** The keys of webhook secrets; main.ts passes the resolved one (key file included), see secret-keys.ts. */
+    keyring?: Keyring;
+  } = {},
 ): AppDeps {
   const log = logger ?? (pino(loggerOptions(config.logLevel) as pino.LoggerOptions) as unknown as FastifyBaseLogger);
   const auth = createAuthenticator(db, { ttlMs: config.authCacheTtlMs });
@@ -60,11 +73,13 @@ export function createDeps(
   const background = createBackground(log);
   const metrics = createMetrics(db);
   const billing = createBillingSync(db, config.billing, background, log);
+  const secretBox = createSecretBox(keyring);
   const delivery = createDelivery({
     config,
     db,
     log,
     clock,
+    secrets: secretBox,
     onOutcome: (outcome) => metrics.delivery(outcome.toLowerCase() as 'delivered' | 'failed' | 'abandoned'),
   });
   const services = createServices({
@@ -78,6 +93,7 @@ export function createDeps(
     rateLimiter,
     metrics,
     webhookSender: delivery.sender,
+    secretBox,
   });
   return {
     config,
@@ -90,6 +106,8 @@ export function createDeps(
     metrics,
     services,
     delivery,
+    secretBox,
+    webhookSecrets: createWebhookSecretStore(db, secretBox),
     build: readBuildInfo(config.build),
     changelog: loadChangelog(),
     testHooks: {},

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { z } from 'zod';
+import { parseEncryptionKeys } from './core/secret-keys.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -96,6 +97,19 @@ const schema = z
     REDIS_BREAKER_INTERVAL_MS: positiveInt.default(5_000),
     PRE_AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
     TRUST_PROXY: trustProxy,
+    SECRETS_ENCRYPTION_KEYS: z.preprocess(
+      emptyAsUndefined,
+      z
+        .string()
+        .optional()
+        .transform((v, ctx) => {
+          if (v === undefined) return [];
+          const keys = parseEncryptionKeys(v);
+          if (typeof keys !== 'string') return keys;
+          ctx.addIssue({ code: 'custom', message: keys });
+          return z.NEVER;
+        }),
+    ),
     GIT_COMMIT: z.preprocess(emptyAsUndefined, z.string().optional()),
     GIT_BRANCH: z.preprocess(emptyAsUndefined, z.string().optional()),
   })
@@ -134,6 +148,11 @@ const schema = z
       /** Delivery history and the event feed are kept this many days (then pruned by the retention job). */
       historyDays: env.WEBHOOK_HISTORY_DAYS,
     },
+    /**
+     * Keys of webhook signing secrets at rest (the first encrypts); empty: the embedded database's key file.
+     * Resolved into a keyring by core/secret-keys.ts, which knows the database kind.
+     */
+    secretsEncryptionKeys: env.SECRETS_ENCRYPTION_KEYS,
     /** Idempotency-Key records are kept at least this long (then pruned by the idempotency-keys job). */
     idempotencyKeyTtlHours: env.IDEMPOTENCY_KEY_TTL_HOURS,
     billing: { url: env.BILLING_SYNC_URL, timeoutMs: env.BILLING_SYNC_TIMEOUT_MS },
@@ -168,8 +187,13 @@ export class ConfigError extends Error {}
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const result = schema.safeParse(env);
   if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+    const lines = result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
+    // One problem, one line (what an operator greps for); several, one line each under a heading.
+    throw new ConfigError(
+      lines.length === 1
+        ? `Invalid configuration: ${lines[0]}`
+        : `Invalid configuration:\n${lines.map((l) => `  ${l}`).join('\n')}`,
+    );
   }
   return result.data;
 }

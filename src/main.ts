@@ -8,6 +8,7 @@ import { loggerOptions } from './logger.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { migrate, MigrationError, readMigrations } from './db/migrator.ts';
 import { startScheduler } from './jobs/scheduler.ts';
+import { resolveKeyring, SecretKeyError } from './core/secret-keys.ts';
 
 async function start() {
   const config = loadConfig();
@@ -18,6 +19,20 @@ async function start() {
     poolSize: config.dbPoolSize,
     timeouts: config.dbTimeouts,
   });
+  // Before anything waits on the database: a missing key is a configuration error, said at once. (The
+  // embedded database's key file is read or created here, under the data directory's lock.)
+  let keyring;
+  try {
+    keyring = resolveKeyring({
+      configured: config.secretsEncryptionKeys,
+      database: db.kind,
+      dataDir: config.dataDir,
+      log: startupLog,
+    });
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
   await waitForDatabase(db, {
     timeoutMs: config.dbStartupTimeoutMs,
     onRetry: ({ attempt, reason, retryInMs }) =>
@@ -30,9 +45,15 @@ async function start() {
     throw err;
   });
   const applied = await migrate(db.sql, readMigrations(), { ...config.migrations, log: startupLog });
-  const deps = createDeps(config, db, startupLog);
+  const deps = createDeps(config, db, startupLog, { keyring });
   const log = deps.logger;
   if (applied.length) log.info({ applied }, 'migrations applied');
+  // Secrets left in plaintext by the previous release are sealed before this instance signs anything (it
+  // reads either form, so deliveries never wait for this); see "Upgrading" in the README.
+  const sealed = await deps.webhookSecrets.reseal('plaintext');
+  if (sealed.resealed) log.info({ sealed: sealed.resealed }, 'webhook signing secrets encrypted at rest');
+  for (const f of sealed.failed)
+    log.warn({ subscriptionId: f.subscriptionId }, `webhook secret not sealed: ${f.reason}`);
   const app = await buildApp(deps);
   await deps.delivery.start(); // before listening: frees this instance's stale webhook claims, starts delivering
   await app.listen({ port: config.port, host: config.host });
@@ -73,7 +94,8 @@ async function start() {
 }
 
 start().catch((err) => {
-  if (err instanceof ConfigError || err instanceof DataDirLockedError) console.error(err.message);
+  if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof SecretKeyError)
+    console.error(err.message);
   else if (err instanceof DatabaseStartupError || err instanceof MigrationError)
     console.error(`fleet API failed to start: ${err.message}`);
   else console.error('fleet API failed to start:', err);

@@ -8,6 +8,7 @@ import type { Background } from './jobs/background.ts';
 import type { BillingSync } from './jobs/billing-sync.ts';
 import type { Metrics } from './metrics.ts';
 import type { WebhookSender } from './delivery/sender.ts';
+import type { SecretBox } from './delivery/secret-box.ts';
 
 /** What a service factory may ask for; each takes only the part it uses (Pick<ServiceDeps, ...>). */
 export interface ServiceDeps {
@@ -23,4 +24,6 @@ export interface ServiceDeps {
   metrics: Metrics;
   /** Outbound HTTP for the webhook test endpoint (owned and closed by the delivery machinery). */
   webhookSender: WebhookSender;
+  /** Seals and opens webhook signing secrets (keys from SECRETS_ENCRYPTION_KEYS or the key file). */
+  secretBox: SecretBox;
 }

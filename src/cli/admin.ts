@@ -4,6 +4,9 @@ import { openDatabase, type Database } from '../db/database.ts';
 import { DataDirLockedError } from '../db/data-dir-lock.ts';
 import { migrate, readMigrations } from '../db/migrator.ts';
 import { AdminError, createOrgAdmin, type OrgAdmin } from '../modules/orgs/orgs.service.ts';
+import { createKeyring, resolveKeyring, SecretKeyError, type Keyring } from '../core/secret-keys.ts';
+import { createSecretBox } from '../delivery/secret-box.ts';
+import { createWebhookSecretStore } from '../modules/webhooks/webhook-secrets.ts';
 
 const USAGE = `Usage: npm run --silent admin -- <command> [flags] [--json]
   org create --name N [--slug S]
@@ -12,6 +15,7 @@ const USAGE = `Usage: npm run --silent admin -- <command> [flags] [--json]
   key create --org SLUG --user EMAIL --label L [--scopes all|CSV] [--expires ISO] [--rate-limit N]
   key revoke --id KEY_ID
   key list --org SLUG
+  secrets rotate-key [--batch N]   re-encrypt webhook secrets under the first SECRETS_ENCRYPTION_KEYS key
   quickstart`;
 
 type Flags = Record<string, string | boolean | undefined>;
@@ -48,11 +52,50 @@ async function quickstart(admin: OrgAdmin, config: Config) {
   }
 }
 
+/** A command that did part of its work: the error, with what was done (printed with --json). */
+class PartialRunError extends AdminError {
+  constructor(
+    message: string,
+    readonly result: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Re-encrypts every webhook secret not under the first key (and any plaintext left by an older release), in
+ * batches of --batch rows, each batch one transaction over rows locked with SKIP LOCKED and written with a
+ * compare-and-set: safe beside running servers and another run, and resumable (a new run only sees what is
+ * left). Progress goes to stderr; rows whose key is missing are listed and make the exit code 1.
+ */
+async function rotateKey(db: Database, keyring: Keyring, flags: Flags, io: CliIo) {
+  const batch = Number(opt(flags, 'batch') ?? 100);
+  if (!Number.isInteger(batch) || batch < 1 || batch > 10_000)
+    throw new AdminError('--batch must be a whole number from 1 to 10000');
+  const store = createWebhookSecretStore(db, createSecretBox(keyring));
+  io.err(`re-encrypting webhook secrets under key "${keyring.primary.id}" (keys held: ${keyring.ids.join(', ')})`);
+  const result = await store.reseal('not-primary', {
+    batch,
+    onProgress: (p) => io.err(`  ${p.resealed + p.failed.length}/${p.total} rows (${p.failed.length} failed)`),
+  });
+  const summary = { keyId: keyring.primary.id, ...result };
+  if (result.failed.length > 0 || result.remaining > 0) {
+    for (const f of result.failed) io.err(`  subscription ${f.subscriptionId}: ${f.reason}`);
+    throw new PartialRunError(
+      `${result.failed.length} row(s) could not be re-encrypted and ${result.remaining} were busy; ` +
+        "restore the missing key (or rotate those subscriptions' secrets with overlapSeconds 0), then run it again",
+      summary,
+    );
+  }
+  return summary;
+}
+
 async function dispatch(
   admin: OrgAdmin,
   config: Config,
   words: string[],
   flags: Flags,
+  secrets: () => { db: Database; keyring: Keyring; io: CliIo },
 ): Promise<Record<string, unknown>> {
   const command = words.join(' ');
   switch (command) {
@@ -77,6 +120,10 @@ async function dispatch(
       return admin.listKeys(need(flags, 'org'));
     case 'quickstart':
       return quickstart(admin, config);
+    case 'secrets rotate-key': {
+      const { db, keyring, io } = secrets();
+      return rotateKey(db, keyring, flags, io);
+    }
     default:
       throw new AdminError(command ? `unknown command "${command}"\n${USAGE}` : USAGE);
   }
@@ -105,8 +152,20 @@ function human(words: string[], result: Record<string, unknown>): string {
     .join('\n');
 }
 
-/** Runs one admin command against an open database; returns the process exit code. */
-export async function runAdminCommand(db: Database, config: Config, argv: string[], io: CliIo): Promise<number> {
+/**
+ * Runs one admin command against an open database; returns the process exit code. `keyring` (secrets
+ * commands only): the keys of webhook secrets; by default SECRETS_ENCRYPTION_KEYS.
+ */
+export async function runAdminCommand(
+  db: Database,
+  config: Config,
+  argv: string[],
+  io: CliIo,
+  keyring: () => Keyring = () => {
+    if (config.secretsEncryptionKeys.length === 0) throw new AdminError('SECRETS_ENCRYPTION_KEYS is not set');
+    return createKeyring(config.secretsEncryptionKeys);
+  },
+): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -125,6 +184,7 @@ export async function runAdminCommand(db: Database, config: Config, argv: string
         expires: { type: 'string' },
         'rate-limit': { type: 'string' },
         id: { type: 'string' },
+        batch: { type: 'string' },
       },
     });
   } catch (err) {
@@ -132,11 +192,20 @@ export async function runAdminCommand(db: Database, config: Config, argv: string
     return 1;
   }
   try {
-    const result = await dispatch(createOrgAdmin(db), config, parsed.positionals, parsed.values);
+    const result = await dispatch(createOrgAdmin(db), config, parsed.positionals, parsed.values, () => ({
+      db,
+      keyring: keyring(),
+      io,
+    }));
     io.out(parsed.values.json ? JSON.stringify(result) : human(parsed.positionals, result));
     return 0;
   } catch (err) {
+    if (err instanceof SecretKeyError) {
+      io.err(`error: ${err.message}`);
+      return 1;
+    }
     if (err instanceof AdminError) {
+      if (parsed.values.json && err instanceof PartialRunError) io.out(JSON.stringify(err.result));
       io.err(`error: ${err.message}`);
       return 1;
     }
@@ -151,7 +220,15 @@ async function main(): Promise<number> {
     const config = loadConfig();
     db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
     await migrate(db.sql, readMigrations(), config.migrations);
-    return await runAdminCommand(db, config, process.argv.slice(2), io);
+    const opened = db;
+    const keyring = () =>
+      resolveKeyring({
+        configured: config.secretsEncryptionKeys,
+        database: opened.kind,
+        dataDir: config.dataDir,
+        log: { info: (_o, msg) => io.err(msg), warn: (_o, msg) => io.err(msg) },
+      });
+    return await runAdminCommand(db, config, process.argv.slice(2), io, keyring);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof DataDirLockedError)
       io.err(`error: ${err.message.replace(/\n\s*/g, ' ')}`);

@@ -9,8 +9,11 @@ export interface ClaimedDelivery {
   eventType: string;
   attempts: number;
   url: string;
-  secret: string;
+  /** The subscription's stored secrets (secret-box.ts opens them). */
+  secret: string | null;
+  secretCiphertext: string | null;
   previousSecret: string | null;
+  previousSecretCiphertext: string | null;
   previousSecretExpiresAt: Date | null;
   data: unknown;
 }
@@ -80,7 +83,7 @@ export function createClaims(db: Database, instanceId: string, leaseSec: number)
         FROM picked, webhook_subscriptions s, events e
         WHERE d.id = picked.id AND s.id = d."subscriptionId" AND e.id = d."eventId"
         RETURNING d.id, d."orgId", d."subscriptionId", d."eventId", d."eventType", d.attempts, s.url, s.secret,
-          s."previousSecret", s."previousSecretExpiresAt", e.data`;
+          s."secretCiphertext", s."previousSecret", s."previousSecretCiphertext", s."previousSecretExpiresAt", e.data`;
     },
 
     /** Extends the leases of rows whose sends are still running. */

@@ -5,6 +5,8 @@ import type { Database } from '../db/database.ts';
 import { createBreakers } from './breaker.ts';
 import { createClaims } from './claims.ts';
 import { createDispatcher, type Outcome } from './dispatcher.ts';
+import { keyringFromConfig } from '../core/secret-keys.ts';
+import { createSecretBox, SecretUnavailableError, type SecretBox } from './secret-box.ts';
 import { createWebhookSender } from './sender.ts';
 import { startWakeup, type Wakeup } from './wakeup.ts';
 
@@ -24,14 +26,18 @@ export function createDelivery({
   log,
   clock = systemClock,
   onOutcome,
+  secrets: box,
 }: {
   config: Config;
   db: Database;
+  /** Opens the subscriptions' signing secrets (default: a box over the configured keys). */
+  secrets?: SecretBox;
   log: FastifyBaseLogger;
   clock?: Clock;
   onOutcome?: (outcome: Outcome) => void;
 }) {
   const settings = config.webhooks;
+  const secrets = box ?? createSecretBox(keyringFromConfig(config.secretsEncryptionKeys, db.kind));
   const sender = createWebhookSender({
     timeoutMs: settings.timeoutMs,
     allowPrivateNetworks: settings.allowPrivateNetworks,
@@ -39,7 +45,23 @@ export function createDelivery({
   });
   const claims = createClaims(db, config.instanceId, settings.leaseSec);
   const breakers = createBreakers(settings.breaker);
-  const dispatcher = createDispatcher({ config, log, sender, claims, breakers, clock, onOutcome });
+  const dispatcher = createDispatcher({
+    config,
+    log,
+    sender,
+    claims,
+    breakers,
+    clock,
+    onOutcome,
+    signingSecrets: (row, now) => {
+      try {
+        return { keys: secrets.liveSecrets(row.subscriptionId, row, now) };
+      } catch (err) {
+        if (err instanceof SecretUnavailableError) return { error: `not sent: ${err.message}` };
+        throw err;
+      }
+    },
+  });
   const continuous = settings.dispatchMode === 'continuous';
 
   let started = false;

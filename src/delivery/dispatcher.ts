@@ -5,7 +5,7 @@ import type { ClaimedDelivery, Claims } from './claims.ts';
 import { createOutcomeWriter } from './outcome-writer.ts';
 import { firstChars, type SendResult, type WebhookSender } from './sender.ts';
 import type { Clock } from '../core/clock.ts';
-import { liveSecrets, signEnvelope } from './signer.ts';
+import { signEnvelope } from './signer.ts';
 
 export type Outcome = 'DELIVERED' | 'FAILED' | 'ABANDONED';
 
@@ -39,8 +39,11 @@ export function createDispatcher({
   breakers,
   clock,
   onOutcome,
+  signingSecrets,
 }: {
   config: Config;
+  /** The secrets that sign this row now, or why it cannot be signed (secret-box.ts). */
+  signingSecrets: (row: ClaimedDelivery, now: Date) => { keys: string[] } | { error: string };
   /** Signing time and the rotation overlap of secrets. */
   clock: Clock;
   log: FastifyBaseLogger;
@@ -89,26 +92,34 @@ export function createDispatcher({
 
   async function deliver(row: ClaimedDelivery, abort: AbortController, sent: () => void): Promise<Outcome | null> {
     const now = clock.now();
-    const signed = signEnvelope(
-      liveSecrets(row, now),
-      { id: row.id, eventId: row.eventId, event: row.eventType, organizationId: row.orgId, data: row.data },
-      { now },
-    );
-    breakers.started(row.subscriptionId);
-    const result = await sender.send(row.url, signed.body, signed.headers, abort.signal);
+    const secrets = signingSecrets(row, now);
+    // A row that cannot be signed (its secret's key is missing) is not sent: the attempt is recorded with the
+    // reason and retried on the schedule, and the receiver's breaker is left out of it.
+    const signed =
+      'keys' in secrets
+        ? signEnvelope(
+            secrets.keys,
+            { id: row.id, eventId: row.eventId, event: row.eventType, organizationId: row.orgId, data: row.data },
+            { now },
+          )
+        : null;
+    if (signed) breakers.started(row.subscriptionId);
+    const result: SendResult = signed
+      ? await sender.send(row.url, signed.body, signed.headers, abort.signal)
+      : { ok: false, status: null, bodyPrefix: null, error: (secrets as { error: string }).error, durationMs: 0 };
     if (!result.aborted) sent(); // the slot is free while the outcome waits for its batched write
     if (result.aborted) {
       breakers.released(row.subscriptionId);
       return null;
     }
-    breakers.record(row.subscriptionId, result.ok);
+    if (signed) breakers.record(row.subscriptionId, result.ok);
     const { outcome, retryInSec } = outcomeOf(row, result);
     if (outcome === 'FAILED') hooks.onRetryScheduled(retryInSec!);
     const written = await writer.record({
       id: row.id,
       status: outcome,
       attempts: row.attempts + 1,
-      attemptAt: signed.sentAt,
+      attemptAt: signed?.sentAt ?? now,
       retryInSec,
       responseStatus: result.status,
       responseBody: firstChars(result.bodyPrefix),

@@ -31,19 +31,6 @@ export function standardSignatureFor(secret: string, id: string, timestampSec: n
   return `v1,${createHmac('sha256', standardKey(secret)).update(`${id}.${timestampSec}.`).update(rawBody).digest('base64')}`;
 }
 
-/** What signing needs to know about a subscription's secrets. */
-export interface SubscriptionSecrets {
-  secret: string;
-  previousSecret: string | null;
-  previousSecretExpiresAt: Date | string | null;
-}
-
-/** The secrets that sign now, newest first: the current one, plus the replaced one during a rotation overlap. */
-export function liveSecrets(s: SubscriptionSecrets, now: Date): string[] {
-  const expires = s.previousSecretExpiresAt === null ? null : new Date(s.previousSecretExpiresAt);
-  return s.previousSecret && expires && expires.getTime() > now.getTime() ? [s.secret, s.previousSecret] : [s.secret];
-}
-
 export interface WebhookEnvelope {
   /** The delivery id: the same on every retry, resend and recover; the receiver's idempotency key. */
   id: string;

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { open as openSealed, seal as sealBytes } from '../core/aead.ts';
 import type { Database } from '../db/database.ts';
 
 /** Which record: the organisation and API key that sent the key, and the key itself (only its hash is stored). */
@@ -32,19 +33,13 @@ function cipherKey(s: IdempotencyScope) {
   return sha256(`fleet-idempotency-response\0${s.orgId}\0${s.apiKeyId}\0${s.key}`);
 }
 
-/** base64 of iv (12 bytes), GCM tag (16) and ciphertext. */
+/** base64 of iv (12 bytes), GCM tag (16) and ciphertext (core/aead.ts). */
 function seal(s: IdempotencyScope, body: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', cipherKey(s), iv);
-  const data = Buffer.concat([cipher.update(body, 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64');
+  return sealBytes(cipherKey(s), body).toString('base64');
 }
 
 function open(s: IdempotencyScope, sealed: string): string {
-  const buf = Buffer.from(sealed, 'base64');
-  const decipher = createDecipheriv('aes-256-gcm', cipherKey(s), buf.subarray(0, 12));
-  decipher.setAuthTag(buf.subarray(12, 28));
-  return Buffer.concat([decipher.update(buf.subarray(28)), decipher.final()]).toString('utf8');
+  return openSealed(cipherKey(s), Buffer.from(sealed, 'base64')).toString('utf8');
 }
 
 /** Semantically equal JSON gives the same text: object keys sorted at every level, numbers as JSON writes them. */

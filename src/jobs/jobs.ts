@@ -59,6 +59,16 @@ const renewalHeadsUps: Job<'services'> = ({ services }) => ({
   run: () => services.notifications.queueRenewalHeadsUps(),
 });
 
+/**
+ * Every minute: webhook secrets written in plaintext by instances of the previous release during a rolling
+ * upgrade are sealed (a no-op statement once the upgrade is over; see "Upgrading" in the README).
+ */
+const webhookSecretSealing: Job<'webhookSecrets'> = ({ webhookSecrets }) => ({
+  name: 'webhook-secrets-seal',
+  cron: '30 * * * * *',
+  run: () => webhookSecrets.reseal('plaintext', { waitMs: 0 }),
+});
+
 /** Every periodic job of the service, in one place. Add a job here with one line. */
 export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   webhookDispatch,
@@ -67,4 +77,5 @@ export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   idempotencyRetention,
   sendNotifications,
   renewalHeadsUps,
+  webhookSecretSealing,
 ];

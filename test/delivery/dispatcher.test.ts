@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { makeAsset, makeWebhook } from '../helpers/factories.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
 import { loadPublishedVerifier, silentLogger, startReceiver, type Receiver } from './helpers.ts';
+import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
 
 let t: TestApp;
 let acme: TestTenant;
@@ -340,6 +341,7 @@ describe('per-tick cap (WEBHOOK_BATCH_SIZE, spec: up to 50 per tick)', () => {
       Array.from({ length: 7 }, (_, i) => ({ nickname: `Cap ${i}`, assetClass: 'trailer' })),
     );
     const config = loadConfig({
+      SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
       WEBHOOK_DISPATCH_MODE: 'tick',
       WEBHOOK_BATCH_SIZE: '5',
       WEBHOOK_CA_FILE: receiver.caFile,

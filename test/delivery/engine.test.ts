@@ -9,6 +9,7 @@ import { makeAsset, makeWebhook } from '../helpers/factories.ts';
 import { onPostgres } from '../helpers/db.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
 import { eventually, silentLogger, startReceiver, type Receiver } from './helpers.ts';
+import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
 
 let receiver: Receiver;
 const apps: TestApp[] = [];
@@ -173,6 +174,7 @@ describe('leases', () => {
       db: t.db,
       log: silentLogger(),
       config: loadConfig({
+        SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         WEBHOOK_CA_FILE: receiver.caFile,
         WEBHOOK_LEASE_SEC: '1',

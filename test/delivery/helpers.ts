@@ -14,6 +14,7 @@ import { createDeps, type AppDeps } from '../../src/composition.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { apiClient } from '../helpers/app.ts';
+import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -125,7 +126,12 @@ export const silentLogger = () => pino({ level: 'silent' }) as unknown as Fastif
 
 /** A full app (one "process") on an existing database; close() leaves the database open. */
 export async function appOn(db: Database, env: Record<string, string> = {}) {
-  const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({
+    SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
   const deps: AppDeps = createDeps(config, db, silentLogger());
   const app: FastifyInstance = await buildApp(deps);
   await app.ready();

@@ -14,6 +14,7 @@ import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db
 import { makeAsset, makeWebhook } from '../helpers/factories.ts';
 import { createTenant } from '../helpers/fixtures.ts';
 import { appOn, loadPublishedVerifier, silentLogger, startReceiver, type Receiver } from './helpers.ts';
+import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
 
 let receiver: Receiver;
 beforeAll(async () => {
@@ -76,6 +77,7 @@ describe.skipIf(!onPostgres)(
       // Two instances (own instance id, own connections), one database; many small claims interleave them.
       const configOf = (id: string) =>
         loadConfig({
+          SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
           WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
           WEBHOOK_BATCH_SIZE: '10',
           WEBHOOK_CA_FILE: receiver.caFile,

@@ -15,6 +15,7 @@ import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db
 import { createTenant } from '../helpers/fixtures.ts';
 import { eventually, silentLogger, startReceiver, type Receiver } from './helpers.ts';
 import { nodeArgs } from '../helpers/node-process.ts';
+import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let receiver: Receiver;
@@ -43,6 +44,7 @@ async function startApi(store: Record<string, string>, env: Record<string, strin
   const child = spawn(process.execPath, nodeArgs('src/main.ts'), {
     env: {
       PATH: process.env.PATH,
+      SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
@@ -185,6 +187,7 @@ describe.skipIf(!onPostgres)('several processes on PostgreSQL (skipped on PGlite
       // Only the instance on `elsewhere` dispatches, and its poll is far away: a prompt send can only come from
       // the NOTIFY.
       const config = loadConfig({
+        SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
         DATABASE_URL: base.url!,
         INSTANCE_ID: 'listener',
         WEBHOOK_POLL_MS: '600000',

@@ -8,6 +8,7 @@ import type { Clock } from '../../src/core/clock.ts';
 import { loggerOptions } from '../../src/logger.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { createTenant, type TestTenant } from './fixtures.ts';
+import { TEST_SECRETS_KEYS } from './test-env.ts';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -70,6 +71,7 @@ export async function createTestApp(
   ) as unknown as FastifyBaseLogger;
   // Rate limiting has its own tests (which set the cap); elsewhere a file's many requests must not hit it.
   const config = loadConfig({
+    SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     RATE_LIMIT_PER_MINUTE: '100000',
     PRE_AUTH_RATE_LIMIT_PER_MINUTE: '100000',

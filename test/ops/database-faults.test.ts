@@ -10,6 +10,7 @@ import { apiClient } from '../helpers/app.ts';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
 import { createTenant, type TestTenant } from '../helpers/fixtures.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
+import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
 
 // The proxy sits between the app and PostgreSQL; PGlite runs in-process and has no network to cut.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -42,7 +43,12 @@ async function proxiedApp(
     write: (l: string) => logs.push(JSON.parse(l)),
   }) as unknown as FastifyBaseLogger;
   // A short key cache so the outage also hits authentication, as it does for keys not seen recently.
-  const config = loadConfig({ RATE_LIMIT_PER_MINUTE: '100000', AUTH_CACHE_TTL_MS: '0', ...env });
+  const config = loadConfig({
+    SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
+    RATE_LIMIT_PER_MINUTE: '100000',
+    AUTH_CACHE_TTL_MS: '0',
+    ...env,
+  });
   const deps = createDeps(config, db, logger);
   const app = await buildApp(deps);
   await app.ready();

@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrgAdmin } from '../../src/modules/orgs/orgs.service.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { nodeArgs } from '../helpers/node-process.ts';
+import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
@@ -70,6 +71,7 @@ async function startApi(name: string, port: number, env: Record<string, string>)
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
+      SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
       HOME: process.env.HOME ?? os.tmpdir(),
       TMPDIR: os.tmpdir(),
       HOST: '127.0.0.1',

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { nodeArgs } from '../helpers/node-process.ts';
+import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -23,7 +24,14 @@ function startServer(
   const started = Date.now();
   const child = spawn(process.execPath, nodeArgs('src/main.ts'), {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -11708,7 +11708,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            /** @description webhook_secret_unavailable: the stored secret cannot be opened (its encryption key is not configured, or the ciphertext was altered); the message names the key id; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11914,7 +11914,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            /** @description webhook_secret_unavailable: the stored secret cannot be opened (its encryption key is not configured, or the ciphertext was altered); the message names the key id; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

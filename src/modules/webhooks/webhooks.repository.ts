@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database.ts';
 import { DELIVERIES_CHANNEL } from '../../events/outbox.ts';
-import type { WebhookDelivery, WebhookSubscription } from '../../generated/prisma/client.ts';
+import type { WebhookDelivery } from '../../generated/prisma/client.ts';
 import { REQUEUE_LOG_MAX } from './webhooks.schemas.ts';
 
 /** Who re-queued a delivery and how: one entry of the row's `requeues` log. */
@@ -42,24 +42,6 @@ const NOTIFY_MOVED = `(SELECT pg_notify('${DELIVERIES_CHANNEL}', '')::text FROM 
 
 export function createWebhookRepository(db: Database) {
   return {
-    /**
-     * Replaces the secret in one statement: the current one becomes the previous secret until `expiresAt`
-     * (null: retired at once). Two concurrent rotations serialise on the row; the later one overlaps with the
-     * earlier one's secret.
-     */
-    async rotateSecret(orgId: string, id: string, secret: string, expiresAt: Date | null) {
-      const [row] = await db.sql.query<WebhookSubscription>(
-        `UPDATE webhook_subscriptions SET
-           "previousSecret" = CASE WHEN $4::timestamptz IS NULL THEN NULL ELSE secret END,
-           "previousSecretExpiresAt" = $4::timestamptz,
-           secret = $3, "updatedAt" = now()
-         WHERE id = $1 AND "orgId" = $2
-         RETURNING *`,
-        [id, orgId, secret, expiresAt?.toISOString() ?? null],
-      );
-      return row ?? null;
-    },
-
     /** Re-queues one delivery if it may be (see REQUEUABLE); returns the row after the call and whether it moved. */
     async resend(orgId: string, subscriptionId: string, deliveryId: string, by: RequeueBy) {
       const rows = await db.sql.query<WebhookDelivery & { requeued: boolean }>(

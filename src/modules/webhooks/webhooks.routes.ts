@@ -27,6 +27,9 @@ export const webhookRoutes =
     const webhooks = services.webhooks;
     const recovery = services.webhookRecovery;
     const tags = ['webhooks'];
+    const secretUnavailable = ErrorResponse.describe(
+      'webhook_secret_unavailable: the stored secret cannot be opened (its encryption key is not configured, or the ciphertext was altered); the message names the key id',
+    );
     const inactive = ErrorResponse.describe(
       'webhook_inactive: the subscription is paused or was disabled; re-enable it with PATCH active: true first',
     );
@@ -133,7 +136,7 @@ export const webhookRoutes =
           tags,
           summary: 'Send a signed synthetic flag.created now (X-Service-Test: 1); not queued, not recorded',
           params: IdParams,
-          response: { 200: TestWebhookResponse },
+          response: { 200: TestWebhookResponse, 409: secretUnavailable },
         },
       },
       (req) => webhooks.test(contextOf(req), req.params.id),
@@ -150,7 +153,7 @@ export const webhookRoutes =
             'Replace the signing secret; the old one keeps signing beside it for overlapSeconds (default 24 h, max 7 days)',
           params: IdParams,
           body: RotateSecretBody,
-          response: { 200: RotateSecretResponse },
+          response: { 200: RotateSecretResponse, 409: secretUnavailable },
         },
       },
       (req) => webhooks.rotateSecret(contextOf(req), req.params.id, req.body),

@@ -244,7 +244,7 @@ export function toWebhookRow(s: WebhookSubscription): z.input<typeof WebhookRow>
     disabledReason: s.active ? null : s.disabledReason,
     disabledAt: s.active ? null : iso(s.disabledAt),
     failingSince: iso(s.failingSince),
-    previousSecretExpiresAt: s.previousSecret ? iso(s.previousSecretExpiresAt) : null,
+    previousSecretExpiresAt: iso(s.previousSecretExpiresAt),
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
   };

@@ -3,7 +3,7 @@ import type { Prisma, WebhookDelivery, WebhookSubscription } from '../../generat
 import { transaction, type Tx } from '../../db/transaction.ts';
 import { EVENT_TYPES, isEventType } from '../../events/catalog.ts';
 import type { RequestContext } from '../../core/context.ts';
-import { notFound, ValidationError } from '../../core/errors.ts';
+import { conflict, notFound, ValidationError } from '../../core/errors.ts';
 import {
   decodeCursor,
   keysetSql,
@@ -16,7 +16,8 @@ import {
 } from '../../core/pagination.ts';
 import { EVENT_EXAMPLES } from '../../delivery/event-examples.ts';
 import { firstBytes } from '../../delivery/sender.ts';
-import { liveSecrets, newWebhookSecret, signEnvelope } from '../../delivery/signer.ts';
+import { SecretUnavailableError } from '../../delivery/secret-box.ts';
+import { newWebhookSecret, signEnvelope } from '../../delivery/signer.ts';
 import { checkWebhookUrl } from '../../delivery/url-guard.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import {
@@ -30,10 +31,23 @@ import {
   type RotateSecretInput,
   type UpdateWebhookInput,
 } from './webhooks.schemas.ts';
-import { createWebhookRepository } from './webhooks.repository.ts';
+import { createWebhookSecretStore } from './webhook-secrets.ts';
 
 /** The reason shown while a subscription is paused through the API. */
 export const PAUSED_REASON = 'paused with PATCH active: false';
+
+/** A secret that cannot be opened, as the API reports it (the reason names a key id, never key material). */
+async function unavailable<T>(fn: () => T | Promise<T>, hint: string): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!(err instanceof SecretUnavailableError)) throw err;
+    throw conflict(
+      'webhook_secret_unavailable',
+      `The subscription's signing secret cannot be used: ${err.message}. ${hint}`,
+    );
+  }
+}
 
 /** Known event names from the request, in catalog order, without duplicates; unknown names are dropped. */
 function acceptedEvents(names: string[]): string[] {
@@ -46,8 +60,9 @@ export function createWebhookService({
   config,
   clock,
   webhookSender: sender,
-}: Pick<ServiceDeps, 'db' | 'config' | 'clock' | 'webhookSender'>) {
-  const repository = createWebhookRepository(db);
+  secretBox,
+}: Pick<ServiceDeps, 'db' | 'config' | 'clock' | 'webhookSender' | 'secretBox'>) {
+  const secrets = createWebhookSecretStore(db, secretBox);
   /** Checks url and events together so one 422 reports every problem; returns the values to store. */
   async function validated(input: { url?: string; events?: string[] }) {
     const fieldErrors: Record<string, string> = {};
@@ -83,8 +98,17 @@ export function createWebhookService({
     async create(ctx: RequestContext, input: CreateWebhookInput) {
       const { url, events } = await validated(input);
       const secret = newWebhookSecret();
+      // The id is chosen here: the ciphertext is bound to it.
+      const id = randomUUID();
       const created = await db.prisma.webhookSubscription.create({
-        data: { orgId: ctx.orgId, url: url!, events: events!, description: input.description ?? null, secret },
+        data: {
+          id,
+          orgId: ctx.orgId,
+          url: url!,
+          events: events!,
+          description: input.description ?? null,
+          secretCiphertext: secretBox.sealSecret(id, 'current', secret),
+        },
       });
       return {
         ok: true as const,
@@ -186,7 +210,10 @@ export function createWebhookService({
       const now = clock.now();
       const secret = newWebhookSecret();
       const expiresAt = overlap > 0 ? new Date(now.getTime() + overlap * 1000) : null;
-      const rotated = await repository.rotateSecret(ctx.orgId, id, secret, expiresAt);
+      const rotated = await unavailable(
+        () => secrets.rotate(ctx.orgId, id, secret, expiresAt),
+        'Rotate with overlapSeconds 0 to replace it without an overlap, or restore the key',
+      );
       if (!rotated) throw notFound('Webhook subscription');
       return {
         ok: true as const,
@@ -210,8 +237,12 @@ export function createWebhookService({
         raisedBy: { userId: ctx.actorId, name: null },
         raisedAt: now.toISOString(),
       };
+      const keys = await unavailable(
+        () => secretBox.liveSecrets(subscription.id, subscription, now),
+        'Restore the key in SECRETS_ENCRYPTION_KEYS, or rotate the secret with overlapSeconds 0',
+      );
       const signed = signEnvelope(
-        liveSecrets(subscription, now),
+        keys,
         {
           id: `test_${randomUUID()}`,
           eventId: `test_${randomUUID()}`,

@@ -52,7 +52,9 @@ describe('POST /webhooks', () => {
     expect(body.secretWarning).toMatch(/only/i);
     expect(new Date(body.createdAt).toISOString()).toBe(body.createdAt);
     const stored = await t.db.prisma.webhookSubscription.findUniqueOrThrow({ where: { id: body.subscriptionId } });
-    expect(stored).toMatchObject({ orgId: acme.orgId, secret: body.secret, events: ['asset.created', 'tool.created'] });
+    // Stored sealed (webhook-secrets-at-rest.test.ts has the details), never in plaintext.
+    expect(stored).toMatchObject({ orgId: acme.orgId, secret: null, events: ['asset.created', 'tool.created'] });
+    expect(t.deps.secretBox.openSecret(stored.id, 'current', stored.secretCiphertext!)).toBe(body.secret);
   });
 
   it('gives every subscription its own secret', async () => {
@@ -142,9 +144,8 @@ describe('PATCH /webhooks/{id}', () => {
       description: 'Moved',
       active: false,
     });
-    expect((await t.db.prisma.webhookSubscription.findUniqueOrThrow({ where: { id: subscriptionId } })).secret).toBe(
-      secret,
-    );
+    const stored = await t.db.prisma.webhookSubscription.findUniqueOrThrow({ where: { id: subscriptionId } });
+    expect(t.deps.secretBox.openSecret(subscriptionId, 'current', stored.secretCiphertext!)).toBe(secret);
   });
 
   it('answers 422 for an empty patch or a non-https url', async () => {
