@@ -97,6 +97,7 @@ const schema = z
     REDIS_BREAKER_INTERVAL_MS: positiveInt.default(5_000),
     PRE_AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
     TRUST_PROXY: trustProxy,
+    SECRETS_ENCRYPTION_KEYS_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
     SECRETS_ENCRYPTION_KEYS: z.preprocess(
       emptyAsUndefined,
       z
@@ -153,6 +154,7 @@ const schema = z
      * Resolved into a keyring by core/secret-keys.ts, which knows the database kind.
      */
     secretsEncryptionKeys: env.SECRETS_ENCRYPTION_KEYS,
+    secretsEncryptionKeysFile: env.SECRETS_ENCRYPTION_KEYS_FILE,
     /** Idempotency-Key records are kept at least this long (then pruned by the idempotency-keys job). */
     idempotencyKeyTtlHours: env.IDEMPOTENCY_KEY_TTL_HOURS,
     billing: { url: env.BILLING_SYNC_URL, timeoutMs: env.BILLING_SYNC_TIMEOUT_MS },

@@ -25,6 +25,7 @@ async function start() {
   try {
     keyring = resolveKeyring({
       configured: config.secretsEncryptionKeys,
+      keyFile: config.secretsEncryptionKeysFile,
       database: db.kind,
       dataDir: config.dataDir,
       log: startupLog,

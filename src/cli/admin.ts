@@ -224,6 +224,7 @@ async function main(): Promise<number> {
     const keyring = () =>
       resolveKeyring({
         configured: config.secretsEncryptionKeys,
+        keyFile: config.secretsEncryptionKeysFile,
         database: opened.kind,
         dataDir: config.dataDir,
         log: { info: (_o, msg) => io.err(msg), warn: (_o, msg) => io.err(msg) },

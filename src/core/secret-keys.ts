@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** One entry of SECRETS_ENCRYPTION_KEYS: an id recorded in every ciphertext, and 32 bytes of AES-256 key. */
@@ -58,63 +58,97 @@ export class SecretKeyError extends Error {}
 interface KeySource {
   /** Parsed SECRETS_ENCRYPTION_KEYS (empty when unset). */
   configured: EncryptionKey[];
+  /** SECRETS_ENCRYPTION_KEYS_FILE: a file holding keys in the same syntax (created when missing). */
+  keyFile?: string;
   database: 'postgresql' | 'pglite';
   dataDir: string;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
 /**
- * The keyring of a server or admin process. PostgreSQL: SECRETS_ENCRYPTION_KEYS, required (every instance
- * must hold the same keys, so a key made up by one of them would be wrong). Embedded database (one process by
- * construction): SECRETS_ENCRYPTION_KEYS when set, otherwise DATA_DIR/secrets.key, created on first start with
- * mode 0600. When both exist, the variable's keys come first (the first one encrypts) and the file's key still
- * decrypts, so moving to the variable needs nothing but `admin secrets rotate-key`.
+ * The keyring of a server or admin process. Keys come from SECRETS_ENCRYPTION_KEYS and from a key file:
+ * SECRETS_ENCRYPTION_KEYS_FILE when set (any engine; the Compose stack shares one on a volume), otherwise on the
+ * embedded database DATA_DIR/secrets.key. A key file missing while no key is configured is created (mode 0600).
+ * When both hold keys, the variable's come first (the first one encrypts) and the file's still decrypt, so
+ * moving from one to the other needs nothing but `admin secrets rotate-key`. PostgreSQL without either is a
+ * start-up error: every instance must hold the same keys, so a key one of them made up alone would be wrong.
  */
-export function resolveKeyring({ configured, database, dataDir, log }: KeySource): Keyring {
-  if (database === 'postgresql') {
-    if (configured.length === 0)
+export function resolveKeyring({ configured, keyFile, database, dataDir, log }: KeySource): Keyring {
+  const embeddedFile = database === 'pglite' && !dataDir.startsWith('memory://');
+  const file = keyFile ? path.resolve(keyFile) : embeddedFile ? path.resolve(dataDir, KEY_FILE_NAME) : null;
+  if (!file) {
+    if (database === 'postgresql' && configured.length === 0)
       throw new SecretKeyError(
-        `SECRETS_ENCRYPTION_KEYS is required with DATABASE_URL (webhook signing secrets are encrypted with it): ${KEY_HINT}`,
+        `SECRETS_ENCRYPTION_KEYS (or SECRETS_ENCRYPTION_KEYS_FILE) is required with DATABASE_URL (webhook signing secrets are encrypted with it): ${KEY_HINT}`,
       );
-    return createKeyring(configured);
-  }
-  if (dataDir.startsWith('memory://')) {
     // An in-memory database dies with the process: so may its key.
     return createKeyring(configured.length ? configured : [{ id: 'memory', key: randomBytes(32) }]);
   }
-  const file = path.resolve(dataDir, KEY_FILE_NAME);
-  const fromFile = readKeyFile(file, configured.length === 0, log);
-  if (configured.length === 0) return createKeyring([fromFile!]);
+  const fromFile = readKeyFile(file, configured.length === 0, keyFile ? randomKeyId() : 'local', log);
+  if (configured.length === 0) return createKeyring(fromFile!);
   if (!fromFile) return createKeyring(configured);
-  const same = configured.find((k) => k.id === fromFile.id);
-  if (same && !same.key.equals(fromFile.key))
-    throw new SecretKeyError(`the key id "${fromFile.id}" of ${file} is in SECRETS_ENCRYPTION_KEYS with other bytes`);
-  if (!same) log.info({ keyFile: file }, 'the key file still decrypts beside SECRETS_ENCRYPTION_KEYS');
-  return createKeyring(same ? configured : [...configured, fromFile]);
+  const extra: EncryptionKey[] = [];
+  for (const key of fromFile) {
+    const same = configured.find((k) => k.id === key.id);
+    if (same && !same.key.equals(key.key))
+      throw new SecretKeyError(`the key id "${key.id}" of ${file} is in SECRETS_ENCRYPTION_KEYS with other bytes`);
+    if (!same) extra.push(key);
+  }
+  if (extra.length) log.info({ keyFile: file }, 'the key file still decrypts beside SECRETS_ENCRYPTION_KEYS');
+  return createKeyring([...configured, ...extra]);
 }
 
-/** Reads the key file; creates it (exclusively, mode 0600) when missing and `create` is set. */
-function readKeyFile(file: string, create: boolean, log: KeySource['log']): EncryptionKey | null {
+// A file created on one host gets an id of its own: should a second host create another file by mistake, rows
+// sealed there say "key <id> missing" here (deliveries wait, nothing is lost) instead of failing to decrypt.
+function randomKeyId(): string {
+  return `f${randomBytes(4).toString('hex')}`;
+}
+
+/** Reads the key file; creates it (mode 0600) when missing and `create` is set. */
+function readKeyFile(file: string, create: boolean, newId: string, log: KeySource['log']): EncryptionKey[] | null {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     if (!create) return null;
-    const key = { id: 'local', key: randomBytes(32) };
-    writeFileSync(file, `${key.id}:${key.key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-    chmodSync(file, 0o600); // whatever the umask
-    log.warn(
-      { keyFile: file },
-      `created the encryption key of webhook signing secrets at ${file}: back it up, and keep it apart from copies of the database`,
-    );
-    return key;
+    let created: boolean;
+    try {
+      created = createKeyFile(file, { id: newId, key: randomBytes(32) });
+    } catch (cause) {
+      throw new SecretKeyError(`cannot create the key file ${file}: ${(cause as Error).message}`);
+    }
+    if (created)
+      log.warn(
+        { keyFile: file },
+        `created the encryption key of webhook signing secrets at ${file}: back it up, keep it apart from copies of the database, and give every instance this same file`,
+      );
+    text = readFileSync(file, 'utf8');
   }
   const parsed = parseEncryptionKeys(text.trim());
   if (typeof parsed === 'string') throw new SecretKeyError(`${file}: ${parsed}`);
   if ((statSync(file).mode & 0o077) !== 0)
     log.warn({ keyFile: file }, 'the key file is readable by other users: chmod 600 it');
-  return parsed[0];
+  return parsed;
+}
+
+/**
+ * Writes the whole file aside, then links it into place: the link either appears complete or fails because
+ * another process (a replica starting at the same moment on a shared volume) got there first, whose key wins.
+ */
+function createKeyFile(file: string, key: EncryptionKey): boolean {
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(temp, `${key.id}:${key.key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    chmodSync(temp, 0o600); // whatever the umask
+    linkSync(temp, file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    unlinkSync(temp);
+  }
 }
 
 /**

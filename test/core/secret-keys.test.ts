@@ -79,6 +79,41 @@ describe('the keyring a process resolves', () => {
   });
 });
 
+describe('SECRETS_ENCRYPTION_KEYS_FILE (the Compose stack: one file on a volume the replicas share)', () => {
+  it('PostgreSQL: created once (0600, an id of its own), then read by every process that names it', () => {
+    const file = path.join(tempDir(), 'encryption.keys');
+    const first = resolveKeyring({ configured: [], keyFile: file, database: 'postgresql', dataDir: '/unused', log });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(first.primary.id).toMatch(/^f[0-9a-f]{8}$/);
+    expect(logs.join('\n')).toContain(file);
+    const other = resolveKeyring({ configured: [], keyFile: file, database: 'postgresql', dataDir: '/unused', log });
+    expect(other.primary.id).toBe(first.primary.id);
+    expect(other.primary.key.equals(first.primary.key)).toBe(true);
+  });
+
+  it('holds the variable syntax (every entry is used); the variable, when set, encrypts and the file decrypts', () => {
+    const file = path.join(tempDir(), 'encryption.keys');
+    writeFileSync(file, `k2:${b64()},k1:${b64()}\n`, { mode: 0o600 });
+    expect(resolveKeyring({ configured: [], keyFile: file, database: 'postgresql', dataDir: '', log }).ids).toEqual([
+      'k2',
+      'k1',
+    ]);
+    const configured = parseEncryptionKeys(`k3:${b64()}`) as { id: string; key: Buffer }[];
+    expect(resolveKeyring({ configured, keyFile: file, database: 'postgresql', dataDir: '', log }).ids).toEqual([
+      'k3',
+      'k2',
+      'k1',
+    ]);
+  });
+
+  it('a file that cannot be created stops start-up with one clear line', () => {
+    const file = path.join(tempDir(), 'missing-dir', 'encryption.keys');
+    expect(() => resolveKeyring({ configured: [], keyFile: file, database: 'postgresql', dataDir: '', log })).toThrow(
+      /cannot create the key file .*missing-dir/,
+    );
+  });
+});
+
 // Real processes: what an operator sees.
 describe('start-up', { timeout: 120_000 }, () => {
   const env = (extra: Record<string, string>) => ({
@@ -89,7 +124,7 @@ describe('start-up', { timeout: 120_000 }, () => {
   });
 
   it.each([
-    ['without a key', {}, 'SECRETS_ENCRYPTION_KEYS is required with DATABASE_URL'],
+    ['without a key', {}, 'SECRETS_ENCRYPTION_KEYS (or SECRETS_ENCRYPTION_KEYS_FILE) is required with DATABASE_URL'],
     [
       'with a malformed key',
       { SECRETS_ENCRYPTION_KEYS: 'k1:c2hvcnQ=' },
