@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { DatabaseStartupError, openDatabase, waitForDatabase } from './db/database.ts';
 import { loggerOptions } from './logger.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
-import { migrate } from './db/migrator.ts';
+import { migrateDatabase } from './db/direct.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 
 async function start() {
@@ -17,26 +17,46 @@ async function start() {
     dataDir: config.dataDir,
     poolSize: config.dbPoolSize,
     timeouts: config.dbTimeouts,
+    preparedStatements: config.dbPreparedStatements,
   });
-  await waitForDatabase(db, {
-    timeoutMs: config.dbStartupTimeoutMs,
-    onRetry: ({ attempt, reason, retryInMs }) =>
-      startupLog.warn(
-        { attempt, retryInMs },
-        `database not reachable (${reason}); retrying in ${Math.ceil(retryInMs / 1000)} s`,
-      ),
-  }).catch(async (err) => {
+  const onRetry = ({ attempt, reason, retryInMs }: { attempt: number; reason: string; retryInMs: number }) =>
+    startupLog.warn(
+      { attempt, retryInMs },
+      `database not reachable (${reason}); retrying in ${Math.ceil(retryInMs / 1000)} s`,
+    );
+  const applied = await (async () => {
+    await waitForDatabase(db, { timeoutMs: config.dbStartupTimeoutMs, onRetry });
+    // With DATABASE_DIRECT_URL the migrations run on a direct connection of their own, closed afterwards.
+    return migrateDatabase(db, {
+      directUrl: config.databaseDirectUrl,
+      timeouts: config.dbTimeouts,
+      startupTimeoutMs: config.dbStartupTimeoutMs,
+      onRetry,
+    });
+  })().catch(async (err) => {
     await db.close().catch(() => {});
     throw err;
   });
-  const applied = await migrate(db.sql);
   const deps = createDeps(config, db, startupLog);
   const log = deps.logger;
   if (applied.length) log.info({ applied }, 'migrations applied');
   const app = await buildApp(deps);
   await deps.delivery.start(); // before listening: frees this instance's stale webhook claims, starts delivering
   await app.listen({ port: config.port, host: config.host });
-  log.info({ database: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined }, 'fleet API ready');
+  log.info(
+    {
+      database: db.kind,
+      dataDir: db.kind === 'pglite' ? config.dataDir : undefined,
+      // How other instances' commits wake this one's webhook dispatcher (README, "Running in production").
+      crossInstanceWakeups:
+        db.kind === 'pglite'
+          ? undefined
+          : config.databaseDirectUrl
+            ? 'LISTEN on DATABASE_DIRECT_URL'
+            : `poll every ${config.webhooks.pollMs} ms`,
+    },
+    'fleet API ready',
+  );
   const scheduler = startScheduler(deps);
 
   let stopping = false;

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { DataDirLockedError } from '../db/data-dir-lock.ts';
-import { migrate } from '../db/migrator.ts';
+import { migrateDatabase } from '../db/direct.ts';
 import { AdminError, createOrgAdmin, type OrgAdmin } from '../modules/orgs/orgs.service.ts';
 
 const USAGE = `Usage: npm run --silent admin -- <command> [flags] [--json]
@@ -149,8 +149,13 @@ async function main(): Promise<number> {
   let db: Database | undefined;
   try {
     const config = loadConfig();
-    db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
-    await migrate(db.sql);
+    db = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize: 2,
+      preparedStatements: config.dbPreparedStatements,
+    });
+    await migrateDatabase(db, { directUrl: config.databaseDirectUrl, timeouts: config.dbTimeouts });
     return await runAdminCommand(db, config, process.argv.slice(2), io);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof DataDirLockedError)

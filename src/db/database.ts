@@ -10,8 +10,9 @@ import { runAmbient } from './ambient.ts';
 export interface SqlRunner {
   exec(sql: string): Promise<void>;
   /**
-   * `prepare` names a constant statement of a hot path: PostgreSQL then parses it once per connection
-   * (a named prepared statement) instead of on every call. Never name SQL that is assembled per request.
+   * `prepare` names a constant statement of a hot path: on a connection where named prepared statements are
+   * safe (DatabaseOptions.preparedStatements), PostgreSQL then parses it once per connection instead of on every
+   * call; elsewhere it is sent unnamed. Never name SQL that is assembled per request.
    */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], prepare?: string): Promise<T[]>;
   /** Runs fn while holding an exclusive cross-process lock (a PostgreSQL advisory lock). */
@@ -49,6 +50,13 @@ export interface DatabaseOptions {
   dataDir: string;
   poolSize?: number;
   timeouts?: Partial<DatabaseTimeouts>;
+  /**
+   * Named prepared statements for the hot paths' `prepare` names. Only where a connection is one server session
+   * for its whole life (a direct connection, or a pooler that tracks prepared statements): a transaction pooler
+   * (PgBouncer 1.18 in transaction mode) runs each transaction on any server connection, where the statement
+   * prepared on another is missing ("does not exist") or already there ("already exists"). Off by default.
+   */
+  preparedStatements?: boolean;
   /** A PGlite data directory dump to start from instead of an empty cluster (tests start migrated, once per run). */
   pgliteTemplate?: Blob;
 }
@@ -57,9 +65,12 @@ export interface DatabaseOptions {
 export interface DatabaseTimeouts {
   /** Opening a connection, and waiting for a free one in the pool. */
   connectMs: number;
-  /** Server side: a statement running longer is cancelled by PostgreSQL (the connection survives). */
+  /**
+   * A statement running longer is cancelled (the connection survives): inside a transaction by the server
+   * (SET LOCAL statement_timeout), outside one by the client's CancelRequest (guarded-client.ts).
+   */
   statementMs: number;
-  /** Server side: a session idle inside an open transaction this long is terminated (its transaction rolled back). */
+  /** Server side (SET LOCAL): a transaction idle this long is terminated (rolled back). */
   idleInTransactionMs: number;
   /** Client side: no answer this long resets the connection (a partition, a hung server). */
   queryMs: number;
@@ -77,27 +88,32 @@ export const DEFAULT_DB_TIMEOUTS: DatabaseTimeouts = {
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const timeouts = { ...DEFAULT_DB_TIMEOUTS, ...options.timeouts };
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, timeouts)
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, timeouts, options.preparedStatements ?? false)
     : openPglite(options.dataDir, options.pgliteTemplate);
 }
 
-async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts): Promise<Database> {
+async function openPostgres(
+  url: string,
+  max: number,
+  timeouts: DatabaseTimeouts,
+  prepared: boolean,
+): Promise<Database> {
   const [{ default: pg }, { PrismaPg }, { guardedClientClass }] = await Promise.all([
     import('pg'),
     import('@prisma/adapter-pg'),
     import('./guarded-client.ts'),
   ]);
+  // No startup parameters (a transaction pooler refuses them, and its server connections are shared): the
+  // server-side timeouts are set per transaction and the rest is kept by the client (guarded-client.ts).
   const pool = new pg.Pool({
     connectionString: url,
     max,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: timeouts.connectMs,
-    statement_timeout: timeouts.statementMs,
-    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
     // Dead peers behind a silent network are noticed by the kernel too, not only by the query deadline.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-    Client: guardedClientClass(timeouts.queryMs),
+    Client: guardedClientClass(timeouts),
   });
   // An idle client losing its connection must not crash the process; the pool replaces it. Nor may a checked-out
   // one that is reset between queries (the request deadline, guarded-client.ts): pg emits that on the client, and
@@ -106,22 +122,23 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
   pool.on('connect', (client) => client.on('error', () => {}));
   // Prisma and the raw runner see the pool through ambientPool: inside an ambient transaction their work
   // goes to its connection.
-  const routed = ambientPool(pool);
+  const routed = ambientPool(pool, prepared);
+  const statement = (text: string, values: unknown[], prepare?: string) =>
+    prepared && prepare ? { name: prepare, text, values } : { text, values };
   const prisma = new PrismaClient({ adapter: new PrismaPg(routed) });
   const runner = (client: pg.Pool | pg.PoolClient): SqlRunner => ({
     exec: async (sql) => {
       await client.query(sql);
     },
     query: async <T>(sql: string, params: unknown[] = [], prepare?: string) =>
-      (await client.query(prepare ? { name: prepare, text: sql, values: params } : { text: sql, values: params }))
-        .rows as T[],
+      (await client.query(statement(sql, params, prepare))).rows as T[],
     withExclusiveLock: async (lockId, fn) => {
       const conn = await pool.connect();
-      // Waiting for another instance's migrations and running our own may take long: no deadlines here,
-      // and the connection is discarded afterwards rather than returned to the pool with them lifted.
+      // Waiting for another instance's migrations and running our own may take long: no deadlines here (neither
+      // the client's nor SET LOCAL timeouts), and the connection is discarded afterwards rather than returned to
+      // the pool with them lifted.
       (conn as unknown as { queryTimeoutMs: number }).queryTimeoutMs = 0;
       try {
-        await conn.query('SET statement_timeout = 0');
         await conn.query('SELECT pg_advisory_lock($1)', [lockId]);
         try {
           return await fn(runner(conn));
@@ -152,8 +169,7 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
         try {
           result = await fn({
             query: async <T>(text: string, params: unknown[] = [], prepare?: string) =>
-              (await conn.query(prepare ? { name: prepare, text, values: params } : { text, values: params }))
-                .rows as T[],
+              (await conn.query(statement(text, params, prepare))).rows as T[],
           });
         } catch (err) {
           await conn.query('ROLLBACK');
