@@ -16,3 +16,6 @@ export const inCI = Boolean(process.env.CI) && process.env.CI !== 'false' && pro
 
 /** Debian's Chromium for the browser tests; CHROMIUM_PATH points elsewhere (or at nothing, to see the skip). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+/** TEST_ECHO_ERROR_LOGS=1: test apps also write their error-level log lines to stderr (`[app error log] …`). */
+export const ECHO_ERROR_LOGS = /^(1|true|yes)$/.test(process.env.TEST_ECHO_ERROR_LOGS ?? '');
