@@ -14,7 +14,10 @@ const schema = z
     HOST: z.string().min(1).default('127.0.0.1'),
     DATABASE_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^postgres(ql)?$/ }).optional()),
     DATABASE_DIRECT_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^postgres(ql)?$/ }).optional()),
-    DB_PREPARED_STATEMENTS: bool.default(false),
+    DB_PREPARED_STATEMENTS: z
+      .enum(['auto', 'true', 'false', '1', '0', 'yes', 'no'])
+      .default('auto')
+      .transform((v) => (v === 'auto' ? ('auto' as const) : v === 'true' || v === '1' || v === 'yes')),
     DATA_DIR: z.string().min(1).default('./data'),
     PUBLIC_BASE_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -114,7 +117,7 @@ const schema = z
     databaseUrl: env.DATABASE_URL,
     /** A direct session to the same database (migrations and their lock, LISTEN); unset = all through databaseUrl. */
     databaseDirectUrl: env.DATABASE_DIRECT_URL,
-    /** Named prepared statements on databaseUrl's connections: only when they are sessions (no transaction pooler). */
+    /** Named prepared statements on databaseUrl's connections: auto = on those that prove to be direct sessions. */
     dbPreparedStatements: env.DB_PREPARED_STATEMENTS,
     dataDir: env.DATA_DIR,
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),

@@ -76,15 +76,11 @@ export type RoutedPool = pg.Pool & {
   nestedTransaction<T>(fn: (conn: SqlQuery) => Promise<T>): Promise<{ result: T } | null>;
 };
 
-/**
- * The pool as Prisma's adapter and the raw runner see it: queries go to the ambient connection when one is open.
- * `prepared`: named prepared statements are safe on these connections (see DatabaseOptions.preparedStatements).
- */
-export function ambientPool(pool: pg.Pool, prepared: boolean): RoutedPool {
+/** The pool as Prisma's adapter and the raw runner see it: queries go to the ambient connection when one is open. */
+export function ambientPool(pool: pg.Pool): RoutedPool {
   const onConnection = async (conn: pg.PoolClient) => ({
     query: async <T>(text: string, params: unknown[] = [], prepare?: string) =>
-      (await conn.query(prepared && prepare ? { name: prepare, text, values: params } : { text, values: params }))
-        .rows as T[],
+      (await conn.query(prepare ? { name: prepare, text, values: params } : { text, values: params })).rows as T[],
   });
   // pg-pool hands a waiting caller its connection from inside the release() of whoever freed it, so its own
   // query() runs the statement in that other request's async context, under the other request's deadline.

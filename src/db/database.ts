@@ -12,7 +12,8 @@ export interface SqlRunner {
   /**
    * `prepare` names a constant statement of a hot path: on a connection where named prepared statements are
    * safe (DatabaseOptions.preparedStatements), PostgreSQL then parses it once per connection instead of on every
-   * call; elsewhere it is sent unnamed. Never name SQL that is assembled per request.
+   * call; elsewhere the connection sends it unnamed (guarded-client.ts). Never name SQL that is assembled per
+   * request.
    */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], prepare?: string): Promise<T[]>;
   /** Runs fn while holding an exclusive cross-process lock (a PostgreSQL advisory lock). */
@@ -51,12 +52,13 @@ export interface DatabaseOptions {
   poolSize?: number;
   timeouts?: Partial<DatabaseTimeouts>;
   /**
-   * Named prepared statements for the hot paths' `prepare` names. Only where a connection is one server session
-   * for its whole life (a direct connection, or a pooler that tracks prepared statements): a transaction pooler
-   * (PgBouncer 1.18 in transaction mode) runs each transaction on any server connection, where the statement
-   * prepared on another is missing ("does not exist") or already there ("already exists"). Off by default.
+   * Named prepared statements for the hot paths' `prepare` names. Safe only where a connection is one server
+   * session for its whole life: a transaction pooler (PgBouncer 1.18 in transaction mode) runs each transaction on
+   * any server connection, where the statement prepared on another is missing ("does not exist") or already there
+   * ("already exists"). `auto` (the default): on each connection that proves to be a direct session (see
+   * guarded-client.ts); true: on every connection (a pooler that tracks them, PgBouncer 1.21+); false: never.
    */
-  preparedStatements?: boolean;
+  preparedStatements?: PreparedStatements;
   /** A PGlite data directory dump to start from instead of an empty cluster (tests start migrated, once per run). */
   pgliteTemplate?: Blob;
 }
@@ -76,6 +78,8 @@ export interface DatabaseTimeouts {
   queryMs: number;
 }
 
+export type PreparedStatements = boolean | 'auto';
+
 export const DEFAULT_DB_TIMEOUTS: DatabaseTimeouts = {
   connectMs: 2_000,
   statementMs: 5_000,
@@ -88,7 +92,7 @@ export const DEFAULT_DB_TIMEOUTS: DatabaseTimeouts = {
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const timeouts = { ...DEFAULT_DB_TIMEOUTS, ...options.timeouts };
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, timeouts, options.preparedStatements ?? false)
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, timeouts, options.preparedStatements ?? 'auto')
     : openPglite(options.dataDir, options.pgliteTemplate);
 }
 
@@ -96,7 +100,7 @@ async function openPostgres(
   url: string,
   max: number,
   timeouts: DatabaseTimeouts,
-  prepared: boolean,
+  prepared: PreparedStatements,
 ): Promise<Database> {
   const [{ default: pg }, { PrismaPg }, { guardedClientClass }] = await Promise.all([
     import('pg'),
@@ -113,7 +117,7 @@ async function openPostgres(
     // Dead peers behind a silent network are noticed by the kernel too, not only by the query deadline.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-    Client: guardedClientClass(timeouts),
+    Client: guardedClientClass(timeouts, prepared),
   });
   // An idle client losing its connection must not crash the process; the pool replaces it. Nor may a checked-out
   // one that is reset between queries (the request deadline, guarded-client.ts): pg emits that on the client, and
@@ -122,9 +126,10 @@ async function openPostgres(
   pool.on('connect', (client) => client.on('error', () => {}));
   // Prisma and the raw runner see the pool through ambientPool: inside an ambient transaction their work
   // goes to its connection.
-  const routed = ambientPool(pool, prepared);
+  const routed = ambientPool(pool);
+  // Named or not, as each connection decides (guarded-client.ts).
   const statement = (text: string, values: unknown[], prepare?: string) =>
-    prepared && prepare ? { name: prepare, text, values } : { text, values };
+    prepare ? { name: prepare, text, values } : { text, values };
   const prisma = new PrismaClient({ adapter: new PrismaPg(routed) });
   const runner = (client: pg.Pool | pg.PoolClient): SqlRunner => ({
     exec: async (sql) => {

@@ -16,8 +16,7 @@ export interface MigrateOptions {
 
 /**
  * Applies pending migrations (the names applied are returned): on a one-connection pool of the direct URL, closed
- * afterwards, when one is given; otherwise on the application's database. The direct pool uses named prepared
- * statements freely: it is a session.
+ * afterwards, when one is given; otherwise on the application's database.
  */
 export async function migrateDatabase(db: Database, options: MigrateOptions = {}): Promise<string[]> {
   if (!options.directUrl || db.kind !== 'postgresql') return migrate(db.sql);
@@ -26,7 +25,6 @@ export async function migrateDatabase(db: Database, options: MigrateOptions = {}
     dataDir: 'unused',
     poolSize: 1,
     timeouts: options.timeouts,
-    preparedStatements: true,
   });
   try {
     await waitForDatabase(direct, { timeoutMs: options.startupTimeoutMs ?? 0, onRetry: options.onRetry });

@@ -32,7 +32,10 @@ const CANCEL_GRACE_MS = 500;
  *   network can then never reach the server after we have answered the client with an error. The pool discards
  *   the dead client on release and opens a fresh one for the next request.
  */
-export function guardedClientClass(deadlines: ClientDeadlines): typeof pg.Client {
+export function guardedClientClass(
+  deadlines: ClientDeadlines,
+  preparedStatements: boolean | 'auto' = 'auto',
+): typeof pg.Client {
   const beginSql =
     `BEGIN; SET LOCAL statement_timeout = ${Math.trunc(deadlines.statementMs)}; ` +
     `SET LOCAL idle_in_transaction_session_timeout = ${Math.trunc(deadlines.idleInTransactionMs)}`;
@@ -40,6 +43,31 @@ export function guardedClientClass(deadlines: ClientDeadlines): typeof pg.Client
     private abortReason: string | null = null;
     /** 0 = no client-side deadlines and no SET LOCAL timeouts (migrations under their lock may run long). */
     queryTimeoutMs = deadlines.queryMs;
+    /** Whether a statement's name is sent (a named prepared statement) or dropped (parsed per call). */
+    namedStatements = preparedStatements === true;
+
+    /**
+     * With `auto`, a new connection checks whether it is a server session of its own: a direct connection announces
+     * its server process in BackendKeyData, and pg_backend_pid() is that process; a pooler (PgBouncer, RDS Proxy,
+     * Supavisor) announces keys of its own, so they differ there. One round trip per new connection.
+     */
+    override connect(callback?: any): any {
+      const ready = (super.connect() as unknown as Promise<unknown>).then(async () => {
+        if (preparedStatements === 'auto') this.namedStatements = await this.isDirectSession().catch(() => false);
+        return this;
+      });
+      if (!callback) return ready;
+      ready.then(
+        () => callback(null, this),
+        (err: Error) => callback(err),
+      );
+      return undefined;
+    }
+
+    private async isDirectSession(): Promise<boolean> {
+      const { rows } = (await this.query('SELECT pg_backend_pid() AS pid')) as { rows: { pid: number }[] };
+      return rows[0]?.pid === (this as unknown as { processID: number | null }).processID;
+    }
 
     abort(reason: string): void {
       if (this.abortReason) return;
@@ -96,6 +124,8 @@ export function guardedClientClass(deadlines: ClientDeadlines): typeof pg.Client
       const begin = ms > 0 && BARE_BEGIN.test(text);
       if (begin)
         args[0] = typeof first === 'string' ? beginSql : { ...(first as object), text: beginSql, name: undefined };
+      else if (!this.namedStatements && first && typeof first === 'object' && (first as { name?: unknown }).name)
+        args[0] = { ...first, name: undefined }; // not a session of its own: a named statement may be on another
       const selfCommitting = ms > 0 && !begin && (this as unknown as { _txStatus?: string | null })._txStatus === 'I';
       const handle = { abort: (reason: string) => this.abort(reason) };
       const timer = ms > 0 ? setTimeout(() => this.abort(`query timed out after ${ms} ms`), ms) : undefined;

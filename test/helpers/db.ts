@@ -16,9 +16,8 @@ export interface TestDatabase extends Database {
   directUrl?: string;
   /**
    * The database settings of an app (a spawned server, loadConfig) on this database: DATABASE_URL, and
-   * DATABASE_DIRECT_URL unless the run goes through a pooler alone. Without a pooler the URL is direct, so the
-   * direct URL is the same one and named prepared statements are on (DB_PREPARED_STATEMENTS), as an operator
-   * of a direct connection would set them.
+   * DATABASE_DIRECT_URL unless the run goes through a pooler alone (without a pooler the URL is direct, so the
+   * direct URL is the same one).
    */
   env: Record<string, string>;
 }
@@ -43,8 +42,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const directUrl = !pooled || TEST_DATABASE_DIRECT ? scratch.url : undefined;
   const env: Record<string, string> = { DATABASE_URL: url };
   if (directUrl) env.DATABASE_DIRECT_URL = directUrl;
-  if (!pooled) env.DB_PREPARED_STATEMENTS = 'true';
-  const db = await openDatabase({ databaseUrl: url, dataDir: 'unused', poolSize: 10, preparedStatements: !pooled });
+  const db = await openDatabase({ databaseUrl: url, dataDir: 'unused', poolSize: 10 });
   await migrateDatabase(db, { directUrl });
   return {
     ...db,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { createDeps, type AppDeps } from '../../src/composition.ts';
 import { loadConfig } from '../../src/config.ts';
-import { openDatabase, type Database, type DatabaseTimeouts } from '../../src/db/database.ts';
+import { openDatabase, type Database, type DatabaseTimeouts, type PreparedStatements } from '../../src/db/database.ts';
 import {
   DatabaseUnavailableError,
   expireRequestScope,
@@ -38,7 +38,7 @@ interface PooledApp {
   close(): Promise<void>;
 }
 
-async function pooledApp(url: string, options: { preparedStatements?: boolean } = {}): Promise<PooledApp> {
+async function pooledApp(url: string, options: { preparedStatements?: PreparedStatements } = {}): Promise<PooledApp> {
   const db = await openDatabase({ databaseUrl: url, dataDir: 'unused', poolSize: 10, ...options });
   const logs: Record<string, any>[] = [];
   const logger = pino(loggerOptions('info') as pino.LoggerOptions, {
@@ -151,7 +151,24 @@ describe.skipIf(!TEST_DATABASE_URL || (!pgbouncerInstalled && !inCI))(
       }
     });
 
-    it('named prepared statements would fail there: why they need DB_PREPARED_STATEMENTS (off by default)', async () => {
+    it('DB_PREPARED_STATEMENTS=auto: named statements on a direct session, unnamed through the pooler', async () => {
+      const onDirect = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused', poolSize: 1 });
+      const onPooler = await openDatabase({ databaseUrl: pooledUrl, dataDir: 'unused', poolSize: 1 });
+      try {
+        const prepared = async (db: Database) => {
+          for (let i = 0; i < 3; i++) await db.sql.query('SELECT $1::int AS one', [1], 'pooler-probe');
+          // Through the pooler this reads one of its server sessions: none of them may hold the statement.
+          return (await db.sql.query<{ name: string }>('SELECT name FROM pg_prepared_statements')).map((r) => r.name);
+        };
+        expect(await prepared(onDirect)).toContain('pooler-probe');
+        expect(await prepared(onPooler)).not.toContain('pooler-probe');
+      } finally {
+        await onDirect.close();
+        await onPooler.close();
+      }
+    });
+
+    it('named prepared statements forced on (DB_PREPARED_STATEMENTS=true) fail there: why auto leaves them off', async () => {
       const a = await pooledApp(pooledUrl, { preparedStatements: true });
       const b = await pooledApp(pooledUrl, { preparedStatements: true });
       try {
