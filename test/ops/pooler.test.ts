@@ -4,7 +4,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { createDeps, type AppDeps } from '../../src/composition.ts';
-import { loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import { openDatabase, type Database, type DatabaseTimeouts, type PreparedStatements } from '../../src/db/database.ts';
 import {
   DatabaseUnavailableError,
@@ -87,6 +87,23 @@ async function hotPaths(app: PooledApp, tenant: TestTenant, assetIds: string[], 
 }
 
 const errorLines = (logs: Record<string, any>[]) => logs.filter((l) => Number(l.level) >= 50);
+
+describe('pooled and direct URLs in the configuration', () => {
+  const url = 'postgresql://app@pooler:6432/fleet';
+  it('DATABASE_DIRECT_URL is optional, and only beside DATABASE_URL', () => {
+    expect(loadConfig({ DATABASE_URL: url })).toMatchObject({ databaseUrl: url, databaseDirectUrl: undefined });
+    const direct = 'postgresql://app@db:5432/fleet';
+    expect(loadConfig({ DATABASE_URL: url, DATABASE_DIRECT_URL: direct }).databaseDirectUrl).toBe(direct);
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: direct })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATABASE_URL: url, DATABASE_DIRECT_URL: 'mysql://db/fleet' })).toThrow(ConfigError);
+  });
+  it('DB_PREPARED_STATEMENTS is auto unless set to true or false', () => {
+    expect(loadConfig({}).dbPreparedStatements).toBe('auto');
+    expect(loadConfig({ DB_PREPARED_STATEMENTS: 'true' }).dbPreparedStatements).toBe(true);
+    expect(loadConfig({ DB_PREPARED_STATEMENTS: 'false' }).dbPreparedStatements).toBe(false);
+    expect(() => loadConfig({ DB_PREPARED_STATEMENTS: 'sometimes' })).toThrow(ConfigError);
+  });
+});
 
 describe.skipIf(!TEST_DATABASE_URL || (!pgbouncerInstalled && !inCI))(
   'behind PgBouncer 1.18 in transaction mode (2 server connections, many clients)',
