@@ -1,4 +1,4 @@
-import { openDatabase, waitForDatabase, type Database, type DatabaseTimeouts } from './database.ts';
+import { openDatabase, waitForDatabase, type Database, type DatabaseTimeouts, type SqlRunner } from './database.ts';
 import { migrate } from './migrator.ts';
 
 export interface MigrateOptions {
@@ -12,6 +12,8 @@ export interface MigrateOptions {
   /** As waitForDatabase's: the direct connection may not be reachable yet at start-up either. */
   startupTimeoutMs?: number;
   onRetry?: (info: { attempt: number; reason: string; retryInMs: number }) => void;
+  /** How to migrate on the runner chosen (default: migrate() with its defaults). */
+  run?: (sql: SqlRunner) => Promise<string[]>;
 }
 
 /**
@@ -19,7 +21,8 @@ export interface MigrateOptions {
  * afterwards, when one is given; otherwise on the application's database.
  */
 export async function migrateDatabase(db: Database, options: MigrateOptions = {}): Promise<string[]> {
-  if (!options.directUrl || db.kind !== 'postgresql') return migrate(db.sql);
+  const run = options.run ?? ((sql: SqlRunner) => migrate(sql));
+  if (!options.directUrl || db.kind !== 'postgresql') return run(db.sql);
   const direct = await openDatabase({
     databaseUrl: options.directUrl,
     dataDir: 'unused',
@@ -28,7 +31,7 @@ export async function migrateDatabase(db: Database, options: MigrateOptions = {}
   });
   try {
     await waitForDatabase(direct, { timeoutMs: options.startupTimeoutMs ?? 0, onRetry: options.onRetry });
-    return await migrate(direct.sql);
+    return await run(direct.sql);
   } finally {
     await direct.close();
   }
