@@ -7,7 +7,7 @@
 # strict one the service must live with: pool_mode = transaction, no ignore_startup_parameters (a client sending
 # statement_timeout at connect is refused) and no prepared-statement support. Any database name is forwarded to
 # the server (`*`), so each test file's own database works. PgBouncer refuses to run as root: as root it is
-# started with `-u postgres`. Listens on 127.0.0.1 only; trust authentication (users listed in the auth file).
+# started with `-u postgres` (`-u nobody` without that user). Listens on 127.0.0.1 only; trust authentication (users listed in the auth file).
 #
 # Environment: PGBOUNCER_UPSTREAM_HOST / PGBOUNCER_UPSTREAM_PORT (default 127.0.0.1:5432), PGBOUNCER_USER (the
 # database user allowed through, default postgres), PGBOUNCER_DIR (default /tmp/fleet-pgbouncer-PORT).
@@ -74,8 +74,11 @@ EOF
 
 run_as=()
 if [ "$(id -u)" = 0 ]; then
-  chown -R postgres "$dir"
-  run_as=(-u postgres)
+  # PgBouncer refuses to run as root: it drops to postgres (or nobody where there is no such user).
+  owner=postgres
+  id postgres >/dev/null 2>&1 || owner=nobody
+  chown -R "$owner" "$dir"
+  run_as=(-u "$owner")
 fi
 "$bin" -d "${run_as[@]}" "$dir/pgbouncer.ini"
 for _ in $(seq 1 50); do
