@@ -38,6 +38,11 @@ const schema = z
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().min(1).default('127.0.0.1'),
     DATABASE_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+    DATABASE_DIRECT_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+    DB_PREPARED_STATEMENTS: z
+      .enum(['auto', 'true', 'false', '1', '0', 'yes', 'no'])
+      .default('auto')
+      .transform((v) => (v === 'auto' ? ('auto' as const) : v === 'true' || v === '1' || v === 'yes')),
     DATA_DIR: z.string().min(1).default('./data'),
     PUBLIC_BASE_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -114,10 +119,23 @@ const schema = z
     GIT_COMMIT: z.preprocess(emptyAsUndefined, z.string().optional()),
     GIT_BRANCH: z.preprocess(emptyAsUndefined, z.string().optional()),
   })
+  .superRefine((env, ctx) => {
+    if (env.DATABASE_DIRECT_URL && !env.DATABASE_URL)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_DIRECT_URL'],
+        message: 'is the direct connection beside DATABASE_URL (the pooled one): set DATABASE_URL too',
+      });
+  })
   .transform((env) => ({
     port: env.PORT,
     host: env.HOST,
+    /** The application's connections; may be a transaction pooler (PgBouncer, RDS Proxy, …). */
     databaseUrl: env.DATABASE_URL,
+    /** A direct session to the same database (migrations and their lock, LISTEN); unset = all through databaseUrl. */
+    databaseDirectUrl: env.DATABASE_DIRECT_URL,
+    /** Named prepared statements on databaseUrl's connections: auto = on those that prove to be direct sessions. */
+    dbPreparedStatements: env.DB_PREPARED_STATEMENTS,
     dataDir: env.DATA_DIR,
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
     logLevel: env.LOG_LEVEL,

@@ -7,6 +7,7 @@ import { DatabaseStartupError, openDatabase, waitForDatabase } from './db/databa
 import { loggerOptions } from './logger.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { migrate, MigrationError, readMigrations } from './db/migrator.ts';
+import { migrateDatabase } from './db/direct.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 import { resolveKeyring, SecretKeyError } from './core/secret-keys.ts';
 
@@ -18,6 +19,7 @@ async function start() {
     dataDir: config.dataDir,
     poolSize: config.dbPoolSize,
     timeouts: config.dbTimeouts,
+    preparedStatements: config.dbPreparedStatements,
   });
   // Before anything waits on the database: a missing key is a configuration error, said at once. (The
   // embedded database's key file is read or created here, under the data directory's lock.)
@@ -34,18 +36,25 @@ async function start() {
     await db.close().catch(() => {});
     throw err;
   }
-  await waitForDatabase(db, {
-    timeoutMs: config.dbStartupTimeoutMs,
-    onRetry: ({ attempt, reason, retryInMs }) =>
-      startupLog.warn(
-        { attempt, retryInMs },
-        `database not reachable (${reason}); retrying in ${Math.ceil(retryInMs / 1000)} s`,
-      ),
-  }).catch(async (err) => {
+  const onRetry = ({ attempt, reason, retryInMs }: { attempt: number; reason: string; retryInMs: number }) =>
+    startupLog.warn(
+      { attempt, retryInMs },
+      `database not reachable (${reason}); retrying in ${Math.ceil(retryInMs / 1000)} s`,
+    );
+  const applied = await (async () => {
+    await waitForDatabase(db, { timeoutMs: config.dbStartupTimeoutMs, onRetry });
+    // With DATABASE_DIRECT_URL the migrations run on a direct connection of their own, closed afterwards.
+    return migrateDatabase(db, {
+      directUrl: config.databaseDirectUrl,
+      timeouts: config.dbTimeouts,
+      startupTimeoutMs: config.dbStartupTimeoutMs,
+      onRetry,
+      run: (sql) => migrate(sql, readMigrations(), { ...config.migrations, log: startupLog }),
+    });
+  })().catch(async (err) => {
     await db.close().catch(() => {});
     throw err;
   });
-  const applied = await migrate(db.sql, readMigrations(), { ...config.migrations, log: startupLog });
   const deps = createDeps(config, db, startupLog, { keyring });
   const log = deps.logger;
   if (applied.length) log.info({ applied }, 'migrations applied');
@@ -58,7 +67,20 @@ async function start() {
   const app = await buildApp(deps);
   await deps.delivery.start(); // before listening: frees this instance's stale webhook claims, starts delivering
   await app.listen({ port: config.port, host: config.host });
-  log.info({ database: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined }, 'fleet API ready');
+  log.info(
+    {
+      database: db.kind,
+      dataDir: db.kind === 'pglite' ? config.dataDir : undefined,
+      // How other instances' commits wake this one's webhook dispatcher (README, "Running in production").
+      crossInstanceWakeups:
+        db.kind === 'pglite'
+          ? undefined
+          : config.databaseDirectUrl
+            ? 'LISTEN on DATABASE_DIRECT_URL'
+            : `poll every ${config.webhooks.pollMs} ms`,
+    },
+    'fleet API ready',
+  );
   const scheduler = startScheduler(deps);
 
   let stopping = false;

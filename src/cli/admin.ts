@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { DataDirLockedError } from '../db/data-dir-lock.ts';
 import { migrate, readMigrations } from '../db/migrator.ts';
+import { migrateDatabase } from '../db/direct.ts';
 import { AdminError, createOrgAdmin, type OrgAdmin } from '../modules/orgs/orgs.service.ts';
 import { createKeyring, resolveKeyring, SecretKeyError, type Keyring } from '../core/secret-keys.ts';
 import { createSecretBox } from '../delivery/secret-box.ts';
@@ -218,8 +219,17 @@ async function main(): Promise<number> {
   let db: Database | undefined;
   try {
     const config = loadConfig();
-    db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
-    await migrate(db.sql, readMigrations(), config.migrations);
+    db = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize: 2,
+      preparedStatements: config.dbPreparedStatements,
+    });
+    await migrateDatabase(db, {
+      directUrl: config.databaseDirectUrl,
+      timeouts: config.dbTimeouts,
+      run: (sql) => migrate(sql, readMigrations(), config.migrations),
+    });
     const opened = db;
     const keyring = () =>
       resolveKeyring({

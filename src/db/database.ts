@@ -11,8 +11,10 @@ import { isDirectSession, waitForXactLock, type LockWaitOptions } from './adviso
 export interface SqlRunner {
   exec(sql: string): Promise<void>;
   /**
-   * `prepare` names a constant statement of a hot path: PostgreSQL then parses it once per connection
-   * (a named prepared statement) instead of on every call. Never name SQL that is assembled per request.
+   * `prepare` names a constant statement of a hot path: on a connection where named prepared statements are
+   * safe (DatabaseOptions.preparedStatements), PostgreSQL then parses it once per connection instead of on every
+   * call; elsewhere the connection sends it unnamed (guarded-client.ts). Never name SQL that is assembled per
+   * request.
    */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], prepare?: string): Promise<T[]>;
   /**
@@ -60,6 +62,14 @@ export interface DatabaseOptions {
   dataDir: string;
   poolSize?: number;
   timeouts?: Partial<DatabaseTimeouts>;
+  /**
+   * Named prepared statements for the hot paths' `prepare` names. Safe only where a connection is one server
+   * session for its whole life: a transaction pooler (PgBouncer 1.18 in transaction mode) runs each transaction on
+   * any server connection, where the statement prepared on another is missing ("does not exist") or already there
+   * ("already exists"). `auto` (the default): on each connection that proves to be a direct session (see
+   * guarded-client.ts); true: on every connection (a pooler that tracks them, PgBouncer 1.21+); false: never.
+   */
+  preparedStatements?: PreparedStatements;
   /** A PGlite data directory dump to start from instead of an empty cluster (tests start migrated, once per run). */
   pgliteTemplate?: Blob;
 }
@@ -68,13 +78,18 @@ export interface DatabaseOptions {
 export interface DatabaseTimeouts {
   /** Opening a connection, and waiting for a free one in the pool. */
   connectMs: number;
-  /** Server side: a statement running longer is cancelled by PostgreSQL (the connection survives). */
+  /**
+   * A statement running longer is cancelled (the connection survives): inside a transaction by the server
+   * (SET LOCAL statement_timeout), outside one by the client's CancelRequest (guarded-client.ts).
+   */
   statementMs: number;
-  /** Server side: a session idle inside an open transaction this long is terminated (its transaction rolled back). */
+  /** Server side (SET LOCAL): a transaction idle this long is terminated (rolled back). */
   idleInTransactionMs: number;
   /** Client side: no answer this long resets the connection (a partition, a hung server). */
   queryMs: number;
 }
+
+export type PreparedStatements = boolean | 'auto';
 
 export const DEFAULT_DB_TIMEOUTS: DatabaseTimeouts = {
   connectMs: 2_000,
@@ -88,27 +103,32 @@ export const DEFAULT_DB_TIMEOUTS: DatabaseTimeouts = {
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const timeouts = { ...DEFAULT_DB_TIMEOUTS, ...options.timeouts };
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, timeouts)
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, timeouts, options.preparedStatements ?? 'auto')
     : openPglite(options.dataDir, options.pgliteTemplate);
 }
 
-async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts): Promise<Database> {
+async function openPostgres(
+  url: string,
+  max: number,
+  timeouts: DatabaseTimeouts,
+  prepared: PreparedStatements,
+): Promise<Database> {
   const [{ default: pg }, { PrismaPg }, { guardedClientClass }] = await Promise.all([
     import('pg'),
     import('@prisma/adapter-pg'),
     import('./guarded-client.ts'),
   ]);
+  // No startup parameters (a transaction pooler refuses them, and its server connections are shared): the
+  // server-side timeouts are set per transaction and the rest is kept by the client (guarded-client.ts).
   const pool = new pg.Pool({
     connectionString: url,
     max,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: timeouts.connectMs,
-    statement_timeout: timeouts.statementMs,
-    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
     // Dead peers behind a silent network are noticed by the kernel too, not only by the query deadline.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-    Client: guardedClientClass(timeouts.queryMs),
+    Client: guardedClientClass(timeouts, prepared),
   });
   // An idle client losing its connection must not crash the process; the pool replaces it. Nor may a checked-out
   // one that is reset between queries (the request deadline, guarded-client.ts): pg emits that on the client, and
@@ -118,14 +138,16 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
   // Prisma and the raw runner see the pool through ambientPool: inside an ambient transaction their work
   // goes to its connection.
   const routed = ambientPool(pool);
+  // Named or not, as each connection decides (guarded-client.ts).
+  const statement = (text: string, values: unknown[], prepare?: string) =>
+    prepare ? { name: prepare, text, values } : { text, values };
   const prisma = new PrismaClient({ adapter: new PrismaPg(routed) });
   const runner = (client: pg.Pool | pg.PoolClient | pg.Client): SqlRunner => ({
     exec: async (sql) => {
       await client.query(sql);
     },
     query: async <T>(sql: string, params: unknown[] = [], prepare?: string) =>
-      (await client.query(prepare ? { name: prepare, text: sql, values: params } : { text: sql, values: params }))
-        .rows as T[],
+      (await client.query(statement(sql, params, prepare))).rows as T[],
     withExclusiveLock: async (lockId, fn, options) => {
       // Two connections of their own, outside the pool (whose size may be 1): one holds the lock, one migrates.
       // The lock is a transaction-scoped advisory lock in a transaction kept open for fn's duration: a session
@@ -168,8 +190,7 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
         try {
           result = await fn({
             query: async <T>(text: string, params: unknown[] = [], prepare?: string) =>
-              (await conn.query(prepare ? { name: prepare, text, values: params } : { text, values: params }))
-                .rows as T[],
+              (await conn.query(statement(text, params, prepare))).rows as T[],
           });
         } catch (err) {
           await conn.query('ROLLBACK');

@@ -15,7 +15,8 @@ import { startWakeup, type Wakeup } from './wakeup.ts';
  * pools), breakers, dispatcher, wake-up and the timers that drive them.
  *
  * continuous (default): committed events wake the dispatcher at once (in process, and through
- * LISTEN/NOTIFY across instances on PostgreSQL); it claims while it has free slots and due rows, refilling
+ * LISTEN/NOTIFY across instances on PostgreSQL with DATABASE_DIRECT_URL; without it the other instances find
+ * them at their next poll, WEBHOOK_POLL_MS); it claims while it has free slots and due rows, refilling
  * a slot the moment a send ends. The cron tick, a short poll and timers for scheduled retries and
  * cooling breakers sweep up everything else (due retries, leases of crashed instances).
  * tick: only the cron tick dispatches, up to WEBHOOK_BATCH_SIZE rows per tick (the specification's model).
@@ -158,7 +159,8 @@ export function createDelivery({
     renew.unref();
     timers.push(renew);
     if (!continuous) return;
-    wakeup = startWakeup({ databaseUrl: db.kind === 'postgresql' ? config.databaseUrl : undefined, log, wake });
+    // LISTEN needs a session: only on the direct connection, never through a transaction pooler.
+    wakeup = startWakeup({ listenUrl: db.kind === 'postgresql' ? config.databaseDirectUrl : undefined, log, wake });
     const poll = setInterval(wake, settings.pollMs);
     poll.unref();
     timers.push(poll);

@@ -9,20 +9,22 @@ export interface Wakeup {
 }
 
 /**
- * Calls `wake` when committed events queue deliveries. On PostgreSQL a dedicated connection LISTENs to the
- * channel emit() NOTIFYs at commit, which reaches every instance (this one included); a lost connection is
- * re-opened, and the dispatcher's poll covers the gap. PGlite is single-process: the in-process signal is enough.
+ * Calls `wake` when committed events queue deliveries. With `listenUrl` (PostgreSQL's DATABASE_DIRECT_URL) a
+ * dedicated connection LISTENs to the channel emit() NOTIFYs at commit, which reaches every instance (this one
+ * included); a lost connection is re-opened, and the dispatcher's poll covers the gap. Without it (PGlite, which is
+ * single-process, or PostgreSQL reached only through a transaction pooler, where LISTEN has no session to live on)
+ * the in-process signal wakes this instance at once, and other instances find the rows at their next poll.
  */
 export function startWakeup({
-  databaseUrl,
+  listenUrl,
   log,
   wake,
 }: {
-  databaseUrl?: string;
+  listenUrl?: string;
   log: FastifyBaseLogger;
   wake: () => void;
 }): Wakeup {
-  if (!databaseUrl) {
+  if (!listenUrl) {
     const unsubscribe = onDeliveriesQueued(wake);
     return { close: async () => void unsubscribe() };
   }
@@ -31,7 +33,7 @@ export function startWakeup({
   let retry: NodeJS.Timeout | undefined;
 
   const connect = async () => {
-    const c = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000, keepAlive: true });
+    const c = new pg.Client({ connectionString: listenUrl, connectionTimeoutMillis: 5_000, keepAlive: true });
     client = c;
     c.on('notification', () => wake());
     c.on('error', (err) => {

@@ -15,7 +15,10 @@ import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db
 import { createTenant } from '../helpers/fixtures.ts';
 import { eventually, silentLogger, startReceiver, type Receiver } from './helpers.ts';
 import { nodeArgs } from '../helpers/node-process.ts';
-import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
+import { TEST_DATABASE_DIRECT, TEST_DATABASE_POOLER_URL, TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
+
+/** Whether this run's apps get DATABASE_DIRECT_URL (always, unless the run goes through a pooler alone). */
+const listens = !TEST_DATABASE_POOLER_URL || TEST_DATABASE_DIRECT;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let receiver: Receiver;
@@ -101,7 +104,7 @@ describe('SIGTERM during a send that hangs', () => {
         let db = await open();
         const id = await queueOne(db);
         if (!base) await db.close(); // the embedded database belongs to one process at a time
-        const store: Record<string, string> = base ? { DATABASE_URL: base.url! } : { DATA_DIR: dir };
+        const store: Record<string, string> = base ? base.env : { DATA_DIR: dir };
         // The receiver would keep the send open far beyond the shutdown budget: only aborting it meets the budget.
         const api = await startApi(store, {
           WEBHOOK_TIMEOUT_MS: '60000',
@@ -143,7 +146,7 @@ describe.skipIf(!onPostgres)('several processes on PostgreSQL (skipped on PGlite
       const base = await createTestDatabase();
       try {
         const id = await queueOne(base);
-        const store = { DATABASE_URL: base.url! };
+        const store = base.env;
         // A long lease: only the start-up release can make the restarted instance send again soon.
         const first = await startApi(store, { INSTANCE_ID: 'api-a', WEBHOOK_LEASE_SEC: '120' });
         await eventually(() => sendsOf(id).length === 1, 10_000);
@@ -178,7 +181,8 @@ describe.skipIf(!onPostgres)('several processes on PostgreSQL (skipped on PGlite
     },
   );
 
-  it(
+  // LISTEN needs a session: it is on DATABASE_DIRECT_URL, which a run through a pooler alone does not have.
+  it.skipIf(!listens)(
     "wakes another instance's dispatcher through LISTEN/NOTIFY when an event commits",
     { timeout: 60_000 },
     async () => {
@@ -188,7 +192,7 @@ describe.skipIf(!onPostgres)('several processes on PostgreSQL (skipped on PGlite
       // the NOTIFY.
       const config = loadConfig({
         SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
-        DATABASE_URL: base.url!,
+        ...base.env,
         INSTANCE_ID: 'listener',
         WEBHOOK_POLL_MS: '600000',
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -222,6 +226,46 @@ describe.skipIf(!onPostgres)('several processes on PostgreSQL (skipped on PGlite
         }).catch(() => {});
         await sleep(300);
         expect(receiver.requests.filter((r) => r.path === '/notified')).toHaveLength(3);
+      } finally {
+        await delivery.close();
+        await elsewhere.close();
+        await base.close();
+      }
+    },
+  );
+
+  it(
+    "without DATABASE_DIRECT_URL another instance's dispatcher finds a committed event at its next poll",
+    { timeout: 60_000 },
+    async () => {
+      const base = await createTestDatabase();
+      const elsewhere = await openDatabase({ databaseUrl: base.url!, dataDir: 'unused', poolSize: 2 });
+      // DATABASE_URL alone (as behind a transaction pooler): no LISTEN connection, the poll is what wakes it.
+      const config = loadConfig({
+        DATABASE_URL: base.url!,
+        INSTANCE_ID: 'poller',
+        WEBHOOK_POLL_MS: '1000',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_CA_FILE: receiver.caFile,
+      });
+      const delivery = createDelivery({ db: elsewhere, config, log: silentLogger() });
+      try {
+        const tenant = await createTenant(base);
+        await base.prisma.webhookSubscription.create({
+          data: { orgId: tenant.orgId, url: `${receiver.origin}/polled`, events: ['tool.created'], secret: 'whsec_p' },
+        });
+        await delivery.start();
+        for (let i = 0; i < 2; i++) {
+          await transaction(base, (tx) =>
+            emit(tx, tenant.orgId, 'tool.created', { ...EVENT_EXAMPLES['tool.created'], toolId: `p-${i}` }),
+          );
+          // At most one poll interval, plus the send.
+          await eventually(() => receiver.requests.filter((r) => r.path === '/polled').length === i + 1, 3_000);
+        }
+        const listening = await base.sql.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`,
+        );
+        expect(listening).toEqual([{ n: 0 }]);
       } finally {
         await delivery.close();
         await elsewhere.close();

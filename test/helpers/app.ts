@@ -8,7 +8,7 @@ import type { Clock } from '../../src/core/clock.ts';
 import { loggerOptions } from '../../src/logger.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { createTenant, type TestTenant } from './fixtures.ts';
-import { TEST_SECRETS_KEYS } from './test-env.ts';
+import { ECHO_ERROR_LOGS, TEST_SECRETS_KEYS } from './test-env.ts';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -64,7 +64,14 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const db = await createTestDatabase();
   const logs: Record<string, unknown>[] = [];
-  const stream = { write: (line: string) => logs.push(JSON.parse(line)) };
+  const stream = {
+    write: (line: string) => {
+      const entry = JSON.parse(line);
+      logs.push(entry);
+      // For runs that count them (e.g. the suite through a pooler): error-level lines also go to stderr.
+      if (ECHO_ERROR_LOGS && Number(entry.level) >= 50) process.stderr.write(`[app error log] ${line}`);
+    },
+  };
   const logger = pino(
     loggerOptions(env.LOG_LEVEL ?? 'warn') as pino.LoggerOptions,
     stream,

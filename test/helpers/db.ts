@@ -1,15 +1,25 @@
 import { openAsBlob } from 'node:fs';
 import { inject } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.ts';
+import { migrateDatabase } from '../../src/db/direct.ts';
 import { migrate } from '../../src/db/migrator.ts';
 import { createScratchDatabase } from './scratch-database.ts';
 
-import { TEST_DATABASE_URL } from './test-env.ts';
+import { TEST_DATABASE_DIRECT, TEST_DATABASE_POOLER_URL, TEST_DATABASE_URL } from './test-env.ts';
 
 export { TEST_DATABASE_URL, onPostgres } from './test-env.ts';
 
 export interface TestDatabase extends Database {
+  /** What an app on this database is given as DATABASE_URL (through the pooler when the run has one). */
   url?: string;
+  /** DATABASE_DIRECT_URL for an app on this database, when the run gives one (see `env`). */
+  directUrl?: string;
+  /**
+   * The database settings of an app (a spawned server, loadConfig) on this database: DATABASE_URL, and
+   * DATABASE_DIRECT_URL unless the run goes through a pooler alone (without a pooler the URL is direct, so the
+   * direct URL is the same one).
+   */
+  env: Record<string, string>;
 }
 
 /**
@@ -24,17 +34,31 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       pgliteTemplate: template ? await openAsBlob(template) : undefined,
     });
     await migrate(db.sql);
-    return db;
+    return { ...db, env: {} };
   }
   const scratch = await createScratchDatabase(TEST_DATABASE_URL, 'fleet_t', inject('postgresTemplate') || undefined);
-  const db = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused', poolSize: 10 });
-  await migrate(db.sql);
+  const pooled = TEST_DATABASE_POOLER_URL ? onDatabase(TEST_DATABASE_POOLER_URL, scratch.url) : undefined;
+  const url = pooled ?? scratch.url;
+  const directUrl = !pooled || TEST_DATABASE_DIRECT ? scratch.url : undefined;
+  const env: Record<string, string> = { DATABASE_URL: url };
+  if (directUrl) env.DATABASE_DIRECT_URL = directUrl;
+  const db = await openDatabase({ databaseUrl: url, dataDir: 'unused', poolSize: 10 });
+  await migrateDatabase(db, { directUrl });
   return {
     ...db,
-    url: scratch.url,
+    url,
+    directUrl,
+    env,
     async close() {
       await db.close();
       await scratch.drop().catch(() => {});
     },
   };
+}
+
+/** The pooler's URL naming the database of `direct`. */
+function onDatabase(poolerUrl: string, direct: string): string {
+  const url = new URL(poolerUrl);
+  url.pathname = new URL(direct).pathname;
+  return url.toString();
 }

@@ -290,7 +290,7 @@ describe.skipIf(!TEST_DATABASE_URL)(
     let pair: ApiProcess[] = [];
     const email = 'ops@multi.example.com';
     const baseEnv = () => ({
-      DATABASE_URL: db.url!,
+      ...db.env,
       DB_POOL_SIZE: '5',
       REDIS_URL,
       RATE_LIMIT_PER_MINUTE: '60',
