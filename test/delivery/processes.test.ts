@@ -242,6 +242,7 @@ describe.skipIf(!onPostgres)('several processes on PostgreSQL (skipped on PGlite
       const elsewhere = await openDatabase({ databaseUrl: base.url!, dataDir: 'unused', poolSize: 2 });
       // DATABASE_URL alone (as behind a transaction pooler): no LISTEN connection, the poll is what wakes it.
       const config = loadConfig({
+        SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
         DATABASE_URL: base.url!,
         INSTANCE_ID: 'poller',
         WEBHOOK_POLL_MS: '1000',

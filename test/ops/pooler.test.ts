@@ -20,7 +20,7 @@ import { TEST_DATABASE_URL } from '../helpers/db.ts';
 import { createTenant, type TestTenant } from '../helpers/fixtures.ts';
 import { pgbouncerInstalled, startPgBouncer, type TestPgBouncer } from '../helpers/pgbouncer.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.ts';
-import { inCI } from '../helpers/test-env.ts';
+import { inCI, withTestKeys } from '../helpers/test-env.ts';
 
 /**
  * DATABASE_URL pointing at PgBouncer 1.18 in transaction mode (its own, with 2 server connections for many
@@ -44,11 +44,9 @@ async function pooledApp(url: string, options: { preparedStatements?: PreparedSt
   const logger = pino(loggerOptions('info') as pino.LoggerOptions, {
     write: (l: string) => logs.push(JSON.parse(l)),
   }) as unknown as FastifyBaseLogger;
-  const config = loadConfig({
-    DATABASE_URL: url,
-    RATE_LIMIT_PER_MINUTE: '100000',
-    PRE_AUTH_RATE_LIMIT_PER_MINUTE: '100000',
-  });
+  const config = loadConfig(
+    withTestKeys({ DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '100000', PRE_AUTH_RATE_LIMIT_PER_MINUTE: '100000' }),
+  );
   const deps = createDeps(config, db, logger);
   const app = await buildApp(deps);
   await app.ready();
