@@ -59,6 +59,16 @@ const renewalHeadsUps: Job<'services'> = ({ services }) => ({
   run: () => services.notifications.queueRenewalHeadsUps(),
 });
 
+/**
+ * Every minute: the calendar sweep of service reminders (DUE_SOON starts, due dates, snooze ends), one indexed
+ * batch of up to 500 per tick (service-reminders.sweep.ts).
+ */
+const serviceReminderSweep: Job<'services'> = ({ services }) => ({
+  name: 'service-reminder-sweep',
+  cron: '* * * * *',
+  run: () => services.serviceReminders.sweep(),
+});
+
 /** Every periodic job of the service, in one place. Add a job here with one line. */
 export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   webhookDispatch,
@@ -67,4 +77,5 @@ export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   idempotencyRetention,
   sendNotifications,
   renewalHeadsUps,
+  serviceReminderSweep,
 ];
