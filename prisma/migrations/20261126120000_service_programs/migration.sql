@@ -65,7 +65,7 @@ CREATE TABLE "service_reminders" (
     "snoozedUntil" TIMESTAMPTZ(3),
     "snoozedUntilReading" DOUBLE PRECISION,
     "status" "ServiceReminderStatus" NOT NULL DEFAULT 'OK',
-    "statusRank" SMALLINT NOT NULL,
+    "statusRank" INTEGER NOT NULL,
     "dueKey" TIMESTAMPTZ(3) NOT NULL,
     "meterStatus" "ServiceReminderStatus",
     "meterDueAt" TIMESTAMPTZ(3),

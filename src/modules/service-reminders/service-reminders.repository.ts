@@ -48,7 +48,7 @@ export async function listReminders(
   if (query.serviceProgramId) where.push(`r."serviceProgramId" = ${bind(query.serviceProgramId)}`);
   if (after) {
     where.push(
-      `(r."statusRank", r."dueKey", r.id) > (${bind(after[0], 'smallint')}, ${bind(after[1], 'timestamptz')}, ${bind(after[2])})`,
+      `(r."statusRank", r."dueKey", r.id) > (${bind(after[0], 'int')}, ${bind(after[1], 'timestamptz')}, ${bind(after[2])})`,
     );
   }
   const ranks = [...new Set(query.status)]
@@ -61,7 +61,7 @@ export async function listReminders(
   const order = 'ORDER BY "statusRank", "dueKey", id';
   const branches = ranks.map(
     (rank) =>
-      `(SELECT r.* FROM service_reminders r WHERE ${[...where, `r."statusRank" = ${bind(rank, 'smallint')}`].join(' AND ')} ${order.replace(/"statusRank"|"dueKey"|id/g, (c) => `r.${c}`)} LIMIT ${limit})`,
+      `(SELECT r.* FROM service_reminders r WHERE ${[...where, `r."statusRank" = ${bind(rank, 'int')}`].join(' AND ')} ${order.replace(/"statusRank"|"dueKey"|id/g, (c) => `r.${c}`)} LIMIT ${limit})`,
   );
   const page =
     branches.length === 1
