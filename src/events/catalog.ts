@@ -251,7 +251,8 @@ export const eventCatalog = {
     data: serviceReminder,
   },
   'service_reminder.overdue': {
-    summary: 'A service reminder falls OVERDUE (by a reading, with it, or by the calendar sweep); once per reminder cycle.',
+    summary:
+      'A service reminder falls OVERDUE (by a reading, with it, or by the calendar sweep); once per reminder cycle.',
     data: serviceReminder,
   },
   'service_reminder.completed': {

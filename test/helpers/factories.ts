@@ -95,7 +95,12 @@ export async function makeServiceReminder(
   return (await create<{ serviceReminderId: string }>(t, key, 'service-reminders', body)).serviceReminderId;
 }
 
-export async function makeServiceProgram(t: WithApi, key: string, items: Body[], overrides: Body = {}): Promise<string> {
+export async function makeServiceProgram(
+  t: WithApi,
+  key: string,
+  items: Body[],
+  overrides: Body = {},
+): Promise<string> {
   const body = { name: 'Excavator A-service', items, ...overrides };
   return (await create<{ serviceProgramId: string }>(t, key, 'service-programs', body)).serviceProgramId;
 }

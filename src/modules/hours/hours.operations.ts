@@ -9,12 +9,19 @@ import { OUTBOX_NOTIFIED, outboxCtes, outboxEvent, signalQueued } from '../../ev
 import type { RequestContext } from '../../core/context.ts';
 import { ValidationError } from '../../core/errors.ts';
 import { insertFlag } from '../flags/flags.operations.ts';
-import { RENEWAL_WINDOW_DAYS } from '../notifications/notifications.repository.ts';
 import { assertReferences } from '../shared/references.ts';
-import { applyReading, REMINDER_ALERT_SQL } from '../service-reminders/service-reminders.operations.ts';
+import { applyReading, noReminderAlertSql } from '../service-reminders/service-reminders.operations.ts';
 import type { CreateHoursInput } from './hours.schemas.ts';
 import { reviewReasonFor, roundMeter, servicePointReached } from './hours.rules.ts';
-import { findLogByKey, LOCKED_ASSET_COLUMNS, lockMeteredAsset, type LockedAsset } from './hours.repository.ts';
+import {
+  ASSET_WITH_PROJECT,
+  findLogByKey,
+  lockMeteredAsset,
+  remindersMove,
+  renewalDue,
+  type LockedAsset,
+  type ReadAsset,
+} from './hours.repository.ts';
 
 /** A reading may be stamped this far ahead of the server clock (device clock skew). */
 const FUTURE_SKEW_MS = 5 * 60 * 1000;
@@ -53,15 +60,6 @@ export interface RecordedReading {
   renewalDue?: boolean;
 }
 
-/** The asset's own renewal dates decide whether the post-commit heads-up query has anything to find. */
-export function renewalDue(asset: LockedAsset, now: Date): boolean {
-  if (asset.lifecycleStatus !== 'IN_SERVICE' && asset.lifecycleStatus !== 'OUT_OF_SERVICE') return false;
-  const until = now.getTime() + RENEWAL_WINDOW_DAYS * 86_400_000;
-  return [asset.registrationExpiresAt, asset.insuranceExpiresAt].some(
-    (d) => d !== null && d.getTime() >= now.getTime() && d.getTime() <= until,
-  );
-}
-
 /**
  * Records one reading (or state-only entry) inside the caller's transaction: idempotency, validation
  * against the asset's meter, delta, review routing, AUTO_PM, the asset's last reading, hours.logged.
@@ -88,8 +86,7 @@ export async function recordReading(
   const { sql, params } = recordLogStatement(ctx, asset, plan, autoFlagId);
   const [row] = await tx.$queryRawUnsafe<(MeterLog & { outboxNotified?: string | null })[]>(sql, ...params);
   // Service reminders follow accepted readings only (a held reading applies when approved): same transaction.
-  if (plan.metered && plan.values.reviewStatus === 'NONE')
-    await applyReading(tx, ctx, asset.id, plan.values.hoursReading, plan.values.loggedAt);
+  if (remindersMove({ remindersDue: true }, plan)) await applyReading(tx, ctx, asset.id, plan.values);
   return {
     ...logAndSignal(row, () => afterCommit(tx, signalQueued)),
     replayed: false,
@@ -287,8 +284,7 @@ const GUARDED_RECORD_LOG_SQL = recordLogSql(
       AND "meterType"::text = $25 AND "meterUnit" = $26 AND "lastMeterReading" IS NOT DISTINCT FROM $27::float8
       AND "lastMeterAt" IS NOT DISTINCT FROM $28::timestamptz AND "pmInterval" IS NOT DISTINCT FROM $29::float8
       AND "pmBaselineReading" IS NOT DISTINCT FROM $30::float8
-      AND ($17::"ReviewStatus" <> 'NONE' OR NOT EXISTS (SELECT 1 FROM service_reminders r WHERE r."assetId" = $3
-        AND r."meterAlertAt" IS NOT NULL AND NOT r.suspended AND r."meterAlertAt" <= $7::float8))`,
+      AND ${noReminderAlertSql('$17', '$3', '$7')}`,
   ' FROM moved',
 );
 
@@ -306,7 +302,7 @@ export async function recordReadingOptimistic(
   input: CreateHoursInput,
   idempotencyKey: string | null,
 ): Promise<RecordedReading | null> {
-  const [asset] = await sql.query<LockedAsset & { projectFound: boolean; remindersDue: boolean }>(
+  const [asset] = await sql.query<ReadAsset>(
     `${ASSET_WITH_PROJECT} FROM assets WHERE id = $1 AND "orgId" = $2`,
     [input.assetId, ctx.orgId, input.projectId ?? null, input.hoursReading ?? null],
     'hours-asset-read',
@@ -323,16 +319,6 @@ export async function recordReadingOptimistic(
   return { ...logAndSignal(row, signalQueued), replayed: false, renewalDue: renewalDue(asset, now) };
 }
 
-// The project check rides on the asset read (a project's existence does not depend on the asset lock), and so does
-// the service reminders' question: one probe of their meter-alert index says whether this reading moves any.
-const ASSET_WITH_PROJECT = `SELECT ${LOCKED_ASSET_COLUMNS},
-  ($3::text IS NULL OR EXISTS (SELECT 1 FROM projects p WHERE p.id = $3::text AND p."orgId" = $2)) AS "projectFound",
-  ($4::float8 IS NOT NULL AND ${REMINDER_ALERT_SQL}) AS "remindersDue"`;
-
-/** An accepted reading at or past a reminder's meter alert: the reminders path (held readings wait for review). */
-const remindersMove = (asset: { remindersDue?: boolean }, plan: ReadingPlan) =>
-  asset.remindersDue === true && plan.metered && plan.values.reviewStatus === 'NONE';
-
 /**
  * recordReading() in raw SQL on the driver (db.sqlTransaction): the same rules and the same rows in four
  * round trips (BEGIN, lock, write, COMMIT) instead of Prisma's interactive transaction, which cost POST /hours
@@ -346,7 +332,7 @@ export async function recordReadingSql(
   input: CreateHoursInput,
   idempotencyKey: string | null,
 ): Promise<RecordedReading | null> {
-  const [asset] = await tx.query<LockedAsset & { projectFound: boolean; remindersDue: boolean }>(
+  const [asset] = await tx.query<ReadAsset>(
     `${ASSET_WITH_PROJECT} FROM assets WHERE id = $1 AND "orgId" = $2 FOR UPDATE`,
     [input.assetId, ctx.orgId, input.projectId ?? null, input.hoursReading ?? null],
     'hours-asset-lock',

@@ -144,7 +144,7 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
           autoFlagId = await openPmFlagIfDue(tx, ctx, asset, log.hoursReading);
           if (autoFlagId) await tx.meterLog.update({ where: { id }, data: { autoFlagId } });
           // Service reminders follow accepted readings: the approved one moves them now.
-          await applyReading(tx, ctx, asset.id, log.hoursReading, log.loggedAt);
+          await applyReading(tx, ctx, asset.id, log);
         }
         return { ok: true as const, logId: id, reviewStatus: decision, autoFlagId };
       });

@@ -79,7 +79,7 @@ export const serviceProgramRoutes =
         schema: {
           operationId: 'updateServiceProgram',
           tags,
-          summary: "Change a program; changed items update their reminders on every asset",
+          summary: 'Change a program; changed items update their reminders on every asset',
           params: IdParams,
           body: UpdateProgramBody,
           response: { 200: ProgramIdResponse },
@@ -111,13 +111,13 @@ export const serviceProgramRoutes =
         schema: {
           operationId: 'removeServiceProgramAsset',
           tags,
-          summary: "Remove a program from an asset: the asset's reminders of the program are deleted (or kept detached)",
+          summary:
+            "Remove a program from an asset: the asset's reminders of the program are deleted (or kept detached)",
           params: RemoveAssetParams,
           querystring: RemoveAssetQuery,
           response: { 200: RemoveAssetResponse },
         },
       },
-      (req) =>
-        programs.removeFromAsset(contextOf(req), req.params.id, req.params.assetId, req.query.keepReminders),
+      (req) => programs.removeFromAsset(contextOf(req), req.params.id, req.params.assetId, req.query.keepReminders),
     );
   };

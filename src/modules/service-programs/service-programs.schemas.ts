@@ -36,7 +36,7 @@ export const UpdateProgramBody = z
     items: items
       .optional()
       .describe(
-        "The full item list: an entry with an id changes that item (and its reminders), one without adds an item (and its reminders on every applied asset); an item left out is removed with its reminders",
+        'The full item list: an entry with an id changes that item (and its reminders), one without adds an item (and its reminders on every applied asset); an item left out is removed with its reminders',
       ),
   })
   .meta({ minProperties: 1 });

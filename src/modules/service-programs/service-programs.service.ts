@@ -4,7 +4,12 @@ import { notFound, ValidationError } from '../../core/errors.ts';
 import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import { lockReminders, readMeter, termsOf, writeEvaluation } from '../service-reminders/service-reminders.operations.ts';
+import {
+  lockReminders,
+  readMeter,
+  termsOf,
+  writeEvaluation,
+} from '../service-reminders/service-reminders.operations.ts';
 import { evaluate } from '../service-reminders/service-reminders.rules.ts';
 import { checkIntervals, insertReminder, ownedTask } from '../service-reminders/service-reminders.service.ts';
 import {
@@ -57,7 +62,13 @@ export function createServiceProgramService({ db, clock }: Pick<ServiceDeps, 'db
     });
     const now = clock.now();
     for (const { asset } of applied) {
-      await insertReminder(tx, ctx, asset, { ...item, serviceProgramId: programId, serviceProgramItemId: item.id }, now);
+      await insertReminder(
+        tx,
+        ctx,
+        asset,
+        { ...item, serviceProgramId: programId, serviceProgramItemId: item.id },
+        now,
+      );
     }
   }
 
@@ -152,9 +163,9 @@ export function createServiceProgramService({ db, clock }: Pick<ServiceDeps, 'db
               where: { id: before.id },
               data: { ...itemTerms(entry), position },
             });
-            const changed = (['serviceTaskId', 'meterInterval', 'dayInterval', 'dueSoonMeter', 'dueSoonDays'] as const).some(
-              (k) => before[k] !== item[k],
-            );
+            const changed = (
+              ['serviceTaskId', 'meterInterval', 'dayInterval', 'dueSoonMeter', 'dueSoonDays'] as const
+            ).some((k) => before[k] !== item[k]);
             if (changed) await updateItemReminders(tx, ctx, item);
           } else {
             const item = await tx.serviceProgramItem.create({ data: { programId: id, ...itemTerms(entry), position } });

@@ -146,7 +146,12 @@ async function programOwner(tx: Tx, orgId: string): Promise<string | null> {
  * The reading path: an accepted reading reached the meter alert of some reminders of the (locked) asset.
  * Runs in the reading's transaction, so the transitions commit with it.
  */
-export async function applyReading(tx: Tx, actor: Actor, assetId: string, reading: number, at: Date): Promise<void> {
+export async function applyReading(
+  tx: Tx,
+  actor: Actor,
+  assetId: string,
+  { hoursReading: reading, loggedAt: at }: { hoursReading: number; loggedAt: Date },
+): Promise<void> {
   const due = await tx.$queryRawUnsafe<{ id: string }[]>(
     `SELECT id FROM service_reminders WHERE "assetId" = $1 AND "meterAlertAt" IS NOT NULL AND NOT suspended
        AND "meterAlertAt" <= $2::float8 ORDER BY id FOR UPDATE`,
@@ -164,6 +169,11 @@ export async function applyReading(tx: Tx, actor: Actor, assetId: string, readin
 /** Whether an accepted reading of the asset would change a reminder (POST /hours' cheap paths ask first). */
 export const REMINDER_ALERT_SQL = `EXISTS (SELECT 1 FROM service_reminders r WHERE r."assetId" = assets.id
   AND r."meterAlertAt" IS NOT NULL AND NOT r.suspended AND r."meterAlertAt" <= $4::float8)`;
+
+/** The guarded reading statement's condition: a held reading, or no reminder alert reached ($n placeholders). */
+export const noReminderAlertSql = (reviewStatus: string, assetId: string, reading: string) =>
+  `(${reviewStatus}::"ReviewStatus" <> 'NONE' OR NOT EXISTS (SELECT 1 FROM service_reminders r WHERE r."assetId" = ${assetId}
+    AND r."meterAlertAt" IS NOT NULL AND NOT r.suspended AND r."meterAlertAt" <= ${reading}::float8))`;
 
 export interface CompletionInput {
   reading?: number | null;

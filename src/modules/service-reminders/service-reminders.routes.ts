@@ -52,7 +52,7 @@ export const serviceReminderRoutes =
           body: CreateReminderBody,
           response: {
             201: ReminderCreatedResponse,
-            404: ErrorResponse.describe("The asset or service task is not in this organisation (fieldErrors names it)"),
+            404: ErrorResponse.describe('The asset or service task is not in this organisation (fieldErrors names it)'),
           },
         },
       },

@@ -100,9 +100,7 @@ export function evaluate(
   now: Date,
   keptMeter?: MeterPart & { nextDueReading: number | null },
 ): Evaluation {
-  const m = keptMeter
-    ? { ...keptMeter, baseline: terms.lastCompletedReading }
-    : meterPart(terms, meter);
+  const m = keptMeter ? { ...keptMeter, baseline: terms.lastCompletedReading } : meterPart(terms, meter);
   const lastCompletedAt = terms.dayInterval !== null ? (terms.lastCompletedAt ?? now) : terms.lastCompletedAt;
   let calStatus: ServiceReminderStatus | null = null;
   let calNext: Date | null = null;

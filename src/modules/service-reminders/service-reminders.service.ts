@@ -27,14 +27,19 @@ import {
 
 /** A reference in the body to another organisation's (or no) asset, task or work order: 404, naming the field. */
 export const missingReference = (field: string, what: string) =>
-  new ApiError(404, 'not_found', `${what} not found`, { fieldErrors: { [field]: `no ${what} with this id in your organisation` } });
+  new ApiError(404, 'not_found', `${what} not found`, {
+    fieldErrors: { [field]: `no ${what} with this id in your organisation` },
+  });
 
 const RETIRED = ['ARCHIVED', 'SOLD'];
 
 /** The interval rules shared by reminders and program items: at least one interval; no meter on a meterless asset. */
 export function checkIntervals(t: { meterInterval?: number | null; dayInterval?: number | null }, meterType?: string) {
   if (t.meterInterval == null && t.dayInterval == null)
-    throw new ValidationError({ meterInterval: NEEDS_INTERVAL, dayInterval: NEEDS_INTERVAL }, 'A reminder needs an interval');
+    throw new ValidationError(
+      { meterInterval: NEEDS_INTERVAL, dayInterval: NEEDS_INTERVAL },
+      'A reminder needs an interval',
+    );
   if (meterType === 'NONE' && t.meterInterval != null)
     throw new ValidationError({ meterInterval: 'this asset has no meter (meterType NONE): use dayInterval' });
 }
@@ -74,14 +79,20 @@ export function createServiceReminderService({ db, clock }: Pick<ServiceDeps, 'd
       if (!r) throw notFound('Service reminder');
       const [meter, last] = await Promise.all([
         readMeter(db.prisma, r.assetId, clock.now()),
-        db.prisma.serviceCompletion.findFirst({ where: { reminderId: r.id }, orderBy: [{ completedAt: 'desc' }, { id: 'desc' }] }),
+        db.prisma.serviceCompletion.findFirst({
+          where: { reminderId: r.id },
+          orderBy: [{ completedAt: 'desc' }, { id: 'desc' }],
+        }),
       ]);
       // Fresh forecast from the last 30 days (the list shows the estimate made at the reminder's last change).
       const dues = [r.nextDueAt, forecastAt(meter, r.nextDueReading)].filter((d): d is Date => d !== null);
       const forecast = dues.length > 0 ? new Date(Math.min(...dues.map((d) => d.getTime()))) : null;
       return {
         ok: true as const,
-        serviceReminder: { ...toReminderRow(r, r.serviceTask.name, forecast), lastCompletion: last ? toCompletionRow(last) : null },
+        serviceReminder: {
+          ...toReminderRow(r, r.serviceTask.name, forecast),
+          lastCompletion: last ? toCompletionRow(last) : null,
+        },
       };
     },
 
@@ -98,7 +109,9 @@ export function createServiceReminderService({ db, clock }: Pick<ServiceDeps, 'd
       const rows = await db.prisma.serviceCompletion.findMany({
         where: {
           reminderId: id,
-          ...(after ? { OR: [{ completedAt: { lt: after[0] } }, { completedAt: after[0], id: { lt: after[1] } }] } : {}),
+          ...(after
+            ? { OR: [{ completedAt: { lt: after[0] } }, { completedAt: after[0], id: { lt: after[1] } }] }
+            : {}),
         },
         orderBy: [{ completedAt: 'desc' }, { id: 'desc' }],
         take: query.limit + 1,
@@ -112,7 +125,14 @@ export function createServiceReminderService({ db, clock }: Pick<ServiceDeps, 'd
         const before = await lockOwned(tx, ctx, id);
         if (patch.serviceTaskId) await ownedTask(tx, ctx.orgId, patch.serviceTaskId);
         const terms: ReminderTerms = { ...termsOf(before) };
-        for (const k of ['meterInterval', 'dayInterval', 'dueSoonMeter', 'dueSoonDays', 'lastCompletedReading', 'lastCompletedAt'] as const) {
+        for (const k of [
+          'meterInterval',
+          'dayInterval',
+          'dueSoonMeter',
+          'dueSoonDays',
+          'lastCompletedReading',
+          'lastCompletedAt',
+        ] as const) {
           if (patch[k] !== undefined) (terms as unknown as Record<string, unknown>)[k] = patch[k];
         }
         const asset = await tx.asset.findUniqueOrThrow({ where: { id: before.assetId }, select: { meterType: true } });
@@ -163,7 +183,10 @@ export function createServiceReminderService({ db, clock }: Pick<ServiceDeps, 'd
         if (until && until <= now) throw new ValidationError({ until: 'must be in the future' });
         if (untilReading !== null && (before.meterInterval === null || (meter && untilReading <= meter.reading)))
           throw new ValidationError({
-            untilReading: before.meterInterval === null ? 'this reminder has no meter interval' : `must be above the current reading (${meter!.reading})`,
+            untilReading:
+              before.meterInterval === null
+                ? 'this reminder has no meter interval'
+                : `must be above the current reading (${meter!.reading})`,
           });
         const terms = { ...termsOf(before), snoozedUntil: until, snoozedUntilReading: untilReading };
         return (await writeEvaluation(tx, ctx, before, evaluate(terms, meter, now), {}))!;

@@ -5,11 +5,7 @@ import { ValidationError } from '../../core/errors.ts';
 import { transaction } from '../../db/transaction.ts';
 import type { ServiceTask } from '../../generated/prisma/client.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import {
-  toServiceTaskRow,
-  type CreateServiceTaskInput,
-  type UpdateServiceTaskInput,
-} from './service-tasks.schemas.ts';
+import { toServiceTaskRow, type CreateServiceTaskInput, type UpdateServiceTaskInput } from './service-tasks.schemas.ts';
 
 function nameCursor(values: (string | number | null)[] | null): [string, string] | null {
   if (!values) return null;

@@ -23,7 +23,10 @@ export async function linkReminders(
   const byId = new Map(found.map((r) => [r.id, r]));
   for (const [n, id] of ids.entries()) {
     const r = byId.get(id);
-    if (!r) throw new ValidationError({ [`serviceReminderIds.${n}`]: 'no service reminder with this id in your organisation' });
+    if (!r)
+      throw new ValidationError({
+        [`serviceReminderIds.${n}`]: 'no service reminder with this id in your organisation',
+      });
     if (assetId && r.assetId !== assetId)
       throw new ValidationError({ [`serviceReminderIds.${n}`]: 'belongs to another asset than the work order' });
   }

@@ -48,7 +48,7 @@ export const CreateWorkOrderBody = z.object({
     .nullable()
     .optional()
     .describe(
-      'Service reminders this order covers (same organisation, and the same asset when the order has one); when the order becomes DONE they complete at the asset\'s current reading',
+      "Service reminders this order covers (same organisation, and the same asset when the order has one); when the order becomes DONE they complete at the asset's current reading",
     ),
 });
 export type CreateWorkOrderInput = z.output<typeof CreateWorkOrderBody>;
@@ -78,14 +78,14 @@ export const UpdateWorkOrderBody = z
     dueAt: dateTimeInput().nullable().optional(),
     estimateLaborHours: hours(),
     estimateCost: money(),
-  serviceReminderIds: z
-    .array(z.string().min(1).max(100))
-    .max(100)
-    .nullable()
-    .optional()
-    .describe(
-    'Replaces the service reminders this order covers ([] or null: none) (same organisation, and the same asset when the order has one); when the order becomes DONE they complete at the asset\'s current reading',
-    ),
+    serviceReminderIds: z
+      .array(z.string().min(1).max(100))
+      .max(100)
+      .nullable()
+      .optional()
+      .describe(
+        "Replaces the service reminders this order covers ([] or null: none) (same organisation, and the same asset when the order has one); when the order becomes DONE they complete at the asset's current reading",
+      ),
   })
   .describe(
     'Any subset of the fields; omitted fields are unchanged, null clears a nullable field, unknown fields are ignored',

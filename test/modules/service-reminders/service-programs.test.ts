@@ -49,7 +49,9 @@ describe('service tasks', () => {
     expect(list.serviceTasks.map((s: { name: string }) => s.name)).toEqual(
       [...list.serviceTasks.map((s: { name: string }) => s.name)].sort(),
     );
-    expect((await t.api.patch(`/api/v1/service-tasks/${task}`, acme.key, { name: 'Annual inspection' })).statusCode).toBe(200);
+    expect(
+      (await t.api.patch(`/api/v1/service-tasks/${task}`, acme.key, { name: 'Annual inspection' })).statusCode,
+    ).toBe(200);
     expect((await reminder(id)).serviceTaskName).toBe('Annual inspection');
     const del = await t.api.delete(`/api/v1/service-tasks/${task}`, acme.key);
     expect(del.statusCode).toBe(409);
@@ -72,7 +74,13 @@ describe('service programs', () => {
       assetIds: [a1, a2, foreign.assetId, 'nope'],
     });
     expect(applied.statusCode).toBe(200);
-    expect(applied.json().summary).toEqual({ received: 4, applied: 2, alreadyApplied: 0, notFound: 2, remindersCreated: 4 });
+    expect(applied.json().summary).toEqual({
+      received: 4,
+      applied: 2,
+      alreadyApplied: 0,
+      notFound: 2,
+      remindersCreated: 4,
+    });
     const again = await t.api.post(`/api/v1/service-programs/${programId}/assets`, acme.key, { assetIds: [a1] });
     expect(again.json().summary).toMatchObject({ applied: 0, alreadyApplied: 1, remindersCreated: 0 });
     expect(await remindersOf(`serviceProgramId=${programId}`)).toHaveLength(4);
@@ -81,7 +89,10 @@ describe('service programs', () => {
     expect(detail.assetCount).toBe(2);
     const [oilItem, filterItem] = detail.items;
     const patched = await t.api.patch(`/api/v1/service-programs/${programId}`, acme.key, {
-      items: [{ ...oilItem, meterInterval: 500 }, { id: filterItem.id, serviceTaskId: filters, dayInterval: 180 }],
+      items: [
+        { ...oilItem, meterInterval: 500 },
+        { id: filterItem.id, serviceTaskId: filters, dayInterval: 180 },
+      ],
     });
     expect(patched.statusCode).toBe(200);
     const oilReminders = await remindersOf(`serviceProgramId=${programId}&serviceTaskId=${oil}`);
@@ -98,9 +109,14 @@ describe('service programs', () => {
   it('with autoWorkOrder opens one work order per reminder cycle when it turns due', async () => {
     const assetId = await makeAsset(t, acme.key);
     await makeHoursLog(t, acme.key, assetId, 100, { loggedAt: new Date(Date.now() - 40 * DAY).toISOString() });
-    const programId = await makeServiceProgram(t, acme.key, [{ serviceTaskId: oil, meterInterval: 100, dueSoonMeter: 10 }], {
-      autoWorkOrder: true,
-    });
+    const programId = await makeServiceProgram(
+      t,
+      acme.key,
+      [{ serviceTaskId: oil, meterInterval: 100, dueSoonMeter: 10 }],
+      {
+        autoWorkOrder: true,
+      },
+    );
     await t.api.post(`/api/v1/service-programs/${programId}/assets`, acme.key, { assetIds: [assetId] });
     const [r] = await remindersOf(`assetId=${assetId}`);
     await makeHoursLog(t, acme.key, assetId, 195, { loggedAt: new Date(Date.now() - 20 * DAY).toISOString() });
@@ -125,7 +141,9 @@ describe('rules', () => {
     const until = new Date(Date.now() + 2 * DAY).toISOString();
     const res = await t.api.post(`/api/v1/service-reminders/${id}/snooze`, acme.key, { until });
     expect(res.json()).toMatchObject({ status: 'SNOOZED' });
-    expect((await t.api.post(`/api/v1/service-reminders/${id}/snooze`, acme.key, { until: '2000-01-01' })).statusCode).toBe(422);
+    expect(
+      (await t.api.post(`/api/v1/service-reminders/${id}/snooze`, acme.key, { until: '2000-01-01' })).statusCode,
+    ).toBe(422);
     await t.deps.services.serviceReminders.sweep(new Date(Date.now() + 3 * DAY));
     expect((await reminder(id)).status).toBe('OVERDUE');
     // One overdue event for the cycle, even though it fell overdue again after the snooze.
@@ -147,7 +165,11 @@ describe('rules', () => {
 
   it('a reminder with a meter interval on a meterless asset is 422', async () => {
     const trailer = await makeAsset(t, acme.key, { assetClass: 'trailer' });
-    const res = await t.api.post('/api/v1/service-reminders', acme.key, { assetId: trailer, serviceTaskId: oil, meterInterval: 10 });
+    const res = await t.api.post('/api/v1/service-reminders', acme.key, {
+      assetId: trailer,
+      serviceTaskId: oil,
+      meterInterval: 10,
+    });
     expect(res.statusCode).toBe(422);
     expect(res.json().fieldErrors).toHaveProperty('meterInterval');
   });
@@ -155,7 +177,13 @@ describe('rules', () => {
 
 securitySuite('service programs', () => ({ t, tenant: acme }), [
   { label: 'GET /service-tasks', method: 'GET', path: () => '/api/v1/service-tasks', scope: 'workorders:read' },
-  { label: 'POST /service-tasks', method: 'POST', path: () => '/api/v1/service-tasks', scope: 'workorders:write', body: { name: 'x' } },
+  {
+    label: 'POST /service-tasks',
+    method: 'POST',
+    path: () => '/api/v1/service-tasks',
+    scope: 'workorders:write',
+    body: { name: 'x' },
+  },
   ...(['GET', 'PATCH', 'DELETE'] as const).map((method) => ({
     label: `${method} /service-tasks/:id`,
     method,

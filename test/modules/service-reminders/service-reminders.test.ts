@@ -88,7 +88,13 @@ describe('meter reminders', () => {
     let events = await eventsOf(id);
     expect(events.types).toEqual(['service_reminder.due_soon', 'service_reminder.overdue']);
     expect(events.deliveries).toBe(2);
-    expect(events.data[1]).toMatchObject({ serviceReminderId: id, assetId, serviceTaskId: taskId, status: 'OVERDUE', nextDueReading: 350 });
+    expect(events.data[1]).toMatchObject({
+      serviceReminderId: id,
+      assetId,
+      serviceTaskId: taskId,
+      status: 'OVERDUE',
+      nextDueReading: 350,
+    });
 
     const done = await t.api.post(`/api/v1/service-reminders/${id}/complete`, acme.key, { note: 'Oil and filter' });
     expect(done.statusCode).toBe(201);
@@ -96,7 +102,11 @@ describe('meter reminders', () => {
     expect(after).toMatchObject({ status: 'OK', nextDueReading: 650, lastCompletedReading: 400, cycle: 2 });
     expect(after.lastCompletion).toMatchObject({ reading: 400, note: 'Oil and filter', completedById: acme.userId });
     events = await eventsOf(id);
-    expect(events.types).toEqual(['service_reminder.due_soon', 'service_reminder.overdue', 'service_reminder.completed']);
+    expect(events.types).toEqual([
+      'service_reminder.due_soon',
+      'service_reminder.overdue',
+      'service_reminder.completed',
+    ]);
 
     const history = (await t.api.get(`/api/v1/service-reminders/${id}/history`, acme.key)).json();
     expect(history.history).toHaveLength(1);
@@ -162,7 +172,11 @@ describe('GET /service-reminders', () => {
     const task = await makeServiceTask(t, acme.key, { name: 'Order task' });
     const ago = (d: number) => new Date(Date.now() - d * DAY).toISOString();
     const mk = (days: number, last: number) =>
-      makeServiceReminder(t, acme.key, assetId, task, { dayInterval: days, dueSoonDays: 5, lastCompletedAt: ago(last) });
+      makeServiceReminder(t, acme.key, assetId, task, {
+        dayInterval: days,
+        dueSoonDays: 5,
+        lastCompletedAt: ago(last),
+      });
     const ok = await mk(100, 0);
     const overdueLittle = await mk(10, 11);
     const soon = await mk(10, 7);
@@ -170,13 +184,18 @@ describe('GET /service-reminders', () => {
     const order = [overdueMuch, overdueLittle, soon, ok];
     const all = (await t.api.get(`/api/v1/service-reminders?serviceTaskId=${task}`, acme.key)).json();
     expect(all.serviceReminders.map((r: { id: string }) => r.id)).toEqual(order);
-    const urgent = (await t.api.get(`/api/v1/service-reminders?serviceTaskId=${task}&status=DUE_SOON,OVERDUE`, acme.key)).json();
+    const urgent = (
+      await t.api.get(`/api/v1/service-reminders?serviceTaskId=${task}&status=DUE_SOON,OVERDUE`, acme.key)
+    ).json();
     expect(urgent.serviceReminders.map((r: { id: string }) => r.id)).toEqual(order.slice(0, 3));
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = (
-        await t.api.get(`/api/v1/service-reminders?assetId=${assetId}&limit=1${cursor ? `&cursor=${cursor}` : ''}`, acme.key)
+      const page: { serviceReminders: { id: string }[]; nextCursor: string | null } = (
+        await t.api.get(
+          `/api/v1/service-reminders?assetId=${assetId}&limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+          acme.key,
+        )
       ).json();
       seen.push(...page.serviceReminders.map((r: { id: string }) => r.id));
       cursor = page.nextCursor;
@@ -192,10 +211,16 @@ describe('work orders cover reminders', () => {
     const id = await makeServiceReminder(t, acme.key, assetId, taskId, { meterInterval: 100 });
     await meter(assetId, 230);
     expect((await get(id)).status).toBe('OVERDUE');
-    const wo = await t.api.post('/api/v1/work-orders', acme.key, { title: 'Service', assetId, serviceReminderIds: [id] });
+    const wo = await t.api.post('/api/v1/work-orders', acme.key, {
+      title: 'Service',
+      assetId,
+      serviceReminderIds: [id],
+    });
     expect(wo.statusCode).toBe(201);
     const woId = wo.json().workOrderId;
-    expect((await t.api.get(`/api/v1/work-orders/${woId}`, acme.key)).json().workOrder.serviceReminderIds).toEqual([id]);
+    expect((await t.api.get(`/api/v1/work-orders/${woId}`, acme.key)).json().workOrder.serviceReminderIds).toEqual([
+      id,
+    ]);
     await t.api.patch(`/api/v1/work-orders/${woId}`, acme.key, { status: 'DONE' });
     const after = await get(id);
     expect(after).toMatchObject({ status: 'OK', lastCompletedReading: 230, nextDueReading: 330, cycle: 2 });
@@ -206,7 +231,8 @@ describe('work orders cover reminders', () => {
     const assetId = await makeAsset(t, acme.key);
     await meter(assetId, 50);
     const id = await makeServiceReminder(t, acme.key, assetId, taskId, { meterInterval: 100 });
-    const woId = (await t.api.post('/api/v1/work-orders', acme.key, { assetId, serviceReminderIds: [id] })).json().workOrderId;
+    const woId = (await t.api.post('/api/v1/work-orders', acme.key, { assetId, serviceReminderIds: [id] })).json()
+      .workOrderId;
     expect((await t.api.post('/api/v1/repairs', acme.key, { workOrderId: woId, laborHours: 1 })).statusCode).toBe(201);
     expect(await get(id)).toMatchObject({ cycle: 2, lastCompletedReading: 50 });
   });
