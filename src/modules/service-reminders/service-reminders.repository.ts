@@ -67,8 +67,9 @@ export async function listReminders(
     branches.length === 1
       ? branches[0].slice(1, -1)
       : `SELECT * FROM (${branches.join(' UNION ALL ')}) AS page ${order} LIMIT ${limit}`;
+  // The task's current name per row of the page (a lookup by primary key each); the page keeps its order.
   return sql.query<ReminderListRow>(
-    `SELECT p.*, t.name AS "serviceTaskName" FROM (${page}) p JOIN service_tasks t ON t.id = p."serviceTaskId" ${order.replace(/"statusRank"|"dueKey"|id/g, (c) => `p.${c}`)}`,
+    `SELECT p.*, (SELECT t.name FROM service_tasks t WHERE t.id = p."serviceTaskId") AS "serviceTaskName" FROM (${page}) p`,
     params,
   );
 }
