@@ -56,7 +56,7 @@ async function seed(orgId: string) {
       `INSERT INTO service_tasks (id, "orgId", name) SELECT 'bt-' || k, $1, 'Task ' || k FROM generate_series(1, 5) k`,
       [orgId],
     );
-    // 5% OVERDUE, 10% DUE_SOON, 1% SNOOZED, the rest OK; due instants spread over +-200 days; a calendar check per
+    // 5% OVERDUE, 10% DUE_SOON, 1% SNOOZED (a fixed scatter: an uncorrelated random() would run once), the rest OK; due instants spread over +-200 days; a calendar check per
     // reminder in the next year (2,000 of them already due, for the sweep), meter alerts above the current reading.
     await c.query(
       `INSERT INTO service_reminders (id, "orgId", "assetId", "serviceTaskId", "meterInterval", "dayInterval",
@@ -67,7 +67,7 @@ async function seed(orgId: string) {
         now() + (random() * 400 - 200) * interval '1 day', 'OK', 1000 + 250 * k,
         CASE WHEN g <= 400 THEN now() - random() * interval '1 hour' ELSE now() + random() * interval '365 days' END
       FROM generate_series(1, ${ASSETS}) g CROSS JOIN generate_series(1, 5) k
-      CROSS JOIN LATERAL (SELECT random() AS r) x
+      CROSS JOIN LATERAL (SELECT ((g * 7919 + k * 104729) % 1000) / 1000.0 AS r) x
       CROSS JOIN LATERAL (SELECT CASE WHEN x.r < 0.05 THEN 'OVERDUE' WHEN x.r < 0.15 THEN 'DUE_SOON'
         WHEN x.r < 0.16 THEN 'SNOOZED' ELSE 'OK' END AS status,
         CASE WHEN x.r < 0.05 THEN 0 WHEN x.r < 0.15 THEN 1 WHEN x.r < 0.16 THEN 3 ELSE 2 END AS rank) s`,

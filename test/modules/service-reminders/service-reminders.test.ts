@@ -2,25 +2,31 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { makeAsset, makeHoursLog, makeServiceReminder, makeServiceTask, makeWebhook } from '../../helpers/factories.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
+import { startReceiver, type Receiver } from '../../delivery/helpers.ts';
 
 const DAY = 86_400_000;
 let t: TestApp;
 let acme: TestTenant;
 let other: TestTenant;
 let taskId: string;
+let receiver: Receiver;
 
 beforeAll(async () => {
-  t = await createTestApp();
+  receiver = await startReceiver();
+  t = await createTestApp({ WEBHOOK_CA_FILE: receiver.caFile });
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
   taskId = await makeServiceTask(t, acme.key);
   // Every service_reminder event of the organisation gets a delivery row: the count per reminder is the proof.
   await makeWebhook(t, acme.key, {
-    url: 'https://127.0.0.1:9/reminders',
+    url: `${receiver.origin}/reminders`,
     events: ['service_reminder.due_soon', 'service_reminder.overdue', 'service_reminder.completed'],
   });
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  await receiver.close();
+});
 
 /**
  * Readings ten days apart (ending about now): a plausible pace for an HOURS meter, so none is held for review
@@ -110,6 +116,16 @@ describe('meter reminders', () => {
 
     const history = (await t.api.get(`/api/v1/service-reminders/${id}/history`, acme.key)).json();
     expect(history.history).toHaveLength(1);
+    // Delivered: the receiver gets each of the three, signed, with the reminder's data.
+    await t.deps.delivery.dispatcher.dispatchOnce();
+    const received = receiver.requests
+      .filter((r) => r.path === '/reminders' && r.json.data.serviceReminderId === id)
+      .map((r) => r.json.event);
+    expect(received.sort()).toEqual([
+      'service_reminder.completed',
+      'service_reminder.due_soon',
+      'service_reminder.overdue',
+    ]);
     // The next cycle notifies again.
     await meter(assetId, 640);
     expect((await eventsOf(id)).types.at(-1)).toBe('service_reminder.due_soon');
