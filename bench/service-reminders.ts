@@ -16,6 +16,9 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
 import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
 import { SWEEP_CLAIM_SQL } from '../src/modules/service-reminders/service-reminders.sweep.ts';
+import { listReminders, reminderCursor } from '../src/modules/service-reminders/service-reminders.repository.ts';
+import { ListRemindersQuery } from '../src/modules/service-reminders/service-reminders.schemas.ts';
+import type { SqlRunner } from '../src/db/database.ts';
 import { median, pct } from './scale-measure.ts';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -151,6 +154,34 @@ async function main() {
       const s = await timeGet(path);
       results[label] = `p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms`;
       log(`GET ${label}: ${results[label]}`);
+    }
+
+    // The statement alone, as PostgreSQL runs it (EXPLAIN ANALYZE through the repository's own SQL).
+    const deep = reminderCursor(cursor!);
+    for (const [label, after] of [
+      ['urgent, first page', null],
+      ['urgent, page 1,001', deep],
+    ] as const) {
+      const times: number[] = [];
+      let indexes = '';
+      for (let i = 0; i < 50; i++) {
+        const explaining: SqlRunner = {
+          ...db.sql,
+          query: async <T>(text: string, params: unknown[] = []) => {
+            const [row] = await db.sql.query<{ 'QUERY PLAN': unknown }>(
+              `EXPLAIN (ANALYZE, FORMAT JSON) ${text}`,
+              params,
+            );
+            const raw = row['QUERY PLAN'];
+            const [plan] = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { 'Execution Time': number }[];
+            times.push(plan['Execution Time']);
+            indexes = [...new Set(JSON.stringify(plan).match(/service_reminders_\w+_idx/g))].join(', ');
+            return [] as T[];
+          },
+        };
+        await listReminders(explaining, org.id, ListRemindersQuery.parse({ status: 'DUE_SOON,OVERDUE' }), after);
+      }
+      log(`SQL ${label}: p50 ${median(times).toFixed(2)} ms in PostgreSQL (${indexes})`);
     }
 
     // POST /hours: alternating rounds, each reading one hour after the previous one and half an hour higher.

@@ -39,11 +39,10 @@ function expectUrgencyRanges(plan: PlanNode, index: string, withCursor: boolean)
   expect(unboundedSorts(plan)).toEqual([]);
   for (const s of reminderScans) {
     expect(s['Index Cond'] ?? '').toContain('"statusRank"');
-    if (withCursor) {
-      expect(s['Index Cond'] ?? '').toContain('"dueKey"');
-      expect(s.Filter ?? '').not.toContain('"dueKey"');
-    }
+    expect(s.Filter ?? '').not.toContain('"dueKey"');
   }
+  // The cursor's rank resumes inside the index range at (dueKey, id); later ranks read from their start.
+  if (withCursor) expect(reminderScans.some((s) => (s['Index Cond'] ?? '').includes('"dueKey"'))).toBe(true);
 }
 
 beforeAll(async () => {

@@ -46,11 +46,8 @@ export async function listReminders(
   if (query.assetId) where.push(`r."assetId" = ${bind(query.assetId)}`);
   if (query.serviceTaskId) where.push(`r."serviceTaskId" = ${bind(query.serviceTaskId)}`);
   if (query.serviceProgramId) where.push(`r."serviceProgramId" = ${bind(query.serviceProgramId)}`);
-  if (after) {
-    where.push(
-      `(r."statusRank", r."dueKey", r.id) > (${bind(after[0], 'int')}, ${bind(after[1], 'timestamptz')}, ${bind(after[2])})`,
-    );
-  }
+  // Within the cursor's own rank the page resumes after (dueKey, id); the ranks after it start at their beginning.
+  const resume = after ? `(r."dueKey", r.id) > (${bind(after[1], 'timestamptz')}, ${bind(after[2])})` : null;
   const ranks = [...new Set(query.status)]
     .filter((s) => REMINDER_STATUSES.includes(s))
     .map((s) => STATUS_RANK[s])
@@ -61,7 +58,7 @@ export async function listReminders(
   const order = 'ORDER BY "statusRank", "dueKey", id';
   const branches = ranks.map(
     (rank) =>
-      `(SELECT r.* FROM service_reminders r WHERE ${[...where, `r."statusRank" = ${bind(rank, 'int')}`].join(' AND ')} ${order.replace(/"statusRank"|"dueKey"|id/g, (c) => `r.${c}`)} LIMIT ${limit})`,
+      `(SELECT r.* FROM service_reminders r WHERE ${[...where, `r."statusRank" = ${bind(rank, 'int')}`, ...(resume && rank === after![0] ? [resume] : [])].join(' AND ')} ${order.replace(/"statusRank"|"dueKey"|id/g, (c) => `r.${c}`)} LIMIT ${limit})`,
   );
   const page =
     branches.length === 1
