@@ -59,8 +59,9 @@ async function seed(orgId: string) {
       `INSERT INTO service_tasks (id, "orgId", name) SELECT 'bt-' || k, $1, 'Task ' || k FROM generate_series(1, 5) k`,
       [orgId],
     );
-    // 5% OVERDUE, 10% DUE_SOON, 1% SNOOZED (a fixed scatter: an uncorrelated random() would run once), the rest OK; due instants spread over +-200 days; a calendar check per
-    // reminder in the next year (2,000 of them already due, for the sweep), meter alerts above the current reading.
+    // 5% OVERDUE, 10% DUE_SOON, 1% SNOOZED, the rest OK (a fixed scatter: an uncorrelated random() runs once); due
+    // instants spread over +-200 days; a calendar check per reminder in the next year (2,000 already due, for the
+    // sweep); meter alerts above the current reading.
     await c.query(
       `INSERT INTO service_reminders (id, "orgId", "assetId", "serviceTaskId", "meterInterval", "dayInterval",
         "lastCompletedReading", "lastCompletedAt", "nextDueReading", "nextDueAt", status, "statusRank", "dueKey",
