@@ -140,16 +140,24 @@ describe('meter reminders', () => {
     expect(res.json().fieldErrors).toHaveProperty('reading');
   });
 
-  it('readings held for review do not move reminders until approved', async () => {
+  it('readings held for review do not move reminders until approved; an approved lower one never moves them back', async () => {
     const assetId = await makeAsset(t, acme.key);
     await meter(assetId, 1000);
     const id = await makeServiceReminder(t, acme.key, assetId, taskId, { meterInterval: 100 });
-    // A lower reading needs a note and is held for review.
-    const held = await meter(assetId, 990, { note: 'typo fix' });
+    // 150 hours one hour after the previous reading: implausible, held for review.
+    const firstAt = (await t.db.prisma.meterLog.findFirstOrThrow({ where: { assetId } })).loggedAt.getTime();
+    const held = await meter(assetId, 1150, { loggedAt: new Date(firstAt + 3_600_000).toISOString() });
+    expect((await t.db.prisma.meterLog.findUniqueOrThrow({ where: { id: held } })).reviewStatus).toBe('PENDING');
     expect((await get(id)).status).toBe('OK');
-    const log = await t.db.prisma.meterLog.findUniqueOrThrow({ where: { id: held } });
-    expect(log.reviewStatus).toBe('PENDING');
     expect((await eventsOf(id)).types).toEqual([]);
+    const approved = await t.api.patch(`/api/v1/hours/${held}`, acme.key, { reviewStatus: 'APPROVED' });
+    expect(approved.statusCode).toBe(200);
+    expect((await get(id)).status).toBe('OVERDUE');
+    expect((await eventsOf(id)).types).toEqual(['service_reminder.overdue']);
+    // A lower reading (with its note) is held too; approved, it leaves the reminder where it was.
+    const lower = await meter(assetId, 1050, { note: 'meter swapped' });
+    await t.api.patch(`/api/v1/hours/${lower}`, acme.key, { reviewStatus: 'APPROVED' });
+    expect((await get(id)).status).toBe('OVERDUE');
   });
 
   it('starts counting from the first reading when the asset has none', async () => {
