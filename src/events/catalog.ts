@@ -10,6 +10,16 @@ const id = z.string();
 const nullableId = z.string().nullable();
 const at = z.iso.datetime({ offset: true });
 const actor = z.object({ userId: nullableId, name: z.string().nullable() });
+/** The reminder as it is after the change (its new cycle, for a completion). */
+const serviceReminder = z.object({
+  serviceReminderId: id,
+  assetId: id,
+  serviceTaskId: id,
+  status: z.enum(['OK', 'DUE_SOON', 'OVERDUE', 'SNOOZED']),
+  nextDueReading: z.number().nullable(),
+  nextDueAt: at.nullable(),
+  cycle: z.number().int(),
+});
 
 export const eventCatalog = {
   'flag.created': {
@@ -233,6 +243,25 @@ export const eventCatalog = {
       actorId: nullableId,
       at,
       checkedOutAt: at.nullable().optional(),
+    }),
+  },
+  'service_reminder.due_soon': {
+    summary:
+      'A service reminder enters DUE_SOON (by a reading, with it, or by the calendar sweep); once per reminder cycle.',
+    data: serviceReminder,
+  },
+  'service_reminder.overdue': {
+    summary:
+      'A service reminder falls OVERDUE (by a reading, with it, or by the calendar sweep); once per reminder cycle.',
+    data: serviceReminder,
+  },
+  'service_reminder.completed': {
+    summary: 'A service reminder is completed (POST /service-reminders/{id}/complete or its work order DONE).',
+    data: serviceReminder.extend({
+      completedAt: at,
+      completedReading: z.number().nullable(),
+      workOrderId: nullableId,
+      completedById: nullableId,
     }),
   },
   ...accessEvents,

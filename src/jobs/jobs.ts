@@ -69,6 +69,16 @@ const webhookSecretSealing: Job<'webhookSecrets'> = ({ webhookSecrets }) => ({
   run: () => webhookSecrets.reseal('plaintext', { waitMs: 0 }),
 });
 
+/**
+ * Every minute: the calendar sweep of service reminders (DUE_SOON starts, due dates, snooze ends): indexed batches
+ * of 200, each its own transaction, until nothing more is due or 40 s have passed (service-reminders.sweep.ts).
+ */
+const serviceReminderSweep: Job<'services'> = ({ services }) => ({
+  name: 'service-reminder-sweep',
+  cron: '* * * * *',
+  run: () => services.serviceReminders.sweepTick(),
+});
+
 /** Every periodic job of the service, in one place. Add a job here with one line. */
 export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   webhookDispatch,
@@ -78,4 +88,5 @@ export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   sendNotifications,
   renewalHeadsUps,
   webhookSecretSealing,
+  serviceReminderSweep,
 ];

@@ -18,6 +18,9 @@ import { contractRoutes } from './meta/contracts.routes.ts';
 import { scanRoutes } from './tools/scan.routes.ts';
 import { docsRoutes, homeRoutes } from './docs/docs.routes.ts';
 import { metricsRoutes } from '../metrics.ts';
+import { serviceTaskRoutes } from './service-tasks/service-tasks.routes.ts';
+import { serviceReminderRoutes } from './service-reminders/service-reminders.routes.ts';
+import { serviceProgramRoutes } from './service-programs/service-programs.routes.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
 export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
@@ -35,6 +38,9 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   userRoutes,
   apiKeyRoutes,
   eventRoutes,
+  serviceTaskRoutes,
+  serviceReminderRoutes,
+  serviceProgramRoutes,
 ];
 
 /**

@@ -15,6 +15,9 @@ import { createUserService } from './users/users.service.ts';
 import { createApiKeyService } from './api-keys/api-keys.service.ts';
 import { createNotificationService } from './notifications/notifications.service.ts';
 import { createEventService } from './events/events.service.ts';
+import { createServiceTaskService } from './service-tasks/service-tasks.service.ts';
+import { createServiceReminderService } from './service-reminders/service-reminders.service.ts';
+import { createServiceProgramService } from './service-programs/service-programs.service.ts';
 
 /** One instance of each service per process. Add a resource's service here. */
 export function createServices(deps: ServiceDeps) {
@@ -35,6 +38,9 @@ export function createServices(deps: ServiceDeps) {
     users: createUserService(deps),
     apiKeys: createApiKeyService(deps),
     events: createEventService(deps),
+    serviceTasks: createServiceTaskService(deps),
+    serviceReminders: createServiceReminderService(deps),
+    servicePrograms: createServiceProgramService(deps),
   };
 }
 

@@ -156,6 +156,23 @@ describe('conformance of every answer to openapi.yaml', () => {
       status: 409,
       checks: [{ path: 'error', equals: 'cannot_remove_key_creator' }],
     });
+    // A service task still named by a program item cannot be deleted; references to unknown rows are 404.
+    await runStep({
+      operationId: 'deleteServiceTask',
+      params: { id: '{{serviceTaskId}}' },
+      status: 409,
+      checks: [{ path: 'error', equals: 'service_task_in_use' }],
+    });
+    await runStep({
+      operationId: 'createServiceReminder',
+      body: { assetId: 'no-such-asset', serviceTaskId: '{{serviceTaskId}}', dayInterval: 30 },
+      status: 404,
+    });
+    await runStep({
+      operationId: 'createServiceProgram',
+      body: { name: 'Unknown task', items: [{ serviceTaskId: 'no-such-task', dayInterval: 30 }] },
+      status: 404,
+    });
     // Re-queueing for a paused subscription is refused: nothing would be sent.
     await runStep({
       operationId: 'createWebhook',

@@ -77,3 +77,30 @@ export async function makeUser(t: WithApi, key: string, overrides: Body = {}): P
   const body = { email: `person-${Math.random().toString(36).slice(2, 10)}@example.com`, ...overrides };
   return (await create<{ userId: string }>(t, key, 'users', body)).userId;
 }
+
+export async function makeServiceTask(t: WithApi, key: string, overrides: Body = {}): Promise<string> {
+  const body = { name: 'Engine oil and filter', ...overrides };
+  return (await create<{ serviceTaskId: string }>(t, key, 'service-tasks', body)).serviceTaskId;
+}
+
+/** A reminder of `serviceTaskId` on `assetId`; pass the schedule (meterInterval and/or dayInterval) in `overrides`. */
+export async function makeServiceReminder(
+  t: WithApi,
+  key: string,
+  assetId: string,
+  serviceTaskId: string,
+  overrides: Body = { meterInterval: 250 },
+): Promise<string> {
+  const body = { assetId, serviceTaskId, ...overrides };
+  return (await create<{ serviceReminderId: string }>(t, key, 'service-reminders', body)).serviceReminderId;
+}
+
+export async function makeServiceProgram(
+  t: WithApi,
+  key: string,
+  items: Body[],
+  overrides: Body = {},
+): Promise<string> {
+  const body = { name: 'Excavator A-service', items, ...overrides };
+  return (await create<{ serviceProgramId: string }>(t, key, 'service-programs', body)).serviceProgramId;
+}

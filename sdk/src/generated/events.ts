@@ -18,6 +18,9 @@ export const EVENT_TYPES = [
   'tool.created',
   'asset.checked_out',
   'asset.checked_in',
+  'service_reminder.due_soon',
+  'service_reminder.overdue',
+  'service_reminder.completed',
   'apiKey.created',
   'apiKey.revoked',
   'user.created',
@@ -240,6 +243,41 @@ export interface EventDataMap {
     /** ISO 8601 date-time */
     at: string;
     checkedOutAt?: string | null;
+  };
+  /** A service reminder enters DUE_SOON (by a reading, with it, or by the calendar sweep); once per reminder cycle. */
+  'service_reminder.due_soon': {
+    serviceReminderId: string;
+    assetId: string;
+    serviceTaskId: string;
+    status: 'OK' | 'DUE_SOON' | 'OVERDUE' | 'SNOOZED';
+    nextDueReading: number | null;
+    nextDueAt: string | null;
+    cycle: number;
+  };
+  /** A service reminder falls OVERDUE (by a reading, with it, or by the calendar sweep); once per reminder cycle. */
+  'service_reminder.overdue': {
+    serviceReminderId: string;
+    assetId: string;
+    serviceTaskId: string;
+    status: 'OK' | 'DUE_SOON' | 'OVERDUE' | 'SNOOZED';
+    nextDueReading: number | null;
+    nextDueAt: string | null;
+    cycle: number;
+  };
+  /** A service reminder is completed (POST /service-reminders/{id}/complete or its work order DONE). */
+  'service_reminder.completed': {
+    serviceReminderId: string;
+    assetId: string;
+    serviceTaskId: string;
+    status: 'OK' | 'DUE_SOON' | 'OVERDUE' | 'SNOOZED';
+    nextDueReading: number | null;
+    nextDueAt: string | null;
+    cycle: number;
+    /** ISO 8601 date-time */
+    completedAt: string;
+    completedReading: number | null;
+    workOrderId: string | null;
+    completedById: string | null;
   };
   /** An API key is issued (API, admin CLI, or a roll). The plaintext key is never part of the event. */
   'apiKey.created': {

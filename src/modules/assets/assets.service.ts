@@ -1,3 +1,4 @@
+import { setAssetRetired } from '../service-reminders/service-reminders.operations.ts';
 import type { Asset, Prisma } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
@@ -153,6 +154,9 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
         }
         if (changed.length === 0) return;
         const after = await tx.asset.update({ where: { id: before.id }, data });
+        const retired = (status: string) => status === 'ARCHIVED' || status === 'SOLD';
+        if (retired(before.lifecycleStatus) !== retired(after.lifecycleStatus))
+          await setAssetRetired(tx, ctx, after.id, retired(after.lifecycleStatus));
         await emit(tx, ctx.orgId, 'asset.updated', {
           assetId: after.id,
           nickname: after.nickname,

@@ -9,11 +9,19 @@ import { OUTBOX_NOTIFIED, outboxCtes, outboxEvent, signalQueued } from '../../ev
 import type { RequestContext } from '../../core/context.ts';
 import { ValidationError } from '../../core/errors.ts';
 import { insertFlag } from '../flags/flags.operations.ts';
-import { RENEWAL_WINDOW_DAYS } from '../notifications/notifications.repository.ts';
 import { assertReferences } from '../shared/references.ts';
+import { applyReading, noReminderAlertSql } from '../service-reminders/service-reminders.operations.ts';
 import type { CreateHoursInput } from './hours.schemas.ts';
 import { reviewReasonFor, roundMeter, servicePointReached } from './hours.rules.ts';
-import { findLogByKey, LOCKED_ASSET_COLUMNS, lockMeteredAsset, type LockedAsset } from './hours.repository.ts';
+import {
+  ASSET_WITH_PROJECT,
+  findLogByKey,
+  lockMeteredAsset,
+  remindersMove,
+  renewalDue,
+  type LockedAsset,
+  type ReadAsset,
+} from './hours.repository.ts';
 
 /** A reading may be stamped this far ahead of the server clock (device clock skew). */
 const FUTURE_SKEW_MS = 5 * 60 * 1000;
@@ -52,15 +60,6 @@ export interface RecordedReading {
   renewalDue?: boolean;
 }
 
-/** The asset's own renewal dates decide whether the post-commit heads-up query has anything to find. */
-export function renewalDue(asset: LockedAsset, now: Date): boolean {
-  if (asset.lifecycleStatus !== 'IN_SERVICE' && asset.lifecycleStatus !== 'OUT_OF_SERVICE') return false;
-  const until = now.getTime() + RENEWAL_WINDOW_DAYS * 86_400_000;
-  return [asset.registrationExpiresAt, asset.insuranceExpiresAt].some(
-    (d) => d !== null && d.getTime() >= now.getTime() && d.getTime() <= until,
-  );
-}
-
 /**
  * Records one reading (or state-only entry) inside the caller's transaction: idempotency, validation
  * against the asset's meter, delta, review routing, AUTO_PM, the asset's last reading, hours.logged.
@@ -86,6 +85,8 @@ export async function recordReading(
   const autoFlagId = plan.pmCheck ? await openPmFlagIfDue(tx, ctx, asset, plan.values.hoursReading) : null;
   const { sql, params } = recordLogStatement(ctx, asset, plan, autoFlagId);
   const [row] = await tx.$queryRawUnsafe<(MeterLog & { outboxNotified?: string | null })[]>(sql, ...params);
+  // Service reminders follow accepted readings only (a held reading applies when approved): same transaction.
+  if (remindersMove({ remindersDue: true }, plan)) await applyReading(tx, ctx, asset.id, plan.values);
   return {
     ...logAndSignal(row, () => afterCommit(tx, signalQueued)),
     replayed: false,
@@ -276,12 +277,14 @@ const recordLogSql = (guard: string, from: string) => `
 
 const RECORD_LOG_SQL = recordLogSql('', '');
 // Without the lock an UPDATE that waited for a concurrent reading re-checks these on the row it then sees
-// (READ COMMITTED), so a plan made from a stale read writes nothing.
+// (READ COMMITTED), so a plan made from a stale read writes nothing; so does an accepted reading that reached a
+// service reminder's meter alert created after the read (the caller then takes the path that applies it).
 const GUARDED_RECORD_LOG_SQL = recordLogSql(
   `
       AND "meterType"::text = $25 AND "meterUnit" = $26 AND "lastMeterReading" IS NOT DISTINCT FROM $27::float8
       AND "lastMeterAt" IS NOT DISTINCT FROM $28::timestamptz AND "pmInterval" IS NOT DISTINCT FROM $29::float8
-      AND "pmBaselineReading" IS NOT DISTINCT FROM $30::float8`,
+      AND "pmBaselineReading" IS NOT DISTINCT FROM $30::float8
+      AND ${noReminderAlertSql('$17', '$3', '$7')}`,
   ' FROM moved',
 );
 
@@ -299,9 +302,9 @@ export async function recordReadingOptimistic(
   input: CreateHoursInput,
   idempotencyKey: string | null,
 ): Promise<RecordedReading | null> {
-  const [asset] = await sql.query<LockedAsset & { projectFound: boolean }>(
+  const [asset] = await sql.query<ReadAsset>(
     `${ASSET_WITH_PROJECT} FROM assets WHERE id = $1 AND "orgId" = $2`,
-    [input.assetId, ctx.orgId, input.projectId ?? null],
+    [input.assetId, ctx.orgId, input.projectId ?? null, input.hoursReading ?? null],
     'hours-asset-read',
   );
   if (!asset) throw noSuchAsset();
@@ -309,16 +312,12 @@ export async function recordReadingOptimistic(
   if (!asset.projectFound) throw noSuchProject();
   const now = new Date();
   const plan = planReading(asset, input, idempotencyKey, now);
-  if (plan.pmCheck) return null;
+  if (plan.pmCheck || remindersMove(asset, plan)) return null;
   const { sql: text, params } = recordLogStatement(ctx, asset, plan, null, true);
   const [row] = await sql.query<MeterLog & { outboxNotified?: string | null }>(text, params, 'hours-record-guarded');
   if (!row) return null;
   return { ...logAndSignal(row, signalQueued), replayed: false, renewalDue: renewalDue(asset, now) };
 }
-
-// The project check rides on the asset read (a project's existence does not depend on the asset lock).
-const ASSET_WITH_PROJECT = `SELECT ${LOCKED_ASSET_COLUMNS},
-  ($3::text IS NULL OR EXISTS (SELECT 1 FROM projects p WHERE p.id = $3::text AND p."orgId" = $2)) AS "projectFound"`;
 
 /**
  * recordReading() in raw SQL on the driver (db.sqlTransaction): the same rules and the same rows in four
@@ -333,9 +332,9 @@ export async function recordReadingSql(
   input: CreateHoursInput,
   idempotencyKey: string | null,
 ): Promise<RecordedReading | null> {
-  const [asset] = await tx.query<LockedAsset & { projectFound: boolean }>(
+  const [asset] = await tx.query<ReadAsset>(
     `${ASSET_WITH_PROJECT} FROM assets WHERE id = $1 AND "orgId" = $2 FOR UPDATE`,
-    [input.assetId, ctx.orgId, input.projectId ?? null],
+    [input.assetId, ctx.orgId, input.projectId ?? null, input.hoursReading ?? null],
     'hours-asset-lock',
   );
   if (!asset) throw noSuchAsset();
@@ -348,6 +347,8 @@ export async function recordReadingSql(
   if (!asset.projectFound) throw noSuchProject();
   const now = new Date();
   const plan = planReading(asset, input, idempotencyKey, now);
+  // A reading that changes a service reminder takes the full path (recordReading), which applies it.
+  if (remindersMove(asset, plan)) return null;
   if (plan.pmCheck) {
     // Past a service point with its AUTO_PM flag already open (an overdue asset keeps logging): nothing to open.
     const open = await tx.query(

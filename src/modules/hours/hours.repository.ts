@@ -1,3 +1,5 @@
+import { RENEWAL_WINDOW_DAYS } from '../notifications/notifications.repository.ts';
+import { REMINDER_ALERT_SQL } from '../service-reminders/service-reminders.operations.ts';
 import type { MeterLog } from '../../generated/prisma/client.ts';
 import type { SqlQuery, SqlRunner } from '../../db/database.ts';
 import type { Tx } from '../../db/transaction.ts';
@@ -75,4 +77,26 @@ export async function findLogByKey(sql: SqlQuery, orgId: string, key: string): P
     key,
   ]);
   return log ?? null;
+}
+
+// The project check rides on the asset read (a project's existence does not depend on the asset lock), and so does
+// the service reminders' question: one probe of their meter-alert index says whether this reading moves any.
+export const ASSET_WITH_PROJECT = `SELECT ${LOCKED_ASSET_COLUMNS},
+  ($3::text IS NULL OR EXISTS (SELECT 1 FROM projects p WHERE p.id = $3::text AND p."orgId" = $2)) AS "projectFound",
+  ($4::float8 IS NOT NULL AND ${REMINDER_ALERT_SQL}) AS "remindersDue"`;
+
+/** An accepted reading at or past a reminder's meter alert: the reminders path (held readings wait for review). */
+export const remindersMove = (
+  asset: Pick<ReadAsset, 'remindersDue'>,
+  plan: { metered: boolean; values: { reviewStatus: string } },
+) => asset.remindersDue && plan.metered && plan.values.reviewStatus === 'NONE';
+export type ReadAsset = LockedAsset & { projectFound: boolean; remindersDue: boolean };
+
+/** The asset's own renewal dates decide whether the post-commit heads-up query has anything to find. */
+export function renewalDue(asset: LockedAsset, now: Date): boolean {
+  if (asset.lifecycleStatus !== 'IN_SERVICE' && asset.lifecycleStatus !== 'OUT_OF_SERVICE') return false;
+  const until = now.getTime() + RENEWAL_WINDOW_DAYS * 86_400_000;
+  return [asset.registrationExpiresAt, asset.insuranceExpiresAt].some(
+    (d) => d !== null && d.getTime() >= now.getTime() && d.getTime() <= until,
+  );
 }

@@ -7,6 +7,7 @@ import { queueRenewalHeadsUps } from '../notifications/notifications.repository.
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { findLogByKey, listMeterLogs, lockMeteredAsset } from './hours.repository.ts';
+import { applyReading } from '../service-reminders/service-reminders.operations.ts';
 import {
   openPmFlagIfDue,
   recordReading,
@@ -142,6 +143,8 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
         if (decision === 'APPROVED' && asset && latest) {
           autoFlagId = await openPmFlagIfDue(tx, ctx, asset, log.hoursReading);
           if (autoFlagId) await tx.meterLog.update({ where: { id }, data: { autoFlagId } });
+          // Service reminders follow accepted readings: the approved one moves them now.
+          await applyReading(tx, ctx, asset.id, log);
         }
         return { ok: true as const, logId: id, reviewStatus: decision, autoFlagId };
       });

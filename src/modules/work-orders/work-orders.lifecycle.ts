@@ -4,6 +4,7 @@ import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { conflict, notFound } from '../../core/errors.ts';
 import { resolveFlag } from '../flags/flags.operations.ts';
+import { completeForWorkOrder } from '../service-reminders/service-reminders.operations.ts';
 import { ACTIVE_STATUSES } from './work-orders.schemas.ts';
 
 /**
@@ -59,7 +60,8 @@ export async function repairTotals(tx: Tx, orgId: string, workOrderId: string) {
 
 /**
  * Records that a (locked) work order has just become DONE: workorder.completed with the repair totals,
- * then the linked flag's automatic resolution when the order was closed with a repair log.
+ * then the linked flag's automatic resolution when the order was closed with a repair log, then the completion of
+ * the service reminders it covers.
  */
 export async function recordCompletion(tx: Tx, ctx: RequestContext, wo: WorkOrder): Promise<void> {
   const totals = await repairTotals(tx, ctx.orgId, wo.id);
@@ -76,6 +78,8 @@ export async function recordCompletion(tx: Tx, ctx: RequestContext, wo: WorkOrde
     completedById: ctx.actorId,
   });
   if (totals.count > 0) await resolveLinkedFlag(tx, ctx, wo);
+  // The service reminders the order covers complete at the asset's current reading, in this transaction.
+  await completeForWorkOrder(tx, ctx, wo.id);
 }
 
 /**

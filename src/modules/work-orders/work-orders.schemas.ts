@@ -42,6 +42,14 @@ export const CreateWorkOrderBody = z.object({
   dueAt: dateTimeInput().nullable().optional(),
   estimateLaborHours: hours(),
   estimateCost: money(),
+  serviceReminderIds: z
+    .array(z.string().min(1).max(100))
+    .max(100)
+    .nullable()
+    .optional()
+    .describe(
+      "Service reminders this order covers (same organisation, and the same asset when the order has one); when the order becomes DONE they complete at the asset's current reading",
+    ),
 });
 export type CreateWorkOrderInput = z.output<typeof CreateWorkOrderBody>;
 
@@ -70,6 +78,14 @@ export const UpdateWorkOrderBody = z
     dueAt: dateTimeInput().nullable().optional(),
     estimateLaborHours: hours(),
     estimateCost: money(),
+    serviceReminderIds: z
+      .array(z.string().min(1).max(100))
+      .max(100)
+      .nullable()
+      .optional()
+      .describe(
+        "Replaces the service reminders this order covers ([] or null: none) (same organisation, and the same asset when the order has one); when the order becomes DONE they complete at the asset's current reading",
+      ),
   })
   .describe(
     'Any subset of the fields; omitted fields are unchanged, null clears a nullable field, unknown fields are ignored',
@@ -122,6 +138,7 @@ export const WorkOrderDetail = WorkOrderRow.extend({
       totalCost: z.number(),
     })
     .describe('Sums over the repairs logged against this work order'),
+  serviceReminderIds: z.array(z.string()).describe('Service reminders this order covers'),
 }).meta({ id: 'WorkOrderDetail' });
 
 export const ListWorkOrdersResponse = z.object({

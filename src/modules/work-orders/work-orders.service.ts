@@ -9,6 +9,7 @@ import { listWorkOrders, queueKey } from './work-orders.queue.ts';
 import { paginate } from '../../core/pagination.ts';
 import { insertWorkOrder, insertWorkOrderAlone } from './work-orders.operations.ts';
 import { createKeyedQueue } from '../../core/keyed-queue.ts';
+import { linkedReminderIds, linkReminders } from './work-orders.reminders.ts';
 import {
   toWorkOrderRow,
   WORK_ORDER_PRIORITIES,
@@ -84,11 +85,14 @@ export function createWorkOrderService({ db }: Pick<ServiceDeps, 'db'>) {
       const assetId = await assetForFlag(db.prisma, ctx, input.flagId, input.assetId);
       // Created as DONE (spec: created with the given status): completed at once, with its event, in one
       // transaction. Otherwise the one statement is its own transaction and holds the number lock alone.
+      // Covering service reminders also takes the transaction (the links are written with the order).
+      const reminderIds = input.serviceReminderIds ?? [];
       const wo =
-        input.status === 'DONE'
+        input.status === 'DONE' || reminderIds.length > 0
           ? await transaction(db, async (tx) => {
               const created = await insertWorkOrder(tx, ctx, { ...input, assetId });
-              await recordCompletion(tx, ctx, created);
+              if (reminderIds.length > 0) await linkReminders(tx, ctx, created.id, created.assetId, reminderIds);
+              if (created.status === 'DONE') await recordCompletion(tx, ctx, created);
               return created;
             })
           : await insertWorkOrderAlone(db.sql, numbering, ctx, { ...input, assetId });
@@ -98,8 +102,11 @@ export function createWorkOrderService({ db }: Pick<ServiceDeps, 'db'>) {
     async get(ctx: RequestContext, id: string) {
       const wo = await db.prisma.workOrder.findFirst({ where: { id, orgId: ctx.orgId } });
       if (!wo) throw notFound('Work order');
-      const repairSummary = await repairTotals(db.prisma, ctx.orgId, wo.id);
-      return { ok: true as const, workOrder: { ...toWorkOrderRow(wo), repairSummary } };
+      const [repairSummary, serviceReminderIds] = await Promise.all([
+        repairTotals(db.prisma, ctx.orgId, wo.id),
+        linkedReminderIds(db.prisma, wo.id),
+      ]);
+      return { ok: true as const, workOrder: { ...toWorkOrderRow(wo), repairSummary, serviceReminderIds } };
     },
 
     async update(ctx: RequestContext, id: string, body: UpdateWorkOrderInput) {
@@ -110,8 +117,11 @@ export function createWorkOrderService({ db }: Pick<ServiceDeps, 'db'>) {
       };
       // Emptiness is judged on what was sent: a body whose only field is an unknown enum value is a
       // valid no-op (dropped, not rejected), while a body naming no field at all is a client mistake.
-      if (!PATCHABLE.some((f) => body[f] !== undefined)) {
-        throw new ValidationError({ body: `send at least one of: ${PATCHABLE.join(', ')}` }, 'The patch is empty');
+      if (!PATCHABLE.some((f) => body[f] !== undefined) && body.serviceReminderIds === undefined) {
+        throw new ValidationError(
+          { body: `send at least one of: ${[...PATCHABLE, 'serviceReminderIds'].join(', ')}` },
+          'The patch is empty',
+        );
       }
       await transaction(db, async (tx) => {
         const before = await lockOwnedWorkOrder(tx, ctx.orgId, id);
@@ -133,6 +143,10 @@ export function createWorkOrderService({ db }: Pick<ServiceDeps, 'db'>) {
         for (const field of PATCHABLE) {
           const value = patch[field];
           if (value !== undefined && !sameValue(before[field], value)) (data as Record<string, unknown>)[field] = value;
+        }
+        if (body.serviceReminderIds !== undefined) {
+          const assetId = data.assetId !== undefined ? (data.assetId as string | null) : before.assetId;
+          await linkReminders(tx, ctx, before.id, assetId, body.serviceReminderIds ?? []);
         }
         if (Object.keys(data).length === 0) return;
         const completing = data.status === 'DONE';
