@@ -17,7 +17,7 @@ import { createBackground, type Background } from './jobs/background.ts';
 import { createBillingSync } from './jobs/billing-sync.ts';
 import { createDelivery, type Delivery } from './delivery/delivery.ts';
 import { loggerOptions } from './logger.ts';
-import { createMetrics, type Metrics } from './metrics.ts';
+import { createMetrics, type DeliveryMetricOutcome, type Metrics } from './metrics.ts';
 import { createServices, type Services } from './modules/services.ts';
 
 export interface AppDeps {
@@ -65,7 +65,7 @@ export function createDeps(
     db,
     log,
     clock,
-    onOutcome: (outcome) => metrics.delivery(outcome.toLowerCase() as 'delivered' | 'failed' | 'abandoned'),
+    onOutcome: (outcome) => metrics.delivery(outcome.toLowerCase() as DeliveryMetricOutcome),
   });
   const services = createServices({
     config,

@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
 import { createBreakers } from './breaker.ts';
 import { createClaims } from './claims.ts';
-import { createDispatcher, type Outcome } from './dispatcher.ts';
+import { createDispatcher, type AttemptOutcome } from './dispatcher.ts';
 import { createWebhookSender } from './sender.ts';
 import { startWakeup, type Wakeup } from './wakeup.ts';
 
@@ -29,7 +29,7 @@ export function createDelivery({
   db: Database;
   log: FastifyBaseLogger;
   clock?: Clock;
-  onOutcome?: (outcome: Outcome) => void;
+  onOutcome?: (outcome: AttemptOutcome) => void;
 }) {
   const settings = config.webhooks;
   const sender = createWebhookSender({
@@ -38,7 +38,11 @@ export function createDelivery({
     caFile: settings.caFile,
   });
   const claims = createClaims(db, config.instanceId, settings.leaseSec);
-  const breakers = createBreakers(settings.breaker);
+  // The probe cadence follows the schedule: a receiver that recovers is noticed within the shortest retry delay.
+  const breakers = createBreakers({
+    failures: settings.breaker.failures,
+    cooldownMs: Math.min(settings.breaker.cooldownMs, Math.min(...settings.retryScheduleSec) * 1000),
+  });
   const dispatcher = createDispatcher({ config, log, sender, claims, breakers, clock, onOutcome });
   const continuous = settings.dispatchMode === 'continuous';
 
@@ -69,6 +73,7 @@ export function createDelivery({
           backlog = claimed > 0;
           if (claimed < limit) break;
         }
+        await dispatcher.skipUnsent();
       } while (wanted && !closed);
     } catch (err) {
       log.error({ err }, 'webhook claim failed; retried on the next wake-up or poll');
@@ -103,6 +108,7 @@ export function createDelivery({
       if ((backlog || moreDue) && (dispatcher.freeSlots >= refillAt || dispatcher.inFlight === 0)) wake();
     };
     dispatcher.hooks.onRetryScheduled = (sec) => wakeIn(sec * 1000 + 10);
+    dispatcher.hooks.onBreakerOpen = wake;
   }
 
   return {

@@ -8,12 +8,22 @@ import type { Clock } from '../core/clock.ts';
 import { liveSecrets, signEnvelope } from './signer.ts';
 
 export type Outcome = 'DELIVERED' | 'FAILED' | 'ABANDONED';
+/**
+ * What the metrics count: every attempt's outcome; an attempt not sent (open breaker) that is not the last one
+ * is SKIPPED_CIRCUIT_OPEN.
+ */
+export type AttemptOutcome = Outcome | 'SKIPPED_CIRCUIT_OPEN';
+
+/** Rows per subscription failed unsent in one statement (more are taken by the next statement at once). */
+const SKIP_BATCH = 500;
 
 export interface DispatchSummary {
   claimed: number;
   delivered: number;
   failed: number;
   abandoned: number;
+  /** Attempts recorded without a send because the subscription's breaker is open (included in failed/abandoned). */
+  skipped: number;
 }
 
 interface InFlight {
@@ -26,7 +36,8 @@ interface InFlight {
  * process and at most `subscriptionConcurrency` per subscription, visiting subscriptions round-robin, so a
  * hanging receiver holds only its own share and never delays another subscription. Each send runs on its
  * own; its slot is refilled as soon as it ends. Leases are short and renewed while sends run. Outcomes are
- * written in batches. An open breaker keeps a subscription's rows unclaimed (no attempt spent).
+ * written in batches. An open breaker makes a due attempt cheaper, never later: its rows are failed unsent
+ * (skipUnsent) at their scheduled time, in one statement, outside the subscription's share of the senders.
  *
  * Attempts: one initial attempt plus one retry per entry of the retry schedule (default 30 s, 2 min, 8 min,
  * 30 min, 2 h, 8 h: 7 attempts in all); when the attempt after the last delay fails, the row is ABANDONED.
@@ -48,7 +59,7 @@ export function createDispatcher({
   claims: Claims;
   breakers: Breakers;
   /** Told every recorded outcome (metrics). */
-  onOutcome?: (outcome: Outcome) => void;
+  onOutcome?: (outcome: AttemptOutcome) => void;
 }) {
   const { batchSize, concurrency, subscriptionConcurrency, retryScheduleSec, leaseSec } = config.webhooks;
   const writer = createOutcomeWriter(claims, log);
@@ -101,7 +112,7 @@ export function createDispatcher({
       breakers.released(row.subscriptionId);
       return null;
     }
-    breakers.record(row.subscriptionId, result.ok);
+    if (breakers.record(row.subscriptionId, result.ok, result.error) === 'open') hooks.onBreakerOpen();
     const { outcome, retryInSec } = outcomeOf(row, result);
     if (outcome === 'FAILED') hooks.onRetryScheduled(retryInSec!);
     const written = await writer.record({
@@ -164,7 +175,40 @@ export function createDispatcher({
   }
 
   /** Hooks for the continuous loop (delivery.ts); no-ops for a dispatcher driven by ticks alone. */
-  const hooks = { onSlotFreed: (_moreDue: boolean) => {}, onRetryScheduled: (_sec: number) => {} };
+  const hooks = {
+    onSlotFreed: (_moreDue: boolean) => {},
+    onRetryScheduled: (_sec: number) => {},
+    /** A breaker is open: its due rows are to be failed unsent now. */
+    onBreakerOpen: () => {},
+  };
+
+  /**
+   * Records the due attempts of subscriptions whose breaker is open as failed, not sent (see breaker.ts), in
+   * batched statements; returns how many. Costs no sender slot, so the subscription's share and everyone
+   * else's fairness are untouched.
+   */
+  async function skipUnsent(): Promise<{ failed: number; abandoned: number }> {
+    const total = { failed: 0, abandoned: 0 };
+    if (stopped) return total;
+    let { skip } = breakers.restrictions();
+    while (skip.size > 0 && !stopped) {
+      const rows = await claims.skipUnsent(skip, SKIP_BATCH, retryScheduleSec);
+      const perSub = new Map<string, number>();
+      let minRetry: number | null = null;
+      for (const r of rows) {
+        perSub.set(r.sid, (perSub.get(r.sid) ?? 0) + 1);
+        if (r.status === 'ABANDONED') total.abandoned++;
+        else total.failed++;
+        onOutcome?.(r.status === 'ABANDONED' ? 'ABANDONED' : 'SKIPPED_CIRCUIT_OPEN');
+        if (r.retry !== null) minRetry = Math.min(minRetry ?? r.retry, r.retry);
+      }
+      if (minRetry !== null) hooks.onRetryScheduled(minRetry);
+      if (rows.length > 0) log.info({ attempts: rows.length }, 'webhook attempts recorded unsent: circuit open');
+      // Only a subscription that filled its batch may have more due rows.
+      skip = new Map([...skip].filter(([id]) => (perSub.get(id) ?? 0) >= SKIP_BATCH));
+    }
+    return total;
+  }
 
   return {
     hooks,
@@ -175,6 +219,7 @@ export function createDispatcher({
       return stopped ? 0 : concurrency - inFlight.size;
     },
     leaseSec,
+    skipUnsent,
 
     /** Claims up to `limit` due rows and starts sending them; resolves once they are claimed. */
     async fill(limit: number): Promise<number> {
@@ -193,16 +238,20 @@ export function createDispatcher({
      * one has been sent and recorded.
      */
     async dispatchOnce(): Promise<DispatchSummary> {
-      if (stopped) return { claimed: 0, delivered: 0, failed: 0, abandoned: 0 };
+      if (stopped) return { claimed: 0, delivered: 0, failed: 0, abandoned: 0, skipped: 0 };
+      const skipped = await skipUnsent();
       const rows = await claimNext(Math.min(batchSize, Math.max(concurrency - inFlight.size, 0)));
       const outcomes = await Promise.all(rows.map(launch));
       await writer.flush();
+      // Rows that became due behind a breaker that opened during this tick are not left for the next one.
+      const late = await skipUnsent();
       const count = (o: Outcome) => outcomes.filter((x) => x === o).length;
       return {
         claimed: rows.length,
         delivered: count('DELIVERED'),
-        failed: count('FAILED'),
-        abandoned: count('ABANDONED'),
+        failed: count('FAILED') + skipped.failed + late.failed,
+        abandoned: count('ABANDONED') + skipped.abandoned + late.abandoned,
+        skipped: skipped.failed + skipped.abandoned + late.failed + late.abandoned,
       };
     },
 

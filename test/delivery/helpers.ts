@@ -29,6 +29,8 @@ export interface Reply {
   body?: string;
   headers?: Record<string, string>;
   delayMs?: number;
+  /** Resets the connection instead of answering. */
+  reset?: boolean;
 }
 
 export interface Receiver {
@@ -76,6 +78,7 @@ export async function startReceiver(): Promise<Receiver> {
       const received: ReceivedRequest = { path: req.url ?? '/', headers: req.headers, rawBody, json };
       requests.push(received);
       const reply = receiver.respond(received);
+      if (reply.reset) return void req.socket.destroy();
       const answer = () => {
         if (res.destroyed) return;
         res.writeHead(reply.status ?? 200, { 'content-type': 'text/plain; charset=utf-8', ...reply.headers });
