@@ -3100,6 +3100,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -3110,6 +3118,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "database": "ok",
+                     *       "apiVersion": "v1",
+                     *       "commit": "1a2b3c4d5e6f",
+                     *       "uptimeSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["GetHealthError503"];
                 };
             };
@@ -3147,6 +3164,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -3157,6 +3182,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3198,6 +3230,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -3208,6 +3248,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3255,6 +3302,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -3265,6 +3320,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3325,6 +3387,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -3338,6 +3407,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -3352,6 +3431,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -3362,6 +3449,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -3375,6 +3470,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3422,6 +3524,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -3435,6 +3544,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -3449,6 +3568,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -3459,6 +3586,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -3472,6 +3607,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3533,6 +3675,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -3546,6 +3695,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:assets:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:assets:read";
@@ -3562,6 +3718,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -3576,6 +3742,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -3586,6 +3760,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -3599,6 +3781,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3664,6 +3853,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json";
@@ -3677,6 +3873,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -3690,6 +3893,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:assets:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:assets:write" | "key_creator_deleted";
@@ -3710,6 +3920,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3725,6 +3942,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -3740,6 +3964,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -3755,6 +3986,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -3769,6 +4010,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -3779,6 +4028,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -3792,6 +4049,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3871,6 +4135,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "invalid_envelope" | "empty_batch" | "batch_too_large";
@@ -3884,6 +4155,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -3897,6 +4175,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:assets:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:assets:write" | "key_creator_deleted";
@@ -3917,6 +4202,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3932,6 +4224,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -3947,6 +4246,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -3962,6 +4268,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -3976,6 +4292,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -3986,6 +4310,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -3999,6 +4331,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4088,6 +4427,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -4101,6 +4447,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -4114,6 +4467,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:assets:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:assets:read";
@@ -4130,6 +4490,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -4143,6 +4510,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4157,6 +4534,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -4167,6 +4552,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -4180,6 +4573,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4261,6 +4661,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -4274,6 +4681,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -4287,6 +4701,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:assets:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:assets:write" | "key_creator_deleted";
@@ -4305,6 +4726,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -4322,6 +4750,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4337,6 +4772,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -4352,6 +4794,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -4367,6 +4816,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -4381,6 +4840,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -4391,6 +4858,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -4404,6 +4879,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4476,6 +4958,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -4489,6 +4978,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -4502,6 +4998,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:assets:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:assets:write" | "key_creator_deleted";
@@ -4520,6 +5023,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -4537,6 +5047,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4552,6 +5069,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -4567,6 +5091,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -4582,6 +5113,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -4596,6 +5137,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -4606,6 +5155,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -4619,6 +5176,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4686,6 +5250,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -4699,6 +5270,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -4712,6 +5290,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:assets:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:assets:write" | "key_creator_deleted";
@@ -4730,6 +5315,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -4747,6 +5339,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4762,6 +5361,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -4777,6 +5383,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -4792,6 +5405,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -4806,6 +5429,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -4816,6 +5447,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -4829,6 +5468,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4891,6 +5537,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -4904,6 +5557,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:projects:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:projects:read";
@@ -4920,6 +5580,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -4934,6 +5604,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -4944,6 +5622,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -4957,6 +5643,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5022,6 +5715,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json";
@@ -5035,6 +5735,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -5048,6 +5755,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:projects:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:projects:write" | "key_creator_deleted";
@@ -5068,6 +5782,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5083,6 +5804,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -5098,6 +5826,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -5113,6 +5848,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -5127,6 +5872,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -5137,6 +5890,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -5150,6 +5911,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5228,6 +5996,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "invalid_envelope" | "empty_batch" | "batch_too_large";
@@ -5241,6 +6016,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -5254,6 +6036,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:projects:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:projects:write" | "key_creator_deleted";
@@ -5274,6 +6063,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5289,6 +6085,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -5304,6 +6107,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -5319,6 +6129,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -5333,6 +6153,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -5343,6 +6171,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -5356,6 +6192,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5411,6 +6254,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -5424,6 +6274,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -5437,6 +6294,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:projects:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:projects:read";
@@ -5453,6 +6317,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -5466,6 +6337,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5480,6 +6361,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -5490,6 +6379,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -5503,6 +6400,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5570,6 +6474,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "duplicate_code" | "bad_url" | "bad_request";
@@ -5583,6 +6494,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -5596,6 +6514,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:projects:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:projects:write" | "key_creator_deleted";
@@ -5614,6 +6539,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -5631,6 +6563,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5646,6 +6585,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -5661,6 +6607,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -5676,6 +6629,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -5690,6 +6653,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -5700,6 +6671,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -5713,6 +6692,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5796,6 +6782,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -5809,6 +6802,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -5822,6 +6822,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:projects:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:projects:read";
@@ -5838,6 +6845,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -5851,6 +6865,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5865,6 +6889,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -5875,6 +6907,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -5888,6 +6928,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5945,6 +6992,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -5958,6 +7012,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:yards:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:yards:read";
@@ -5974,6 +7035,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -5988,6 +7059,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -5998,6 +7077,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -6011,6 +7098,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6074,6 +7168,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json";
@@ -6087,6 +7188,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -6100,6 +7208,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:yards:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:yards:write" | "key_creator_deleted";
@@ -6120,6 +7235,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6135,6 +7257,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -6150,6 +7279,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -6165,6 +7301,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -6179,6 +7325,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -6189,6 +7343,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -6202,6 +7364,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6278,6 +7447,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "invalid_envelope" | "empty_batch" | "batch_too_large";
@@ -6291,6 +7467,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -6304,6 +7487,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:yards:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:yards:write" | "key_creator_deleted";
@@ -6324,6 +7514,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6339,6 +7536,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -6354,6 +7558,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -6369,6 +7580,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -6383,6 +7604,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -6393,6 +7622,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -6406,6 +7643,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6460,6 +7704,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -6473,6 +7724,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -6486,6 +7744,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:yards:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:yards:read";
@@ -6502,6 +7767,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -6515,6 +7787,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6529,6 +7811,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -6539,6 +7829,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -6552,6 +7850,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6597,6 +7902,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -6610,6 +7922,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -6623,6 +7942,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:yards:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:yards:write" | "key_creator_deleted";
@@ -6639,6 +7965,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -6652,6 +7985,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -6665,6 +8005,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -6678,6 +8025,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -6692,6 +8049,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -6702,6 +8067,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -6715,6 +8088,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6779,6 +8159,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -6792,6 +8179,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -6805,6 +8199,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:yards:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:yards:write" | "key_creator_deleted";
@@ -6823,6 +8224,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -6840,6 +8248,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6855,6 +8270,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -6870,6 +8292,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -6885,6 +8314,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -6899,6 +8338,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -6909,6 +8356,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -6922,6 +8377,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6995,6 +8457,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -7008,6 +8477,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:workorders:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:workorders:read";
@@ -7024,6 +8500,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7038,6 +8524,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -7048,6 +8542,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -7061,6 +8563,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7129,6 +8638,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json";
@@ -7142,6 +8658,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -7155,6 +8678,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:workorders:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:workorders:write" | "key_creator_deleted";
@@ -7175,6 +8705,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7190,6 +8727,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -7205,6 +8749,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -7220,6 +8771,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -7234,6 +8795,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -7244,6 +8813,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -7257,6 +8834,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7324,6 +8908,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -7337,6 +8928,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -7350,6 +8948,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:workorders:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:workorders:read";
@@ -7366,6 +8971,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -7379,6 +8991,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7393,6 +9015,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -7403,6 +9033,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -7416,6 +9054,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7486,6 +9131,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -7499,6 +9151,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -7512,6 +9171,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:workorders:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:workorders:write" | "key_creator_deleted";
@@ -7530,6 +9196,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -7547,6 +9220,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7562,6 +9242,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -7577,6 +9264,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -7592,6 +9286,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -7606,6 +9310,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -7616,6 +9328,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -7629,6 +9349,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7694,6 +9421,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -7707,6 +9441,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:workorders:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:workorders:read";
@@ -7723,6 +9464,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -7737,6 +9488,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -7747,6 +9506,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -7760,6 +9527,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7822,6 +9596,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json";
@@ -7835,6 +9616,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -7848,6 +9636,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:workorders:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:workorders:write" | "key_creator_deleted";
@@ -7868,6 +9663,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7883,6 +9685,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -7898,6 +9707,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -7913,6 +9729,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -7927,6 +9753,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -7937,6 +9771,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -7950,6 +9792,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8008,6 +9857,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -8021,6 +9877,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -8034,6 +9897,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:workorders:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:workorders:read";
@@ -8050,6 +9920,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -8063,6 +9940,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8077,6 +9964,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -8087,6 +9982,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -8100,6 +10003,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8196,6 +10106,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -8209,6 +10126,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:tools:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:tools:read";
@@ -8225,6 +10149,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8239,6 +10173,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -8249,6 +10191,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -8262,6 +10212,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8337,6 +10294,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json";
@@ -8350,6 +10314,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -8363,6 +10334,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:tools:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:tools:write" | "key_creator_deleted";
@@ -8383,6 +10361,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8398,6 +10383,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -8413,6 +10405,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -8428,6 +10427,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -8442,6 +10451,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -8452,6 +10469,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -8465,6 +10490,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8553,6 +10585,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "invalid_envelope" | "empty_batch" | "batch_too_large";
@@ -8566,6 +10605,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -8579,6 +10625,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:tools:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:tools:write" | "key_creator_deleted";
@@ -8599,6 +10652,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8614,6 +10674,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -8629,6 +10696,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -8644,6 +10718,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -8658,6 +10742,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -8668,6 +10760,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -8681,6 +10781,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8765,6 +10872,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -8778,6 +10892,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -8791,6 +10912,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:tools:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:tools:read";
@@ -8807,6 +10935,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -8820,6 +10955,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -8834,6 +10979,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -8844,6 +10997,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -8857,6 +11018,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8934,6 +11102,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -8947,6 +11122,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -8960,6 +11142,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:tools:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:tools:write" | "key_creator_deleted";
@@ -8978,6 +11167,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -8995,6 +11191,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9010,6 +11213,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -9025,6 +11235,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -9040,6 +11257,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -9054,6 +11281,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -9064,6 +11299,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -9077,6 +11320,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9142,6 +11392,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -9155,6 +11412,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -9168,6 +11432,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:tools:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:tools:write" | "key_creator_deleted";
@@ -9186,6 +11457,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -9203,6 +11481,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state",
+                     *       "checkedOutToUserId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *       "checkedOutVehicleId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CheckoutToolError409"];
                 };
             };
@@ -9218,6 +11505,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -9233,6 +11527,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -9248,6 +11549,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -9262,6 +11573,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -9272,6 +11591,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -9285,6 +11612,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9347,6 +11681,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -9360,6 +11701,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -9373,6 +11721,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:tools:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:tools:write" | "key_creator_deleted";
@@ -9391,6 +11746,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -9408,6 +11770,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9423,6 +11792,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -9438,6 +11814,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -9453,6 +11836,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -9467,6 +11860,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -9477,6 +11878,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -9490,6 +11899,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9554,6 +11970,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -9567,6 +11990,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -9580,6 +12010,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:tools:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:tools:write" | "key_creator_deleted";
@@ -9598,6 +12035,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -9615,6 +12059,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9630,6 +12081,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -9645,6 +12103,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -9660,6 +12125,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -9674,6 +12149,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -9684,6 +12167,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -9697,6 +12188,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9761,6 +12259,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -9774,6 +12279,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -9787,6 +12299,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:tools:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:tools:write" | "key_creator_deleted";
@@ -9805,6 +12324,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -9822,6 +12348,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AdjustToolStockError409"];
                 };
             };
@@ -9837,6 +12370,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -9852,6 +12392,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -9867,6 +12414,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -9881,6 +12438,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -9891,6 +12456,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -9904,6 +12477,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9967,6 +12547,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -9980,6 +12567,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -9993,6 +12587,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:tools:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:tools:write" | "key_creator_deleted";
@@ -10011,6 +12612,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -10028,6 +12636,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -10043,6 +12658,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -10058,6 +12680,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -10073,6 +12702,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -10087,6 +12726,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -10097,6 +12744,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -10110,6 +12765,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -10184,6 +12846,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -10197,6 +12866,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -10210,6 +12886,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:tools:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:tools:read";
@@ -10226,6 +12909,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -10239,6 +12929,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -10253,6 +12953,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -10263,6 +12971,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -10276,6 +12992,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -10342,6 +13065,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -10355,6 +13085,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -10368,6 +13105,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:tools:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:tools:read";
@@ -10384,6 +13128,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -10397,6 +13148,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -10411,6 +13172,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -10421,6 +13190,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -10434,6 +13211,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -10464,7 +13248,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example (binary PNG data: a 600 x 600 px QR code of the scan link) */
                     "image/png": string;
+                    /** @example <svg xmlns="http://www.w3.org/2000/svg" width="600" height="600" viewBox="0 0 37 37" shape-rendering="crispEdges"><path fill="#ffffff" d="M0 0h37v37H0z"/><path stroke="#000000" d="M4 4.5h7m2 0h1m1 0h3m1 0h1m4 0h7"/></svg> */
                     "image/svg+xml": string;
                 };
             };
@@ -10476,6 +13262,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -10489,6 +13282,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -10502,6 +13302,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:tools:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:tools:read";
@@ -10518,6 +13325,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -10531,6 +13345,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -10545,6 +13369,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -10555,6 +13387,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -10568,6 +13408,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -10630,6 +13477,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -10643,6 +13497,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:events:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:events:read";
@@ -10659,6 +13520,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -10673,6 +13544,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -10683,6 +13562,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -10696,6 +13583,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -10766,6 +13660,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json";
@@ -10779,6 +13680,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -10792,6 +13700,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:events:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:events:write" | "key_creator_deleted";
@@ -10812,6 +13727,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -10827,6 +13749,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -10842,6 +13771,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -10857,6 +13793,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -10871,6 +13817,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -10881,6 +13835,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -10894,6 +13856,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -10957,6 +13926,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -10970,6 +13946,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -10983,6 +13966,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:events:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:events:read";
@@ -10999,6 +13989,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -11012,6 +14009,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -11026,6 +14033,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -11036,6 +14051,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -11049,6 +14072,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -11093,6 +14123,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -11106,6 +14143,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -11119,6 +14163,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:events:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:events:write" | "key_creator_deleted";
@@ -11135,6 +14186,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -11148,6 +14206,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -11161,6 +14226,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -11174,6 +14246,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -11188,6 +14270,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -11198,6 +14288,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -11211,6 +14309,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -11296,6 +14401,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -11309,6 +14421,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -11322,6 +14441,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:events:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:events:write" | "key_creator_deleted";
@@ -11340,6 +14466,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -11357,6 +14490,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -11372,6 +14512,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -11387,6 +14534,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -11402,6 +14556,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -11416,6 +14580,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -11426,6 +14598,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -11439,6 +14619,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -11514,6 +14701,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -11527,6 +14721,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -11540,6 +14741,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:events:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:events:read";
@@ -11556,6 +14764,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -11569,6 +14784,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -11583,6 +14808,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -11593,6 +14826,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -11606,6 +14847,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -11661,6 +14909,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -11674,6 +14929,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -11687,6 +14949,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:events:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:events:write" | "key_creator_deleted";
@@ -11705,6 +14974,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -11722,6 +14998,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -11737,6 +15020,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -11752,6 +15042,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -11767,6 +15064,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -11781,6 +15088,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -11791,6 +15106,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -11804,6 +15127,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -11867,6 +15197,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -11880,6 +15217,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -11893,6 +15237,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:events:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:events:write" | "key_creator_deleted";
@@ -11911,6 +15262,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -11928,6 +15286,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -11943,6 +15308,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -11958,6 +15330,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -11973,6 +15352,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -11987,6 +15376,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -11997,6 +15394,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -12010,6 +15415,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -12084,6 +15496,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -12097,6 +15516,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -12110,6 +15536,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:events:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:events:write" | "key_creator_deleted";
@@ -12128,6 +15561,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -12145,6 +15585,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -12160,6 +15607,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -12175,6 +15629,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -12190,6 +15651,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -12204,6 +15675,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -12214,6 +15693,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -12227,6 +15714,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -12291,6 +15785,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -12304,6 +15805,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -12317,6 +15825,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:events:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:events:write" | "key_creator_deleted";
@@ -12335,6 +15850,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -12352,6 +15874,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -12367,6 +15896,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -12382,6 +15918,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -12397,6 +15940,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -12411,6 +15964,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -12421,6 +15982,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -12434,6 +16003,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -12505,6 +16081,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -12518,6 +16101,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:flags:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:flags:read";
@@ -12534,6 +16124,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -12548,6 +16148,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -12558,6 +16166,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -12571,6 +16187,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -12636,6 +16259,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json";
@@ -12649,6 +16279,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -12662,6 +16299,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:flags:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:flags:write" | "key_creator_deleted";
@@ -12682,6 +16326,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -12697,6 +16348,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -12712,6 +16370,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -12727,6 +16392,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -12741,6 +16416,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -12751,6 +16434,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -12764,6 +16455,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -12837,6 +16535,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -12850,6 +16555,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -12863,6 +16575,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:flags:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:flags:read";
@@ -12879,6 +16598,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -12892,6 +16618,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -12906,6 +16642,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -12916,6 +16660,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -12929,6 +16681,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -12992,6 +16751,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -13005,6 +16771,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -13018,6 +16791,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:flags:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:flags:write" | "key_creator_deleted";
@@ -13036,6 +16816,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -13053,6 +16840,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -13068,6 +16862,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -13083,6 +16884,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -13098,6 +16906,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -13112,6 +16930,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -13122,6 +16948,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -13135,6 +16969,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -13211,6 +17052,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -13224,6 +17072,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:hours:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:hours:read";
@@ -13240,6 +17095,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -13254,6 +17119,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -13264,6 +17137,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -13277,6 +17158,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -13346,6 +17234,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json";
@@ -13359,6 +17254,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -13372,6 +17274,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:hours:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:hours:write" | "key_creator_deleted";
@@ -13388,6 +17297,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -13401,6 +17317,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -13414,6 +17337,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -13428,6 +17361,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -13438,6 +17379,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -13451,6 +17400,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -13538,6 +17494,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "invalid_envelope" | "empty_batch" | "batch_too_large";
@@ -13551,6 +17514,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -13564,6 +17534,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:hours:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:hours:write" | "key_creator_deleted";
@@ -13584,6 +17561,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -13599,6 +17583,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -13614,6 +17605,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -13629,6 +17627,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -13643,6 +17651,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -13653,6 +17669,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -13666,6 +17690,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -13738,6 +17769,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -13751,6 +17789,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -13764,6 +17809,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:hours:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:hours:read";
@@ -13780,6 +17832,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -13793,6 +17852,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -13807,6 +17876,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -13817,6 +17894,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -13830,6 +17915,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -13891,6 +17983,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -13904,6 +18003,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -13917,6 +18023,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:hours:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:hours:write" | "key_creator_deleted";
@@ -13935,6 +18048,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -13952,6 +18072,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -13967,6 +18094,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -13982,6 +18116,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -13997,6 +18138,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -14011,6 +18162,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -14021,6 +18180,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -14034,6 +18201,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -14092,6 +18266,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -14105,6 +18286,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:users:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:users:read";
@@ -14121,6 +18309,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -14135,6 +18333,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -14145,6 +18351,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -14158,6 +18372,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -14225,6 +18446,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json";
@@ -14238,6 +18466,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -14251,6 +18486,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:users:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:users:write" | "key_creator_deleted";
@@ -14271,6 +18513,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -14286,6 +18535,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -14301,6 +18557,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -14316,6 +18579,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -14330,6 +18603,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -14340,6 +18621,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -14353,6 +18642,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -14402,6 +18698,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -14415,6 +18718,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -14428,6 +18738,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:users:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:users:read";
@@ -14444,6 +18761,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -14457,6 +18781,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -14471,6 +18805,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -14481,6 +18823,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -14494,6 +18844,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -14538,6 +18895,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -14551,6 +18915,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -14564,6 +18935,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:users:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:users:write" | "key_creator_deleted";
@@ -14580,6 +18958,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -14593,6 +18978,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -14606,6 +18998,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -14619,6 +19018,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -14632,6 +19038,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -14646,6 +19062,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -14656,6 +19080,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -14669,6 +19101,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -14736,6 +19175,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -14749,6 +19195,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -14762,6 +19215,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:users:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:users:write" | "key_creator_deleted";
@@ -14780,6 +19240,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -14797,6 +19264,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -14812,6 +19286,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -14827,6 +19308,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -14842,6 +19330,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -14856,6 +19354,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -14866,6 +19372,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -14879,6 +19393,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -14944,6 +19465,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -14957,6 +19485,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:keys:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:keys:read";
@@ -14973,6 +19508,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -14987,6 +19532,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -14997,6 +19550,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -15010,6 +19571,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -15092,6 +19660,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json";
@@ -15105,6 +19680,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -15118,6 +19700,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:keys:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:keys:write" | "key_creator_deleted";
@@ -15138,6 +19727,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -15153,6 +19749,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -15168,6 +19771,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -15183,6 +19793,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -15197,6 +19817,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -15207,6 +19835,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -15220,6 +19856,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -15280,6 +19923,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -15293,6 +19943,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -15306,6 +19963,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:keys:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:keys:read";
@@ -15322,6 +19986,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -15335,6 +20006,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -15349,6 +20030,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -15359,6 +20048,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -15372,6 +20069,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -15416,6 +20120,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -15429,6 +20140,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -15442,6 +20160,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:keys:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:keys:write" | "key_creator_deleted";
@@ -15458,6 +20183,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -15471,6 +20203,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -15484,6 +20223,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -15497,6 +20243,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -15511,6 +20267,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -15521,6 +20285,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -15534,6 +20306,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -15617,6 +20396,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "invalid_json" | "bad_url" | "bad_request";
@@ -15630,6 +20416,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -15643,6 +20436,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:keys:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:keys:write" | "key_creator_deleted";
@@ -15661,6 +20461,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -15678,6 +20485,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -15693,6 +20507,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
@@ -15708,6 +20529,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
@@ -15723,6 +20551,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateAssetError422"];
                 };
             };
@@ -15737,6 +20575,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -15747,6 +20593,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -15760,6 +20614,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -15822,6 +20683,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -15835,6 +20703,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:events:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:events:read";
@@ -15851,6 +20726,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -15865,6 +20750,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -15875,6 +20768,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -15888,6 +20789,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -15939,6 +20847,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "bad_url" | "bad_request";
@@ -15952,6 +20867,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthenticationError"];
                 };
             };
@@ -15965,6 +20887,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:events:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error: "missing_scope:events:read";
@@ -15981,6 +20910,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
@@ -15994,6 +20930,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
@@ -16008,6 +20954,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["RateLimitError"];
                 };
             };
@@ -16018,6 +20972,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
@@ -16031,6 +20993,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
