@@ -110,8 +110,12 @@ async function main() {
     tputOrgs.push(await newOrg(`Throughput ${o}`));
     for (let s = 0; s < 2; s++) await subscribe(tputOrgs[o], '/tput', 'tool.created');
   }
-  async function engineRun(): Promise<number> {
-    for (let o = 0; o < 10; o++) await emitMany(tputOrgs[o], DELIVERIES / 20, 'x');
+  // Single busy receiver: one subscription, its share of the senders (WEBHOOK_SUBSCRIPTION_CONCURRENCY).
+  const singleOrg = await newOrg('Single');
+  await subscribe(singleOrg, '/single', 'tool.created');
+  async function engineRun(single = false): Promise<number> {
+    if (single) await emitMany(singleOrg, DELIVERIES, 's');
+    else for (let o = 0; o < 10; o++) await emitMany(tputOrgs[o], DELIVERIES / 20, 'x');
     let delivered = 0;
     const delivery = createDelivery({ db, config, log, onOutcome: () => delivered++ });
     const started = performance.now();
@@ -121,12 +125,13 @@ async function main() {
     await delivery.close();
     return DELIVERIES / seconds;
   }
-  async function rawRun(): Promise<number> {
+  async function rawRun(single = false): Promise<number> {
     const agent = new Agent({ connect: { ca: [pems.cert] }, keepAliveTimeout: 10_000 });
     let next = 0;
     const started = performance.now();
+    const width = single ? config.webhooks.subscriptionConcurrency : config.webhooks.concurrency;
     await Promise.all(
-      Array.from({ length: config.webhooks.concurrency }, async () => {
+      Array.from({ length: width }, async () => {
         while (next < DELIVERIES) {
           const i = next++;
           const signed = signEnvelope('whsec_bench', {
@@ -197,6 +202,8 @@ async function main() {
   const results = {
     engine: [] as number[],
     raw: [] as number[],
+    singleEngine: [] as number[],
+    singleRaw: [] as number[],
     p50: [] as number[],
     p99: [] as number[],
     aloneP50: [] as number[],
@@ -212,6 +219,14 @@ async function main() {
     const b = await second();
     results.engine.push(first === engineRun ? a : b);
     results.raw.push(first === engineRun ? b : a);
+    const c = await first(true);
+    const d = await second(true);
+    results.singleEngine.push(first === engineRun ? c : d);
+    results.singleRaw.push(first === engineRun ? d : c);
+    console.error(
+      `round ${r + 1}: single receiver engine ${Math.round(results.singleEngine[r])}/s raw ${Math.round(results.singleRaw[r])}/s`,
+    );
+    if (process.env.BENCH_ONLY === 'throughput') continue;
 
     const delivery = createDelivery({ db, config, log });
     await delivery.start();
@@ -260,6 +275,11 @@ async function main() {
     engineDeliveriesPerSecond: Math.round(m.engine),
     rawUndiciPerSecond: Math.round(m.raw),
     throughputRatio: ratio(results.engine, results.raw),
+    singleReceiver: {
+      engineDeliveriesPerSecond: Math.round(m.singleEngine),
+      rawUndiciPerSecond: Math.round(m.singleRaw),
+      ratio: ratio(results.singleEngine, results.singleRaw),
+    },
     latencyAt100PerSecond: { p50Ms: m.p50, p99Ms: m.p99 },
     healthyAlone: { p50Ms: m.aloneP50, p99Ms: m.aloneP99 },
     healthyBesideHanging: { p50Ms: m.besideP50, p99Ms: m.besideP99 },

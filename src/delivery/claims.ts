@@ -92,9 +92,7 @@ export function createClaims(db: Database, instanceId: string, leaseSec: number)
      */
     skipUnsent(reasons: Map<string, string>, perSubscription: number, scheduleSec: number[]) {
       const subs = json([...reasons].map(([id, err]) => ({ id, err })));
-      return db.prisma.$queryRaw<
-        { id: string; sid: string; status: 'FAILED' | 'ABANDONED'; retry: number | null }[]
-      >`
+      return db.prisma.$queryRaw<{ id: string; sid: string; status: 'FAILED' | 'ABANDONED'; retry: number | null }[]>`
         WITH due AS (
           SELECT picked.id, r.err
           FROM json_to_recordset(${subs}::json) AS r(id text, err text)

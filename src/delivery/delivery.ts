@@ -55,7 +55,7 @@ export function createDelivery({
   // The claim loop: one claim at a time; wakes arriving meanwhile coalesce into one more pass.
   let pumping = false;
   let wanted = false;
-  /** The last claim found work: a freed slot probably has more waiting. */
+  /** The last claim was cut short by its limit: a freed slot probably has more waiting. */
   let backlog = false;
   async function pump(): Promise<void> {
     if (!started || closed) return;
@@ -70,7 +70,7 @@ export function createDelivery({
         while (dispatcher.freeSlots > 0) {
           const limit = Math.min(settings.batchSize, dispatcher.freeSlots);
           const claimed = await dispatcher.fill(limit);
-          backlog = claimed > 0;
+          backlog = claimed === limit;
           if (claimed < limit) break;
         }
         await dispatcher.skipUnsent();

@@ -16,6 +16,12 @@ export type AttemptOutcome = Outcome | 'SKIPPED_CIRCUIT_OPEN';
 
 /** Rows per subscription failed unsent in one statement (more are taken by the next statement at once). */
 const SKIP_BATCH = 500;
+/**
+ * A busy subscription may have up to this many times its share claimed (the rest wait in memory, leased, and
+ * go out the moment one of its sends ends), and is refilled once half a share is left: one claim per several
+ * deliveries instead of one per delivery. Only idle capacity of the process is used for this.
+ */
+const PREFETCH = 3;
 
 export interface DispatchSummary {
   claimed: number;
@@ -67,21 +73,27 @@ export function createDispatcher({
   const perSubscription = new Map<string, number>();
   const running = new Set<Promise<Outcome | null>>();
   const saturated = new Set<string>();
+  /** Claimed rows waiting for a slot of their subscription's share (continuous mode). */
+  const queued = new Map<string, ClaimedDelivery[]>();
+  let queuedCount = 0;
   let cursor = '';
   let stopped = false;
+  const queuedOf = (id: string) => queued.get(id)?.length ?? 0;
 
-  async function claimNext(limit: number): Promise<ClaimedDelivery[]> {
+  async function claimNext(limit: number, prefetch = 1): Promise<ClaimedDelivery[]> {
     const { blocked, probeOnly } = breakers.restrictions();
+    const share = subscriptionConcurrency * prefetch;
     const caps = new Map<string, number>();
-    for (const [id, n] of perSubscription) caps.set(id, Math.max(0, subscriptionConcurrency - n));
+    for (const [id, n] of perSubscription) caps.set(id, Math.max(0, share - n - queuedOf(id)));
+    for (const id of queued.keys()) if (!caps.has(id)) caps.set(id, Math.max(0, share - queuedOf(id)));
     for (const id of probeOnly) caps.set(id, Math.min(1, caps.get(id) ?? 1));
-    const rows = await claims.claim({ limit, perSubscription: subscriptionConcurrency, caps, blocked, after: cursor });
+    const rows = await claims.claim({ limit, perSubscription: share, caps, blocked, after: cursor });
     // A subscription that used up its share may have more due rows: its next freed slot must look again.
     const got = new Map<string, number>();
     for (const r of rows) got.set(r.subscriptionId, (got.get(r.subscriptionId) ?? 0) + 1);
     for (const [id, n] of caps) if (n === 0) saturated.add(id);
     for (const [id, n] of got) {
-      if (n >= (caps.get(id) ?? subscriptionConcurrency)) saturated.add(id);
+      if (n >= (caps.get(id) ?? share)) saturated.add(id);
       else saturated.delete(id);
     }
     if (rows.length < limit) for (const [id, n] of caps) if (n > 0 && !got.has(id)) saturated.delete(id);
@@ -112,7 +124,10 @@ export function createDispatcher({
       breakers.released(row.subscriptionId);
       return null;
     }
-    if (breakers.record(row.subscriptionId, result.ok, result.error) === 'open') hooks.onBreakerOpen();
+    if (breakers.record(row.subscriptionId, result.ok, result.error) === 'open') {
+      await releaseQueued(row.subscriptionId);
+      hooks.onBreakerOpen();
+    }
     const { outcome, retryInSec } = outcomeOf(row, result);
     if (outcome === 'FAILED') hooks.onRetryScheduled(retryInSec!);
     const written = await writer.record({
@@ -146,6 +161,42 @@ export function createDispatcher({
     return outcome;
   }
 
+  /** Gives back a subscription's waiting rows (its breaker opened: they are recorded unsent instead). */
+  async function releaseQueued(subscriptionId: string): Promise<void> {
+    const rows = queued.get(subscriptionId);
+    if (!rows) return;
+    queued.delete(subscriptionId);
+    queuedCount -= rows.length;
+    await claims.release(rows.map((r) => r.id)).catch((err: unknown) => {
+      log.warn({ err }, 'could not release webhook claims; they are attempted when their lease runs out');
+    });
+  }
+
+  /** Sends a claimed row now if its subscription has a free slot in its share, else keeps it waiting. */
+  function admit(row: ClaimedDelivery): void {
+    if ((perSubscription.get(row.subscriptionId) ?? 0) < subscriptionConcurrency) {
+      void launch(row);
+      return;
+    }
+    const rows = queued.get(row.subscriptionId) ?? [];
+    rows.push(row);
+    queued.set(row.subscriptionId, rows);
+    queuedCount++;
+  }
+
+  /** A slot of the subscription is free: its next waiting row goes out without a round trip. */
+  function next(subscriptionId: string): void {
+    const rows = queued.get(subscriptionId);
+    if (!rows || stopped) return;
+    // Its breaker opened while they were being claimed: they are recorded unsent instead.
+    if (breakers.stateOf(subscriptionId) !== 'closed')
+      return void releaseQueued(subscriptionId).then(hooks.onBreakerOpen);
+    const row = rows.shift()!;
+    queuedCount--;
+    if (rows.length === 0) queued.delete(subscriptionId);
+    void launch(row);
+  }
+
   /** Starts one send; its slot is free again as soon as the receiver has answered (or not). */
   function launch(row: ClaimedDelivery): Promise<Outcome | null> {
     const abort = new AbortController();
@@ -159,7 +210,11 @@ export function createDispatcher({
       const left = perSubscription.get(row.subscriptionId)! - 1;
       if (left > 0) perSubscription.set(row.subscriptionId, left);
       else perSubscription.delete(row.subscriptionId);
-      hooks.onSlotFreed(saturated.has(row.subscriptionId));
+      next(row.subscriptionId);
+      // Refill a busy subscription once half a share is left waiting, not on every send.
+      hooks.onSlotFreed(
+        saturated.has(row.subscriptionId) && queuedOf(row.subscriptionId) <= subscriptionConcurrency / 2,
+      );
     };
     const task = deliver(row, abort, free)
       .catch((err: unknown) => {
@@ -216,7 +271,7 @@ export function createDispatcher({
       return inFlight.size;
     },
     get freeSlots() {
-      return stopped ? 0 : concurrency - inFlight.size;
+      return stopped ? 0 : concurrency - inFlight.size - queuedCount;
     },
     leaseSec,
     skipUnsent,
@@ -224,12 +279,12 @@ export function createDispatcher({
     /** Claims up to `limit` due rows and starts sending them; resolves once they are claimed. */
     async fill(limit: number): Promise<number> {
       if (stopped || limit <= 0) return 0;
-      const rows = await claimNext(limit);
+      const rows = await claimNext(limit, PREFETCH);
       if (stopped) {
         await claims.release(rows.map((r) => r.id));
         return 0;
       }
-      for (const row of rows) launch(row);
+      for (const row of rows) admit(row);
       return rows.length;
     },
 
@@ -256,12 +311,14 @@ export function createDispatcher({
     },
 
     /** Extends the leases of the rows being sent (and those whose outcome is not yet written). */
-    renewLeases: () => claims.renew([...inFlight.keys()]),
+    renewLeases: () => claims.renew([...inFlight.keys(), ...[...queued.values()].flat().map((r) => r.id)]),
 
     /** Aborts sends in progress, writes the outcomes already known and gives the aborted rows back. */
     async stop(): Promise<void> {
       stopped = true;
-      const aborted = [...inFlight.keys()];
+      const aborted = [...inFlight.keys(), ...[...queued.values()].flat().map((r) => r.id)];
+      queued.clear();
+      queuedCount = 0;
       for (const { abort } of inFlight.values()) abort.abort();
       await Promise.allSettled([...running]);
       await writer.flush();
