@@ -6,6 +6,7 @@ import { createOutcomeWriter } from './outcome-writer.ts';
 import { firstChars, type SendResult, type WebhookSender } from './sender.ts';
 import type { Clock } from '../core/clock.ts';
 import { liveSecrets, signEnvelope } from './signer.ts';
+import { createUnsentRecorder } from './unsent.ts';
 
 export type Outcome = 'DELIVERED' | 'FAILED' | 'ABANDONED';
 /**
@@ -14,8 +15,6 @@ export type Outcome = 'DELIVERED' | 'FAILED' | 'ABANDONED';
  */
 export type AttemptOutcome = Outcome | 'SKIPPED_CIRCUIT_OPEN';
 
-/** Rows per subscription failed unsent in one statement (more are taken by the next statement at once). */
-const SKIP_BATCH = 500;
 /**
  * A busy subscription may have up to this many times its share claimed (the rest wait in memory, leased, and
  * go out the moment one of its sends ends), and is refilled once half a share is left: one claim per several
@@ -237,33 +236,15 @@ export function createDispatcher({
     onBreakerOpen: () => {},
   };
 
-  /**
-   * Records the due attempts of subscriptions whose breaker is open as failed, not sent (see breaker.ts), in
-   * batched statements; returns how many. Costs no sender slot, so the subscription's share and everyone
-   * else's fairness are untouched.
-   */
-  async function skipUnsent(): Promise<{ failed: number; abandoned: number }> {
-    const total = { failed: 0, abandoned: 0 };
-    if (stopped) return total;
-    let { skip } = breakers.restrictions();
-    while (skip.size > 0 && !stopped) {
-      const rows = await claims.skipUnsent(skip, SKIP_BATCH, retryScheduleSec);
-      const perSub = new Map<string, number>();
-      let minRetry: number | null = null;
-      for (const r of rows) {
-        perSub.set(r.sid, (perSub.get(r.sid) ?? 0) + 1);
-        if (r.status === 'ABANDONED') total.abandoned++;
-        else total.failed++;
-        onOutcome?.(r.status === 'ABANDONED' ? 'ABANDONED' : 'SKIPPED_CIRCUIT_OPEN');
-        if (r.retry !== null) minRetry = Math.min(minRetry ?? r.retry, r.retry);
-      }
-      if (minRetry !== null) hooks.onRetryScheduled(minRetry);
-      if (rows.length > 0) log.info({ attempts: rows.length }, 'webhook attempts recorded unsent: circuit open');
-      // Only a subscription that filled its batch may have more due rows.
-      skip = new Map([...skip].filter(([id]) => (perSub.get(id) ?? 0) >= SKIP_BATCH));
-    }
-    return total;
-  }
+  const unsent = createUnsentRecorder({
+    claims,
+    breakers,
+    log,
+    retryScheduleSec,
+    onOutcome,
+    onRetryScheduled: (sec) => hooks.onRetryScheduled(sec),
+  });
+  const skipUnsent = () => (stopped ? Promise.resolve({ failed: 0, abandoned: 0 }) : unsent.record());
 
   return {
     hooks,
