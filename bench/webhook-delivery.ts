@@ -1,9 +1,11 @@
 // Benchmark: the webhook delivery engine of ONE process against a loopback HTTPS receiver (own process).
 // Usage: npx tsx bench/webhook-delivery.ts   Env: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres),
-// BENCH_ROUNDS (3), BENCH_DELIVERIES per throughput run (2000), BENCH_SECONDS per latency run (8).
+// BENCH_ROUNDS (3), BENCH_DELIVERIES per throughput run (2000), BENCH_SECONDS per latency run (8)
+// BENCH_ONLY=throughput (the two throughput comparisons only).
 // Prints, from alternating rounds and compared by median (the machine is shared and noisy):
 //  1. throughput: deliveries/s of the engine (default configuration, 20 subscriptions) vs a raw undici loop posting
-//     the same signed envelopes with the same concurrency to the same receiver;
+//     the same signed envelopes with the same concurrency to the same receiver; and the same for ONE busy
+//     subscription (raw loop at WEBHOOK_SUBSCRIPTION_CONCURRENCY);
 //  2. latency: p50/p99 from commit to receipt at a steady 100 events/s over 20 subscriptions of 10 organisations;
 //  3. isolation: one healthy subscription's p50/p99 alone vs beside a receiver that never answers and one
 //     answering 500.
@@ -266,7 +268,7 @@ async function main() {
     number
   >;
   // Ratios pair the two sides of the same round (measured back to back), then take the median over rounds.
-  const ratio = (a: number[], b: number[]) => Number(median(a.map((x, i) => x / b[i])).toFixed(2));
+  const ratio = (a: number[], b: number[]) => (a.length ? Number(median(a.map((x, i) => x / b[i])).toFixed(2)) : null);
   const summary = {
     benchmark: 'webhook-delivery',
     rounds: ROUNDS,

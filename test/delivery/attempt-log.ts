@@ -1,10 +1,8 @@
-import { expect } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { transaction } from '../../src/db/transaction.ts';
 import { EVENT_EXAMPLES } from '../../src/delivery/event-examples.ts';
 import { emit } from '../../src/events/outbox.ts';
 import { createTenant } from '../helpers/fixtures.ts';
-import { eventually } from './helpers.ts';
 
 export interface Attempt {
   n: number;
@@ -13,6 +11,8 @@ export interface Attempt {
   due: number;
   error: string | null;
 }
+
+export type Watch = ReturnType<typeof watchAttempts>;
 
 export interface DeliveryLog {
   status: string;
@@ -79,47 +79,6 @@ export function watchAttempts(db: Database, subscriptions: Map<string, number>, 
     /** Worst lateness of any attempt against its due time (ms). */
     worstLatenessMs: () => Math.max(0, ...[...logs.values()].flatMap((l) => l.attempts.map((a) => a.at - a.due))),
   };
-}
-
-export type Watch = ReturnType<typeof watchAttempts>;
-
-/**
- * Waits until `expected` deliveries are final, then checks the schedule was kept: every one ABANDONED after
- * exactly `attempts` attempts, each made within `toleranceMs` of its due time. Start the watch before queueing.
- */
-export async function expectScheduleKept(
-  watch: Watch,
-  {
-    expected,
-    attempts,
-    toleranceMs,
-    withinMs,
-  }: { expected: number; attempts: number; toleranceMs: number; withinMs: number },
-): Promise<DeliveryLog[]> {
-  try {
-    await eventually(() => {
-      return (
-        watch.logs.size === expected &&
-        [...watch.logs.values()].every((l) => l.status === 'ABANDONED' || l.status === 'DELIVERED')
-      );
-    }, withinMs);
-  } catch (err) {
-    const by = new Map<string, number>();
-    for (const l of watch.logs.values())
-      by.set(`${l.status}/${l.attempts.length}`, (by.get(`${l.status}/${l.attempts.length}`) ?? 0) + 1);
-    throw new Error(
-      `${(err as Error).message}: ${watch.logs.size} of ${expected} seen; status/attempts ${JSON.stringify([...by])}`,
-    );
-  } finally {
-    await watch.stop();
-  }
-  const logs = [...watch.logs.values()];
-  expect(logs.filter((l) => l.status !== 'ABANDONED')).toEqual([]);
-  expect(logs.filter((l) => l.attempts.length !== attempts || l.missed > 0)).toEqual([]);
-  const late = logs.flatMap((l) => l.attempts.filter((a) => a.at - a.due > toleranceMs));
-  const summary = late.map((a) => `#${a.n} +${a.at - a.due}ms ${a.error?.slice(0, 40)}`);
-  expect(summary, `worst lateness ${watch.worstLatenessMs()} ms`).toEqual([]);
-  return logs;
 }
 
 /**
