@@ -1,9 +1,11 @@
 // Benchmark: the webhook delivery engine of ONE process against a loopback HTTPS receiver (own process).
 // Usage: npx tsx bench/webhook-delivery.ts   Env: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres),
-// BENCH_ROUNDS (3), BENCH_DELIVERIES per throughput run (2000), BENCH_SECONDS per latency run (8).
+// BENCH_ROUNDS (3), BENCH_DELIVERIES per throughput run (2000), BENCH_SECONDS per latency run (8)
+// BENCH_ONLY=throughput (the two throughput comparisons only).
 // Prints, from alternating rounds and compared by median (the machine is shared and noisy):
 //  1. throughput: deliveries/s of the engine (default configuration, 20 subscriptions) vs a raw undici loop posting
-//     the same signed envelopes with the same concurrency to the same receiver;
+//     the same signed envelopes with the same concurrency to the same receiver; and the same for ONE busy
+//     subscription (raw loop at WEBHOOK_SUBSCRIPTION_CONCURRENCY);
 //  2. latency: p50/p99 from commit to receipt at a steady 100 events/s over 20 subscriptions of 10 organisations;
 //  3. isolation: one healthy subscription's p50/p99 alone vs beside a receiver that never answers and one
 //     answering 500.
@@ -110,8 +112,12 @@ async function main() {
     tputOrgs.push(await newOrg(`Throughput ${o}`));
     for (let s = 0; s < 2; s++) await subscribe(tputOrgs[o], '/tput', 'tool.created');
   }
-  async function engineRun(): Promise<number> {
-    for (let o = 0; o < 10; o++) await emitMany(tputOrgs[o], DELIVERIES / 20, 'x');
+  // Single busy receiver: one subscription, its share of the senders (WEBHOOK_SUBSCRIPTION_CONCURRENCY).
+  const singleOrg = await newOrg('Single');
+  await subscribe(singleOrg, '/single', 'tool.created');
+  async function engineRun(single = false): Promise<number> {
+    if (single) await emitMany(singleOrg, DELIVERIES, 's');
+    else for (let o = 0; o < 10; o++) await emitMany(tputOrgs[o], DELIVERIES / 20, 'x');
     let delivered = 0;
     const delivery = createDelivery({ db, config, log, onOutcome: () => delivered++ });
     const started = performance.now();
@@ -121,12 +127,13 @@ async function main() {
     await delivery.close();
     return DELIVERIES / seconds;
   }
-  async function rawRun(): Promise<number> {
+  async function rawRun(single = false): Promise<number> {
     const agent = new Agent({ connect: { ca: [pems.cert] }, keepAliveTimeout: 10_000 });
     let next = 0;
     const started = performance.now();
+    const width = single ? config.webhooks.subscriptionConcurrency : config.webhooks.concurrency;
     await Promise.all(
-      Array.from({ length: config.webhooks.concurrency }, async () => {
+      Array.from({ length: width }, async () => {
         while (next < DELIVERIES) {
           const i = next++;
           const signed = signEnvelope('whsec_bench', {
@@ -197,6 +204,8 @@ async function main() {
   const results = {
     engine: [] as number[],
     raw: [] as number[],
+    singleEngine: [] as number[],
+    singleRaw: [] as number[],
     p50: [] as number[],
     p99: [] as number[],
     aloneP50: [] as number[],
@@ -212,6 +221,14 @@ async function main() {
     const b = await second();
     results.engine.push(first === engineRun ? a : b);
     results.raw.push(first === engineRun ? b : a);
+    const c = await first(true);
+    const d = await second(true);
+    results.singleEngine.push(first === engineRun ? c : d);
+    results.singleRaw.push(first === engineRun ? d : c);
+    console.error(
+      `round ${r + 1}: single receiver engine ${Math.round(results.singleEngine[r])}/s raw ${Math.round(results.singleRaw[r])}/s`,
+    );
+    if (process.env.BENCH_ONLY === 'throughput') continue;
 
     const delivery = createDelivery({ db, config, log });
     await delivery.start();
@@ -251,7 +268,7 @@ async function main() {
     number
   >;
   // Ratios pair the two sides of the same round (measured back to back), then take the median over rounds.
-  const ratio = (a: number[], b: number[]) => Number(median(a.map((x, i) => x / b[i])).toFixed(2));
+  const ratio = (a: number[], b: number[]) => (a.length ? Number(median(a.map((x, i) => x / b[i])).toFixed(2)) : null);
   const summary = {
     benchmark: 'webhook-delivery',
     rounds: ROUNDS,
@@ -260,6 +277,11 @@ async function main() {
     engineDeliveriesPerSecond: Math.round(m.engine),
     rawUndiciPerSecond: Math.round(m.raw),
     throughputRatio: ratio(results.engine, results.raw),
+    singleReceiver: {
+      engineDeliveriesPerSecond: Math.round(m.singleEngine),
+      rawUndiciPerSecond: Math.round(m.singleRaw),
+      ratio: ratio(results.singleEngine, results.singleRaw),
+    },
     latencyAt100PerSecond: { p50Ms: m.p50, p99Ms: m.p99 },
     healthyAlone: { p50Ms: m.aloneP50, p99Ms: m.aloneP99 },
     healthyBesideHanging: { p50Ms: m.besideP50, p99Ms: m.besideP99 },

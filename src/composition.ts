@@ -20,7 +20,7 @@ import { createSecretBox, type SecretBox } from './delivery/secret-box.ts';
 import { keyringFromConfig, type Keyring } from './core/secret-keys.ts';
 import { createWebhookSecretStore, type WebhookSecretStore } from './modules/webhooks/webhook-secrets.ts';
 import { loggerOptions } from './logger.ts';
-import { createMetrics, type Metrics } from './metrics.ts';
+import { createMetrics, type DeliveryMetricOutcome, type Metrics } from './metrics.ts';
 import { createServices, type Services } from './modules/services.ts';
 
 export interface AppDeps {
@@ -80,7 +80,7 @@ export function createDeps(
     log,
     clock,
     secrets: secretBox,
-    onOutcome: (outcome) => metrics.delivery(outcome.toLowerCase() as 'delivered' | 'failed' | 'abandoned'),
+    onOutcome: (outcome) => metrics.delivery(outcome.toLowerCase() as DeliveryMetricOutcome),
   });
   const services = createServices({
     config,

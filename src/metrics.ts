@@ -7,6 +7,9 @@ import type { Database } from './db/database.ts';
  * Prometheus metrics of one process, on their own registry (several apps can live in one test process).
  * Gauges that need the database (webhook queue) are read on scrape, never on the request path.
  */
+/** `webhook_deliveries_total{outcome}`: one per attempt; an unsent last attempt counts as abandoned. */
+export type DeliveryMetricOutcome = 'delivered' | 'failed' | 'abandoned' | 'skipped_circuit_open';
+
 export function createMetrics(db: Database) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -30,7 +33,7 @@ export function createMetrics(db: Database) {
   });
   const deliveries = new Counter({
     name: 'webhook_deliveries_total',
-    help: 'Webhook delivery attempts by outcome',
+    help: 'Webhook delivery attempts by outcome (skipped_circuit_open: not sent, receiver known to be failing)',
     labelNames: ['outcome'],
     registers: [registry],
   });
@@ -76,7 +79,7 @@ export function createMetrics(db: Database) {
   return {
     registry,
     rateLimited: () => rateLimited.inc(),
-    delivery: (outcome: 'delivered' | 'failed' | 'abandoned') => deliveries.inc({ outcome }),
+    delivery: (outcome: DeliveryMetricOutcome) => deliveries.inc({ outcome }),
     /** Records every response; the route is the pattern (`/api/v1/assets/:id`), never the raw URL. */
     register(app: FastifyInstance) {
       app.addHook('onResponse', (request, reply, done) => {

@@ -3,22 +3,51 @@ import { operationsOf } from './openapi-rules.ts';
 type Json = Record<string, any>;
 
 /**
- * Examples for every request body and JSON success body, built from the schema itself: a schema's own
+ * Examples for every request body and every response media type, built from the schema itself: a schema's own
  * `example` (zod `.meta({ example })`) wins, then `default`, `const`, the first enum member, the format, and
  * finally a value that fits the property's name. Optional properties are included (readers want to see them);
- * nullable ones take their non-null variant. `scripts/contracts.ts` and the contract tests validate each example
- * against its schema, so an example can never drift from what it illustrates.
+ * nullable ones take their non-null variant. Error answers get their first code and a message for the status.
+ * Non-JSON media (CSV, images) carry their example on the schema the route declares; it is lifted to the media
+ * type. `scripts/contracts.ts` and the contract tests validate each JSON example against its schema, so an
+ * example can never drift from what it illustrates; openapi-checks.ts refuses a media type without one.
  */
 export function addExamples(doc: Json): void {
   const schemas: Json = doc.components?.schemas ?? {};
   for (const { op } of operationsOf(doc)) {
-    const media = [op.requestBody?.content?.['application/json']];
+    const body = op.requestBody?.content?.['application/json'];
+    if (body?.schema && body.example === undefined) body.example = exampleOf(body.schema, schemas, '', 0);
     for (const [code, response] of Object.entries<Json>(op.responses ?? {})) {
-      if (code.startsWith('2')) media.push(response.content?.['application/json']);
+      for (const [type, m] of Object.entries<Json>(response.content ?? {})) {
+        if (!m?.schema || m.example !== undefined || m.examples !== undefined) continue;
+        if (type !== 'application/json') {
+          if (m.schema.example !== undefined) {
+            m.example = m.schema.example;
+            delete m.schema.example;
+          }
+          continue;
+        }
+        const example = exampleOf(m.schema, schemas, '', 0);
+        if (!code.startsWith('2') && example && typeof example === 'object' && 'message' in example)
+          (example as Json).message = ERROR_MESSAGES[code] ?? 'The request failed';
+        m.example = example;
+      }
     }
-    for (const m of media) if (m?.schema && m.example === undefined) m.example = exampleOf(m.schema, schemas, '', 0);
   }
 }
+
+const ERROR_MESSAGES: Record<string, string> = {
+  '400': 'The request is malformed',
+  '401': 'Send a valid API key as `Authorization: Bearer <key>`',
+  '403': 'This key lacks the scope the route needs',
+  '404': 'Not found in this organisation',
+  '409': 'The change conflicts with the current state',
+  '413': 'The body is larger than the limit',
+  '415': 'Send the body as application/json',
+  '422': 'The request did not validate; see fieldErrors',
+  '429': 'Too many requests; retry after the reset',
+  '500': 'Internal error; quote the X-Request-Id in support requests',
+  '503': 'Temporarily unavailable; retry shortly',
+};
 
 const ID = 'cm4k2x9q10000a8b7c6d5e4f3';
 const NAMED: [RegExp, unknown][] = [

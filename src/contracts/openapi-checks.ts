@@ -23,9 +23,12 @@ export function contractProblems(doc: Json): string[] {
       if (!response.description || response.description === 'Default Response')
         say(`response ${code} needs a description (\`.describe()\` the schema)`);
       if (!response.content || !Object.keys(response.content).length) continue;
+      for (const [type, media] of Object.entries<Json>(response.content)) {
+        if (media.example === undefined && media.examples === undefined)
+          say(`response ${code} has no example for ${type} (give its schema an \`example\`)`);
+      }
       const json = response.content['application/json'];
       if (code.startsWith('2') && json) {
-        if (json.example === undefined) say(`response ${code} has no example`);
         const body = resolve(json.schema, schemas);
         for (const [field, prop] of Object.entries<Json>(body?.properties ?? {})) {
           if (

@@ -86,6 +86,48 @@ export function createClaims(db: Database, instanceId: string, leaseSec: number)
           s."secretCiphertext", s."previousSecret", s."previousSecretCiphertext", s."previousSecretExpiresAt", e.data`;
     },
 
+    /**
+     * Records one attempt, not sent, for the due rows of subscriptions whose breaker is open: one statement for
+     * all of them (no claim, no network, no sender share). Each row is FAILED with its next attempt on the
+     * schedule, or ABANDONED after the last, with `error` saying why it was not sent; the last answer it got
+     * (responseStatus/responseBody) stays. Rows claimed by anyone (a live lease) or locked are left alone, and a
+     * paused or disabled subscription's rows stay put.
+     */
+    skipUnsent(reasons: Map<string, string>, perSubscription: number, scheduleSec: number[]) {
+      const subs = json([...reasons].map(([id, err]) => ({ id, err })));
+      return db.prisma.$queryRaw<{ id: string; sid: string; status: 'FAILED' | 'ABANDONED'; retry: number | null }[]>`
+        WITH due AS (
+          SELECT picked.id, r.err
+          FROM json_to_recordset(${subs}::json) AS r(id text, err text)
+          JOIN webhook_subscriptions s ON s.id = r.id AND s.active
+          CROSS JOIN LATERAL (
+            SELECT d.id FROM webhook_deliveries d
+            WHERE d."subscriptionId" = r.id
+              AND d."nextAttemptAt" <= now()
+              AND d.status IN ('PENDING', 'FAILED')
+              AND (d."leaseUntil" IS NULL OR d."leaseUntil" < now())
+            ORDER BY d."nextAttemptAt"
+            LIMIT ${perSubscription}
+            FOR UPDATE OF d SKIP LOCKED
+          ) picked
+        ), next AS (
+          SELECT due.id, due.err, (${json(scheduleSec)}::jsonb ->> d.attempts)::float8 AS retry
+          FROM due JOIN webhook_deliveries d ON d.id = due.id
+        )
+        UPDATE webhook_deliveries d SET
+          status = (CASE WHEN n.retry IS NULL THEN 'ABANDONED' ELSE 'FAILED' END)::"DeliveryStatus",
+          attempts = d.attempts + 1,
+          "lastAttemptAt" = now(),
+          "deliveredAt" = NULL,
+          "nextAttemptAt" = CASE WHEN n.retry IS NULL THEN NULL ELSE now() + make_interval(secs => n.retry) END,
+          "leaseUntil" = NULL,
+          "claimedBy" = NULL,
+          error = n.err
+        FROM next n
+        WHERE d.id = n.id
+        RETURNING d.id, d."subscriptionId" AS sid, d.status::text AS status, n.retry`;
+    },
+
     /** Extends the leases of rows whose sends are still running. */
     async renew(ids: string[]): Promise<void> {
       if (ids.length === 0) return;

@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../core/clock.ts';
 import type { Database } from '../db/database.ts';
 import { createBreakers } from './breaker.ts';
 import { createClaims } from './claims.ts';
-import { createDispatcher, type Outcome } from './dispatcher.ts';
+import { createDispatcher, type AttemptOutcome } from './dispatcher.ts';
 import { keyringFromConfig } from '../core/secret-keys.ts';
 import { createSecretBox, SecretUnavailableError, type SecretBox } from './secret-box.ts';
 import { createWebhookSender } from './sender.ts';
@@ -35,7 +35,7 @@ export function createDelivery({
   secrets?: SecretBox;
   log: FastifyBaseLogger;
   clock?: Clock;
-  onOutcome?: (outcome: Outcome) => void;
+  onOutcome?: (outcome: AttemptOutcome) => void;
 }) {
   const settings = config.webhooks;
   const secrets = box ?? createSecretBox(keyringFromConfig(config.secretsEncryptionKeys, db.kind));
@@ -45,7 +45,11 @@ export function createDelivery({
     caFile: settings.caFile,
   });
   const claims = createClaims(db, config.instanceId, settings.leaseSec);
-  const breakers = createBreakers(settings.breaker);
+  // The probe cadence follows the schedule: a receiver that recovers is noticed within the shortest retry delay.
+  const breakers = createBreakers({
+    failures: settings.breaker.failures,
+    cooldownMs: Math.min(settings.breaker.cooldownMs, Math.min(...settings.retryScheduleSec) * 1000),
+  });
   const dispatcher = createDispatcher({
     config,
     log,
@@ -74,7 +78,7 @@ export function createDelivery({
   // The claim loop: one claim at a time; wakes arriving meanwhile coalesce into one more pass.
   let pumping = false;
   let wanted = false;
-  /** The last claim found work: a freed slot probably has more waiting. */
+  /** The last claim was cut short by its limit: a freed slot probably has more waiting. */
   let backlog = false;
   async function pump(): Promise<void> {
     if (!started || closed) return;
@@ -89,9 +93,10 @@ export function createDelivery({
         while (dispatcher.freeSlots > 0) {
           const limit = Math.min(settings.batchSize, dispatcher.freeSlots);
           const claimed = await dispatcher.fill(limit);
-          backlog = claimed > 0;
+          backlog = claimed === limit;
           if (claimed < limit) break;
         }
+        await dispatcher.skipUnsent();
       } while (wanted && !closed);
     } catch (err) {
       log.error({ err }, 'webhook claim failed; retried on the next wake-up or poll');
@@ -126,6 +131,7 @@ export function createDelivery({
       if ((backlog || moreDue) && (dispatcher.freeSlots >= refillAt || dispatcher.inFlight === 0)) wake();
     };
     dispatcher.hooks.onRetryScheduled = (sec) => wakeIn(sec * 1000 + 10);
+    dispatcher.hooks.onBreakerOpen = wake;
   }
 
   return {

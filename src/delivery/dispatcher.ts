@@ -6,14 +6,29 @@ import { createOutcomeWriter } from './outcome-writer.ts';
 import { firstChars, type SendResult, type WebhookSender } from './sender.ts';
 import type { Clock } from '../core/clock.ts';
 import { signEnvelope } from './signer.ts';
+import { createUnsentRecorder } from './unsent.ts';
 
 export type Outcome = 'DELIVERED' | 'FAILED' | 'ABANDONED';
+/**
+ * What the metrics count: every attempt's outcome; an attempt not sent (open breaker) that is not the last one
+ * is SKIPPED_CIRCUIT_OPEN.
+ */
+export type AttemptOutcome = Outcome | 'SKIPPED_CIRCUIT_OPEN';
+
+/**
+ * A busy subscription may have up to this many times its share claimed (the rest wait in memory, leased, and
+ * go out the moment one of its sends ends), and is refilled once half a share is left: one claim per several
+ * deliveries instead of one per delivery. Only idle capacity of the process is used for this.
+ */
+const PREFETCH = 3;
 
 export interface DispatchSummary {
   claimed: number;
   delivered: number;
   failed: number;
   abandoned: number;
+  /** Attempts recorded without a send because the subscription's breaker is open (included in failed/abandoned). */
+  skipped: number;
 }
 
 interface InFlight {
@@ -26,7 +41,8 @@ interface InFlight {
  * process and at most `subscriptionConcurrency` per subscription, visiting subscriptions round-robin, so a
  * hanging receiver holds only its own share and never delays another subscription. Each send runs on its
  * own; its slot is refilled as soon as it ends. Leases are short and renewed while sends run. Outcomes are
- * written in batches. An open breaker keeps a subscription's rows unclaimed (no attempt spent).
+ * written in batches. An open breaker makes a due attempt cheaper, never later: its rows are failed unsent
+ * (skipUnsent) at their scheduled time, in one statement, outside the subscription's share of the senders.
  *
  * Attempts: one initial attempt plus one retry per entry of the retry schedule (default 30 s, 2 min, 8 min,
  * 30 min, 2 h, 8 h: 7 attempts in all); when the attempt after the last delay fails, the row is ABANDONED.
@@ -51,7 +67,7 @@ export function createDispatcher({
   claims: Claims;
   breakers: Breakers;
   /** Told every recorded outcome (metrics). */
-  onOutcome?: (outcome: Outcome) => void;
+  onOutcome?: (outcome: AttemptOutcome) => void;
 }) {
   const { batchSize, concurrency, subscriptionConcurrency, retryScheduleSec, leaseSec } = config.webhooks;
   const writer = createOutcomeWriter(claims, log);
@@ -59,21 +75,27 @@ export function createDispatcher({
   const perSubscription = new Map<string, number>();
   const running = new Set<Promise<Outcome | null>>();
   const saturated = new Set<string>();
+  /** Claimed rows waiting for a slot of their subscription's share (continuous mode). */
+  const queued = new Map<string, ClaimedDelivery[]>();
+  let queuedCount = 0;
   let cursor = '';
   let stopped = false;
+  const queuedOf = (id: string) => queued.get(id)?.length ?? 0;
 
-  async function claimNext(limit: number): Promise<ClaimedDelivery[]> {
+  async function claimNext(limit: number, prefetch = 1): Promise<ClaimedDelivery[]> {
     const { blocked, probeOnly } = breakers.restrictions();
+    const share = subscriptionConcurrency * prefetch;
     const caps = new Map<string, number>();
-    for (const [id, n] of perSubscription) caps.set(id, Math.max(0, subscriptionConcurrency - n));
+    for (const [id, n] of perSubscription) caps.set(id, Math.max(0, share - n - queuedOf(id)));
+    for (const id of queued.keys()) if (!caps.has(id)) caps.set(id, Math.max(0, share - queuedOf(id)));
     for (const id of probeOnly) caps.set(id, Math.min(1, caps.get(id) ?? 1));
-    const rows = await claims.claim({ limit, perSubscription: subscriptionConcurrency, caps, blocked, after: cursor });
+    const rows = await claims.claim({ limit, perSubscription: share, caps, blocked, after: cursor });
     // A subscription that used up its share may have more due rows: its next freed slot must look again.
     const got = new Map<string, number>();
     for (const r of rows) got.set(r.subscriptionId, (got.get(r.subscriptionId) ?? 0) + 1);
     for (const [id, n] of caps) if (n === 0) saturated.add(id);
     for (const [id, n] of got) {
-      if (n >= (caps.get(id) ?? subscriptionConcurrency)) saturated.add(id);
+      if (n >= (caps.get(id) ?? share)) saturated.add(id);
       else saturated.delete(id);
     }
     if (rows.length < limit) for (const [id, n] of caps) if (n > 0 && !got.has(id)) saturated.delete(id);
@@ -112,7 +134,10 @@ export function createDispatcher({
       breakers.released(row.subscriptionId);
       return null;
     }
-    if (signed) breakers.record(row.subscriptionId, result.ok);
+    if (signed && breakers.record(row.subscriptionId, result.ok, result.error) === 'open') {
+      await releaseQueued(row.subscriptionId);
+      hooks.onBreakerOpen();
+    }
     const { outcome, retryInSec } = outcomeOf(row, result);
     if (outcome === 'FAILED') hooks.onRetryScheduled(retryInSec!);
     const written = await writer.record({
@@ -146,6 +171,42 @@ export function createDispatcher({
     return outcome;
   }
 
+  /** Gives back a subscription's waiting rows (its breaker opened: they are recorded unsent instead). */
+  async function releaseQueued(subscriptionId: string): Promise<void> {
+    const rows = queued.get(subscriptionId);
+    if (!rows) return;
+    queued.delete(subscriptionId);
+    queuedCount -= rows.length;
+    await claims.release(rows.map((r) => r.id)).catch((err: unknown) => {
+      log.warn({ err }, 'could not release webhook claims; they are attempted when their lease runs out');
+    });
+  }
+
+  /** Sends a claimed row now if its subscription has a free slot in its share, else keeps it waiting. */
+  function admit(row: ClaimedDelivery): void {
+    if ((perSubscription.get(row.subscriptionId) ?? 0) < subscriptionConcurrency) {
+      void launch(row);
+      return;
+    }
+    const rows = queued.get(row.subscriptionId) ?? [];
+    rows.push(row);
+    queued.set(row.subscriptionId, rows);
+    queuedCount++;
+  }
+
+  /** A slot of the subscription is free: its next waiting row goes out without a round trip. */
+  function next(subscriptionId: string): void {
+    const rows = queued.get(subscriptionId);
+    if (!rows || stopped) return;
+    // Its breaker opened while they were being claimed: they are recorded unsent instead.
+    if (breakers.stateOf(subscriptionId) !== 'closed')
+      return void releaseQueued(subscriptionId).then(hooks.onBreakerOpen);
+    const row = rows.shift()!;
+    queuedCount--;
+    if (rows.length === 0) queued.delete(subscriptionId);
+    void launch(row);
+  }
+
   /** Starts one send; its slot is free again as soon as the receiver has answered (or not). */
   function launch(row: ClaimedDelivery): Promise<Outcome | null> {
     const abort = new AbortController();
@@ -159,7 +220,11 @@ export function createDispatcher({
       const left = perSubscription.get(row.subscriptionId)! - 1;
       if (left > 0) perSubscription.set(row.subscriptionId, left);
       else perSubscription.delete(row.subscriptionId);
-      hooks.onSlotFreed(saturated.has(row.subscriptionId));
+      next(row.subscriptionId);
+      // Refill a busy subscription once half a share is left waiting, not on every send.
+      hooks.onSlotFreed(
+        saturated.has(row.subscriptionId) && queuedOf(row.subscriptionId) <= subscriptionConcurrency / 2,
+      );
     };
     const task = deliver(row, abort, free)
       .catch((err: unknown) => {
@@ -175,7 +240,22 @@ export function createDispatcher({
   }
 
   /** Hooks for the continuous loop (delivery.ts); no-ops for a dispatcher driven by ticks alone. */
-  const hooks = { onSlotFreed: (_moreDue: boolean) => {}, onRetryScheduled: (_sec: number) => {} };
+  const hooks = {
+    onSlotFreed: (_moreDue: boolean) => {},
+    onRetryScheduled: (_sec: number) => {},
+    /** A breaker is open: its due rows are to be failed unsent now. */
+    onBreakerOpen: () => {},
+  };
+
+  const unsent = createUnsentRecorder({
+    claims,
+    breakers,
+    log,
+    retryScheduleSec,
+    onOutcome,
+    onRetryScheduled: (sec) => hooks.onRetryScheduled(sec),
+  });
+  const skipUnsent = () => (stopped ? Promise.resolve({ failed: 0, abandoned: 0 }) : unsent.record());
 
   return {
     hooks,
@@ -183,19 +263,20 @@ export function createDispatcher({
       return inFlight.size;
     },
     get freeSlots() {
-      return stopped ? 0 : concurrency - inFlight.size;
+      return stopped ? 0 : concurrency - inFlight.size - queuedCount;
     },
     leaseSec,
+    skipUnsent,
 
     /** Claims up to `limit` due rows and starts sending them; resolves once they are claimed. */
     async fill(limit: number): Promise<number> {
       if (stopped || limit <= 0) return 0;
-      const rows = await claimNext(limit);
+      const rows = await claimNext(limit, PREFETCH);
       if (stopped) {
         await claims.release(rows.map((r) => r.id));
         return 0;
       }
-      for (const row of rows) launch(row);
+      for (const row of rows) admit(row);
       return rows.length;
     },
 
@@ -204,26 +285,32 @@ export function createDispatcher({
      * one has been sent and recorded.
      */
     async dispatchOnce(): Promise<DispatchSummary> {
-      if (stopped) return { claimed: 0, delivered: 0, failed: 0, abandoned: 0 };
+      if (stopped) return { claimed: 0, delivered: 0, failed: 0, abandoned: 0, skipped: 0 };
+      const skipped = await skipUnsent();
       const rows = await claimNext(Math.min(batchSize, Math.max(concurrency - inFlight.size, 0)));
       const outcomes = await Promise.all(rows.map(launch));
       await writer.flush();
+      // Rows that became due behind a breaker that opened during this tick are not left for the next one.
+      const late = await skipUnsent();
       const count = (o: Outcome) => outcomes.filter((x) => x === o).length;
       return {
         claimed: rows.length,
         delivered: count('DELIVERED'),
-        failed: count('FAILED'),
-        abandoned: count('ABANDONED'),
+        failed: count('FAILED') + skipped.failed + late.failed,
+        abandoned: count('ABANDONED') + skipped.abandoned + late.abandoned,
+        skipped: skipped.failed + skipped.abandoned + late.failed + late.abandoned,
       };
     },
 
     /** Extends the leases of the rows being sent (and those whose outcome is not yet written). */
-    renewLeases: () => claims.renew([...inFlight.keys()]),
+    renewLeases: () => claims.renew([...inFlight.keys(), ...[...queued.values()].flat().map((r) => r.id)]),
 
     /** Aborts sends in progress, writes the outcomes already known and gives the aborted rows back. */
     async stop(): Promise<void> {
       stopped = true;
-      const aborted = [...inFlight.keys()];
+      const aborted = [...inFlight.keys(), ...[...queued.values()].flat().map((r) => r.id)];
+      queued.clear();
+      queuedCount = 0;
       for (const { abort } of inFlight.values()) abort.abort();
       await Promise.allSettled([...running]);
       await writer.flush();

@@ -11,6 +11,10 @@ const doc = {
         operationId: 'listWidgets',
         security: [{ bearerAuth: ['widgets:read'] }],
         responses: {
+          404: {
+            description: 'Not found',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
           200: {
             description: 'Default Response',
             content: {
@@ -37,6 +41,7 @@ describe('the contract generator fails loudly on incomplete routes', () => {
         expect.stringMatching(/add `tags`/),
         expect.stringMatching(/response 200 needs a description/),
         expect.stringMatching(/response 200 has no example/),
+        expect.stringMatching(/response 404 has no example for text\/plain/),
         expect.stringMatching(/list field `widgets` holds an unnamed row schema/),
       ]),
     );

@@ -132,6 +132,26 @@ describe('GET /openapi.yaml', () => {
     }
   });
 
+  it('gives every response media type an example, and every JSON one validates against its schema (errors too)', async () => {
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const addFormats = (await import('ajv-formats')).default.default;
+    const ajv = new Ajv2020({ strict: false });
+    addFormats(ajv);
+    ajv.addSchema({ $id: 'doc', components: doc.components });
+    for (const { path, method, op } of operations()) {
+      for (const [code, response] of Object.entries<any>(op.responses)) {
+        for (const [type, media] of Object.entries<any>(response.content ?? {})) {
+          const where = `${method} ${path} ${code} ${type}`;
+          expect(media.example, where).toBeDefined();
+          if (type !== 'application/json') continue;
+          const schema = JSON.parse(JSON.stringify(media.schema).replaceAll('"#/components/', '"doc#/components/'));
+          const validate = ajv.compile(schema);
+          expect(validate(media.example), `${where}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+        }
+      }
+    }
+  });
+
   it('has no unreferenced components', () => {
     const text = JSON.stringify(doc.paths) + JSON.stringify(doc.components.schemas);
     for (const name of Object.keys(doc.components.schemas)) expect(text).toContain(`#/components/schemas/${name}"`);

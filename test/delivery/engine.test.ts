@@ -121,45 +121,52 @@ describe('fairness between busy subscriptions', () => {
 });
 
 describe('circuit breaker', () => {
-  it('opens after consecutive failures (no attempts spent while open), probes half-open, closes on success', async () => {
+  it('records due attempts unsent while open (they count, the error says why), probes at the shortest retry delay, closes on success', async () => {
     const t = await createTestApp({
       WEBHOOK_CA_FILE: receiver.caFile,
-      WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0,0',
+      WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1',
       WEBHOOK_SUBSCRIPTION_CONCURRENCY: '1',
       WEBHOOK_BREAKER_FAILURES: '3',
-      WEBHOOK_BREAKER_COOLDOWN_MS: '300',
     });
     apps.push(t);
     const { dispatcher, breakers } = t.deps.delivery;
     const acme = await t.tenant('Breaker');
     const { subscriptionId } = await subscribe(t, acme, `${receiver.origin}/breaker`);
-    const attempts = async () =>
-      (await t.db.prisma.webhookDelivery.aggregate({ where: { subscriptionId }, _sum: { attempts: true } }))._sum
-        .attempts;
+    const rows = () => t.db.prisma.webhookDelivery.findMany({ where: { subscriptionId }, orderBy: { id: 'asc' } });
+    const attempts = async () => (await rows()).reduce((n, r) => n + r.attempts, 0);
     receiver.respond = (req) => (req.path === '/breaker' ? { status: 503 } : {});
     try {
       await emitTools(t, acme.orgId, 5, 'br');
-      for (let i = 0; i < 3; i++) expect((await dispatcher.dispatchOnce()).failed).toBe(1);
+      for (let i = 0; i < 2; i++) expect(await dispatcher.dispatchOnce()).toMatchObject({ claimed: 1, failed: 1 });
+      // The third failure opens it: the two rows still due are attempted at once, without a send, and scheduled
+      // for their next retry.
+      expect(await dispatcher.dispatchOnce()).toMatchObject({ claimed: 1, failed: 3, skipped: 2 });
       expect(breakers.stateOf(subscriptionId)).toBe('open');
-      expect((await dispatcher.dispatchOnce()).claimed).toBe(0);
-      expect(await attempts()).toBe(3);
+      expect(await dispatcher.dispatchOnce()).toMatchObject({ claimed: 0, failed: 0 });
+      expect(await attempts()).toBe(5);
+      expect(hits('/breaker')).toHaveLength(3);
+      const unsent = (await rows()).filter((r) => r.error?.startsWith('not sent'));
+      expect(unsent).toHaveLength(2);
+      expect(unsent[0].status).toBe('FAILED');
+      expect(unsent[0].nextAttemptAt).not.toBeNull();
+      expect(unsent[0].error).toMatch(
+        /^not sent: receiver failing since .+Z \(circuit open after 3 consecutive failures; last: receiver answered 503\)$/,
+      );
 
-      await sleep(320);
+      // The cooldown (30 s by default) is capped to the shortest retry delay: half-open after 1 s.
+      await sleep(1_050);
       expect(breakers.stateOf(subscriptionId)).toBe('half-open');
-      expect(await dispatcher.dispatchOnce()).toMatchObject({ claimed: 1, failed: 1 }); // the probe, failing
+      // One probe (failing), then the other due rows are recorded unsent behind the re-opened breaker.
+      expect(await dispatcher.dispatchOnce()).toMatchObject({ claimed: 1, failed: 5, skipped: 4 });
       expect(breakers.stateOf(subscriptionId)).toBe('open');
-      await sleep(320);
-      expect(breakers.stateOf(subscriptionId), 'the cooldown doubled').toBe('open');
-      expect((await dispatcher.dispatchOnce()).claimed).toBe(0);
-      expect(await attempts()).toBe(4);
+      expect(hits('/breaker')).toHaveLength(4);
 
       receiver.respond = () => ({});
-      await sleep(320);
+      await sleep(1_050);
       expect(await dispatcher.dispatchOnce()).toMatchObject({ claimed: 1, delivered: 1 });
       expect(breakers.stateOf(subscriptionId)).toBe('closed');
       while ((await dispatcher.dispatchOnce()).claimed > 0);
-      const rows = await t.db.prisma.webhookDelivery.findMany({ where: { subscriptionId } });
-      expect(rows.every((r) => r.status === 'DELIVERED')).toBe(true);
+      expect((await rows()).map((r) => r.status)).toEqual(Array(5).fill('DELIVERED'));
       expect(hits('/breaker')).toHaveLength(4 + 5);
     } finally {
       receiver.respond = () => ({});
