@@ -33,7 +33,7 @@ export function registerApiChain(
     let key;
     try {
       // Keys not in the authenticator's cache cost a database lookup: those are limited per client address.
-      key = await auth.authenticate(request.headers.authorization, new Date(), () => preAuth.take(request.ip));
+      key = await auth.authenticate(request.headers.authorization, Date.now(), () => preAuth.take(request.ip));
     } catch (err) {
       if (err instanceof ApiError && err.statusCode === 429) {
         metrics.rateLimited();

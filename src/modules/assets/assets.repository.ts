@@ -1,6 +1,7 @@
 import type { SqlRunner } from '../../db/database.ts';
 import type { Tx } from '../../db/transaction.ts';
 import type { Asset } from '../../generated/prisma/client.ts';
+import { utcText } from '../../db/utc-text.ts';
 
 /**
  * The asset list is the hottest read of the API. Through Prisma's driver adapter a query costs about
@@ -10,21 +11,16 @@ import type { Asset } from '../../generated/prisma/client.ts';
  */
 type AssetRowRecord = Pick<
   Asset,
-  | 'id'
-  | 'nickname'
-  | 'customerAssetNumber'
-  | 'vin'
-  | 'serial'
-  | 'meterType'
-  | 'meterUnit'
-  | 'lifecycleStatus'
-  | 'yardId'
-  | 'createdAt'
-  | 'updatedAt'
-> & { assetClass: 'on-road' | 'off-road' | 'trailer' };
+  'id' | 'nickname' | 'customerAssetNumber' | 'vin' | 'serial' | 'meterType' | 'meterUnit' | 'lifecycleStatus' | 'yardId'
+> & {
+  assetClass: 'on-road' | 'off-road' | 'trailer';
+  /** UTC text (utc-text.ts): the page is written as JSON, so its dates are never needed as Date objects. */
+  createdAt: string;
+  updatedAt: string;
+};
 
 const COLUMNS = `id, nickname, "customerAssetNumber", "assetClass", vin, serial, "meterType", "meterUnit",
-  "lifecycleStatus", "yardId", "createdAt", "updatedAt"`;
+  "lifecycleStatus", "yardId", ${utcText('"createdAt"')} AS "createdAt", ${utcText('"updatedAt"')} AS "updatedAt"`;
 
 /** Newest first; `after` is the (createdAt, id) of the last row of the previous page. */
 export async function listAssetRows(

@@ -277,7 +277,7 @@ const recordLogSql = (guard: string, from: string) => `
 const RECORD_LOG_SQL = recordLogSql('', '');
 // Without the lock an UPDATE that waited for a concurrent reading re-checks these on the row it then sees
 // (READ COMMITTED), so a plan made from a stale read writes nothing.
-const GUARDED_RECORD_LOG_SQL = recordLogSql(
+export const GUARDED_RECORD_LOG_SQL = recordLogSql(
   `
       AND "meterType"::text = $25 AND "meterUnit" = $26 AND "lastMeterReading" IS NOT DISTINCT FROM $27::float8
       AND "lastMeterAt" IS NOT DISTINCT FROM $28::timestamptz AND "pmInterval" IS NOT DISTINCT FROM $29::float8
@@ -317,7 +317,7 @@ export async function recordReadingOptimistic(
 }
 
 // The project check rides on the asset read (a project's existence does not depend on the asset lock).
-const ASSET_WITH_PROJECT = `SELECT ${LOCKED_ASSET_COLUMNS},
+export const ASSET_WITH_PROJECT = `SELECT ${LOCKED_ASSET_COLUMNS},
   ($3::text IS NULL OR EXISTS (SELECT 1 FROM projects p WHERE p.id = $3::text AND p."orgId" = $2)) AS "projectFound"`;
 
 /**
