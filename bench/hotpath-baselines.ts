@@ -67,6 +67,7 @@ app.post('/hours', async (req, reply) => {
     JSON.stringify(payload),
     a.meterType, a.meterUnit, a.lastMeterReading, a.lastMeterAt, a.pmInterval, a.pmBaselineReading];
   const { rows: [row] } = await pool.query({ name: 'r', text: RECORD_SQL, values: params });
+  if (!row) return reply.code(409).send({ ok: false }); // the asset changed meanwhile (the API then takes the lock)
   return reply.code(201).send({ ok: true, logId: row.id, autoFlagId: null, delta, reviewStatus: 'NONE', replayed: false });
 });
 await app.listen({ port: Number(port), host: '127.0.0.1' });

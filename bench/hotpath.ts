@@ -15,7 +15,7 @@
 // BENCH_DURATION seconds per run (8), BENCH_START_ROUNDS (5), BENCH_PROFILE seconds (6, 0 = none), BENCH_PORT
 // (first of four ports, default 4380), BENCH_NODE_OPTIONS (extra node flags for the API, e.g. --max-semi-space-size=8).
 // Linux only (reads /proc). Loopback only.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -27,7 +27,7 @@ import { migrate } from '../src/db/migrator.ts';
 import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
 import { ASSET_WITH_PROJECT, GUARDED_RECORD_LOG_SQL } from '../src/modules/hours/hours.operations.ts';
 import { BARE, PG_HOURS, PG_LIST } from './hotpath-baselines.ts';
-import { topOfProfile } from './hotpath-profile.ts';
+import { cpuMs, median, ready, spawnServer, statusField, stop, topOfProfile, type Server } from './hotpath-lib.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -42,31 +42,18 @@ const [API_PORT, BARE_PORT, LIST_PORT, HOURS_PORT] = [PORT, PORT + 1, PORT + 2, 
 
 if (!existsSync(path.join(ROOT, 'dist/main.js'))) throw new Error('dist/main.js is missing: run `npm run build` first');
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const statusField = (pid: number, field: 'VmRSS' | 'VmHWM') =>
-  Number(
-    readFileSync(`/proc/${pid}/status`, 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith(field))
-      ?.split(/\s+/)[1] ?? NaN,
-  ) / 1024;
-/** utime + stime of the process in ms (clock ticks of 10 ms). */
-const cpuMs = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-};
-
 async function seed(url: string) {
   const db = await openDatabase({ databaseUrl: url, dataDir: 'unused' });
   await migrate(db.sql);
   const admin = createOrgAdmin(db);
   const org = await admin.createOrg('Bench Fleet', 'bench');
   const user = await admin.createUser('bench', 'bench@example.com', 'Bench');
-  const key = await admin.createKey({ orgSlug: 'bench', userEmail: 'bench@example.com', label: 'bench', rateLimit: '100000000' });
+  const key = await admin.createKey({
+    orgSlug: 'bench',
+    userEmail: 'bench@example.com',
+    label: 'bench',
+    rateLimit: '100000000',
+  });
   const classes = ['ON_ROAD', 'OFF_ROAD', 'TRAILER'] as const;
   await db.prisma.asset.createMany({
     data: Array.from({ length: ASSETS }, (_, i) => ({
@@ -85,43 +72,6 @@ async function seed(url: string) {
   return { orgId: org.id, userId: user.id, key: key.key };
 }
 
-interface Server {
-  child: ChildProcess;
-  exited: Promise<number | null>;
-}
-
-function spawnServer(args: string[], env: Record<string, string> = {}): Server {
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return { child, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
-}
-
-async function ready(server: Server, url: string, t0: number): Promise<number> {
-  for (;;) {
-    if (server.child.exitCode !== null) throw new Error(`${url}: server exited with ${server.child.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) return performance.now() - t0;
-    } catch {
-      // not listening yet
-    }
-    if (performance.now() - t0 > 60_000) throw new Error(`${url}: not healthy after 60 s`);
-    await sleep(5);
-  }
-}
-
-async function stop(server: Server, expectZero = false) {
-  if (server.child.exitCode === null) server.child.kill('SIGTERM');
-  const code = await Promise.race([server.exited, sleep(10_000).then(() => 'timeout' as const)]);
-  if (code === 'timeout') {
-    server.child.kill('SIGKILL');
-    await server.exited;
-  }
-  if (expectZero && code !== 0) throw new Error(`SIGTERM exit code ${code}`);
-}
-
 const apiEnv = (url: string) => ({
   DATABASE_URL: url,
   PORT: String(API_PORT),
@@ -129,7 +79,8 @@ const apiEnv = (url: string) => ({
   LOG_LEVEL: 'warn',
   RATE_LIMIT_PER_MINUTE: '100000000',
 });
-const startApi = (url: string, flags: string[] = []) => spawnServer([...API_FLAGS, ...flags, 'dist/main.js'], apiEnv(url));
+const startApi = (url: string, flags: string[] = []) =>
+  spawnServer([...API_FLAGS, ...flags, 'dist/main.js'], apiEnv(url));
 const startInline = (code: string, args: string[]) => spawnServer(['--input-type=module', '-e', code, ...args]);
 
 interface Load {
@@ -140,12 +91,7 @@ interface Load {
   peakRss?: number;
 }
 
-async function load(
-  pid: number,
-  opts: autocannon.Options,
-  duration: number,
-  sampleRss = false,
-): Promise<Load> {
+async function load(pid: number, opts: autocannon.Options, duration: number, sampleRss = false): Promise<Load> {
   const cpu0 = cpuMs(pid);
   let peakRss = 0;
   const timer = sampleRss ? setInterval(() => (peakRss = Math.max(peakRss, statusField(pid, 'VmRSS'))), 100) : null;
@@ -181,7 +127,7 @@ async function pair(
     p.base.push(await load(base[0], base[1], DURATION));
     const [a, b] = [p.api[i], p.base[i]];
     console.error(
-      `${name} round ${i + 1}: ${a.rps.toFixed(0)} vs ${b.rps.toFixed(0)} req/s (${(a.rps / b.rps).toFixed(2)}x), CPU ${a.cpuPerReqMs.toFixed(3)} vs ${b.cpuPerReqMs.toFixed(3)} ms/req${a.peakRss ? `, RSS peak ${a.peakRss.toFixed(0)} MB` : ''}`,
+      `${name} round ${i + 1}: ${a.rps.toFixed(0)} vs ${b.rps.toFixed(0)} req/s (${(a.rps / b.rps).toFixed(2)}x), CPU ${a.cpuPerReqMs.toFixed(3)} vs ${b.cpuPerReqMs.toFixed(3)} ms/req${a.peakRss ? `, RSS peak ${a.peakRss.toFixed(0)} MB` : ''}${a.non2xx + b.non2xx ? `, non-2xx/errors ${a.non2xx} vs ${b.non2xx}` : ''}`,
     );
   }
   return p;
@@ -202,7 +148,9 @@ async function startup(url: string) {
     const b = startInline(BARE, [String(BARE_PORT)]);
     bare.push(await ready(b, `http://127.0.0.1:${BARE_PORT}/ok`, t0));
     await stop(b);
-    console.error(`start-up round ${i + 1}: API ${api[i].toFixed(0)} ms (CPU ${apiCpu[i]} ms), bare Fastify ${bare[i].toFixed(0)} ms`);
+    console.error(
+      `start-up round ${i + 1}: API ${api[i].toFixed(0)} ms (CPU ${apiCpu[i]} ms), bare Fastify ${bare[i].toFixed(0)} ms`,
+    );
   }
   return { api: median(api), apiCpu: median(apiCpu), bare: median(bare) };
 }
@@ -262,17 +210,29 @@ try {
   );
   const peakRss = Math.max(...[...me.api, ...assets.api].map((l) => l.peakRss ?? 0));
   const hwm = statusField(pid(api), 'VmHWM');
-  // Readings rise by a thousandth per request across all assets, so each is plausible and above the last.
+  // Each connection writes to its own assets (one request at a time per connection), and readings rise by a
+  // thousandth per request, so every reading is plausible and above its asset's last: all are 201s.
   let reading = 1_000;
-  const hoursBody = () => {
-    const i = Math.floor(Math.random() * (ASSETS / 3)) * 3 + (Math.random() < 0.5 ? 0 : 1); // metered only
-    reading += 0.001;
-    return JSON.stringify({ assetId: `bench-asset-${i}`, hoursReading: Math.round(reading * 1000) / 1000 });
-  };
+  let connections = 0;
+  const metered = Array.from({ length: ASSETS }, (_, i) => i).filter((i) => i % 3 !== 2);
+  const byConnection = Array.from({ length: 10 }, (_, c) => metered.filter((i) => i % 10 === c));
   const hoursOpts = (url: string, headers: Record<string, string>): autocannon.Options => ({
     url,
     connections: 10,
-    requests: [{ method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, setupRequest: (r) => ({ ...r, body: hoursBody() }) }],
+    requests: [
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        setupRequest: (r, ctx) => {
+          const context = ctx as { conn?: number };
+          context.conn ??= connections++ % 10;
+          const mine = byConnection[context.conn!];
+          reading += 0.001;
+          const assetId = `bench-asset-${mine[Math.floor(Math.random() * mine.length)]}`;
+          return { ...r, body: JSON.stringify({ assetId, hoursReading: Math.round(reading * 1000) / 1000 }) };
+        },
+      },
+    ],
   });
   const post = await pair(
     'POST /hours',
@@ -303,13 +263,17 @@ try {
   console.log(
     `\nPostgreSQL, ${fmt(ASSETS)} assets; medians of ${ROUNDS} alternating ${DURATION} s rounds (ratio per round, then the median);`,
   );
-  console.log(`load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end; node ${process.version}${API_FLAGS.length ? `; API flags ${API_FLAGS.join(' ')}` : ''}\n`);
+  console.log(
+    `load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end; node ${process.version}${API_FLAGS.length ? `; API flags ${API_FLAGS.join(' ')}` : ''}\n`,
+  );
   console.log('| Measure | API | Baseline | Ratio (req/s) | Ratio (CPU/req) |');
   console.log('|---|---|---|---|---|');
   console.log(row(me));
   console.log(row(assets));
   console.log(row(post));
-  console.log(`| Peak RSS of the API during the /me and list runs | ${peakRss.toFixed(0)} MB (VmHWM ${hwm.toFixed(0)} MB) | | | |`);
+  console.log(
+    `| Peak RSS of the API during the /me and list runs | ${peakRss.toFixed(0)} MB (VmHWM ${hwm.toFixed(0)} MB) | | | |`,
+  );
   console.log(
     `| Start-up to first healthy answer (median of ${START_ROUNDS}) | ${fmt(start.api)} ms (CPU ${fmt(start.apiCpu)} ms) | bare Fastify: ${fmt(start.bare)} ms | | |`,
   );

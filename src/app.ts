@@ -55,7 +55,16 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the HTTP application without listening; main.ts and the tests both use it. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const serializerCompiler = createSerializerCompiler({ verify: deps.testHooks.verifySerializers });
   const app = Fastify({
+    // zod validates and serialises every route: naming the compilers here keeps Fastify from loading its default
+    // ones (ajv, fast-json-stringify), ~50 ms of start-up and their memory, for nothing.
+    schemaController: {
+      compilersFactory: {
+        buildValidator: (() => validatorCompiler) as never,
+        buildSerializer: (() => serializerCompiler) as never,
+      },
+    },
     loggerInstance: deps.logger,
     childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: 1024 * 1024,
@@ -83,7 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(createSerializerCompiler({ verify: deps.testHooks.verifySerializers }));
+  app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('key', null);
   app.decorateRequest('rateLimit', null);
   app.addHook('onRequest', (request, reply, done) => {

@@ -77,7 +77,8 @@ class LazyChildLogger {
     return (this.real ??= this.parent.child(this.own));
   }
   private log(level: Level, args: unknown[]) {
-    if ((this.real ?? this.parent).isLevelEnabled(level)) (this.logger as unknown as Record<Level, LogFn>)[level](...args);
+    if ((this.real ?? this.parent).isLevelEnabled(level))
+      (this.logger as unknown as Record<Level, LogFn>)[level](...args);
   }
   get level() {
     return (this.real ?? this.parent).level;

@@ -19,7 +19,18 @@ type Ser = (value: unknown) => string;
 const MISMATCH = Symbol('mismatch');
 
 // String formats whose whole check is their pattern (zod's $ZodStringFormat tests def.pattern and nothing else).
-const PATTERN_FORMATS = new Set(['datetime', 'date', 'time', 'email', 'uuid', 'guid', 'cuid', 'cuid2', 'ulid', 'regex']);
+const PATTERN_FORMATS = new Set([
+  'datetime',
+  'date',
+  'time',
+  'email',
+  'uuid',
+  'guid',
+  'cuid',
+  'cuid2',
+  'ulid',
+  'regex',
+]);
 
 interface Def {
   type: string;
@@ -67,8 +78,7 @@ function numberChecks(def: Def): Test[] | null {
     const c = check._zod.def;
     const bound = c.value as number;
     if (c.check === 'number_format' && c.format === 'safeint') tests.push((v: number) => Number.isSafeInteger(v));
-    else if (c.check === 'greater_than')
-      tests.push(c.inclusive ? (v: number) => v >= bound : (v: number) => v > bound);
+    else if (c.check === 'greater_than') tests.push(c.inclusive ? (v: number) => v >= bound : (v: number) => v > bound);
     else if (c.check === 'less_than') tests.push(c.inclusive ? (v: number) => v <= bound : (v: number) => v < bound);
     else return null;
   }

@@ -11,7 +11,15 @@ import { utcText } from '../../db/utc-text.ts';
  */
 type AssetRowRecord = Pick<
   Asset,
-  'id' | 'nickname' | 'customerAssetNumber' | 'vin' | 'serial' | 'meterType' | 'meterUnit' | 'lifecycleStatus' | 'yardId'
+  | 'id'
+  | 'nickname'
+  | 'customerAssetNumber'
+  | 'vin'
+  | 'serial'
+  | 'meterType'
+  | 'meterUnit'
+  | 'lifecycleStatus'
+  | 'yardId'
 > & {
   assetClass: 'on-road' | 'off-road' | 'trailer';
   /** UTC text (utc-text.ts): the page is written as JSON, so its dates are never needed as Date objects. */

@@ -193,7 +193,15 @@ export const AssetBatchResponse = batchResponse('Asset', { assetId: z.string() }
 
 type RowFields = Pick<
   Asset,
-  'id' | 'nickname' | 'customerAssetNumber' | 'vin' | 'serial' | 'meterType' | 'meterUnit' | 'lifecycleStatus' | 'yardId'
+  | 'id'
+  | 'nickname'
+  | 'customerAssetNumber'
+  | 'vin'
+  | 'serial'
+  | 'meterType'
+  | 'meterUnit'
+  | 'lifecycleStatus'
+  | 'yardId'
 > & {
   /** Prisma's enum name (ON_ROAD) or, from raw SQL, the stored value (on-road). */
   assetClass: Asset['assetClass'] | AssetClassWire;
