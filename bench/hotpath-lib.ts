@@ -65,9 +65,9 @@ export interface Server {
   exited: Promise<number | null>;
 }
 
-export function spawnServer(args: string[], env: Record<string, string> = {}): Server {
+export function spawnServer(args: string[], env: Record<string, string> = {}, cwd = ROOT): Server {
   const child = spawn(process.execPath, args, {
-    cwd: ROOT,
+    cwd,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -13,7 +13,8 @@
 //   dispatch to one receiver: with BENCH_DISPATCH=1, bench/webhook-delivery.ts runs after the rest (its own report)
 // Env: BENCH_DATABASE_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/postgres), BENCH_ROUNDS (4),
 // BENCH_DURATION seconds per run (8), BENCH_START_ROUNDS (5), BENCH_PROFILE seconds (6, 0 = none), BENCH_PORT
-// (first of four ports, default 4380), BENCH_NODE_OPTIONS (extra node flags for the API, e.g. --max-semi-space-size=8).
+// (first of four ports, default 4380), BENCH_API_ROOT (another checkout whose dist/ is the API, for a before/after
+// table), BENCH_NODE_OPTIONS (extra node flags for the API, e.g. --max-semi-space-size=8).
 // Linux only (reads /proc). Loopback only.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -40,7 +41,8 @@ const API_FLAGS = (process.env.BENCH_NODE_OPTIONS ?? '').split(/\s+/).filter(Boo
 const ASSETS = 5_000;
 const [API_PORT, BARE_PORT, LIST_PORT, HOURS_PORT] = [PORT, PORT + 1, PORT + 2, PORT + 3];
 
-if (!existsSync(path.join(ROOT, 'dist/main.js'))) throw new Error('dist/main.js is missing: run `npm run build` first');
+if (!existsSync(path.join(process.env.BENCH_API_ROOT ?? ROOT, 'dist/main.js')))
+  throw new Error('dist/main.js is missing: run `npm run build` first');
 
 async function seed(url: string) {
   const db = await openDatabase({ databaseUrl: url, dataDir: 'unused' });
@@ -79,8 +81,10 @@ const apiEnv = (url: string) => ({
   LOG_LEVEL: 'warn',
   RATE_LIMIT_PER_MINUTE: '100000000',
 });
+// Another checkout's build as the API (e.g. the code before a change, for a before/after table).
+const API_ROOT = process.env.BENCH_API_ROOT ?? ROOT;
 const startApi = (url: string, flags: string[] = []) =>
-  spawnServer([...API_FLAGS, ...flags, 'dist/main.js'], apiEnv(url));
+  spawnServer([...API_FLAGS, ...flags, 'dist/main.js'], apiEnv(url), API_ROOT);
 const startInline = (code: string, args: string[]) => spawnServer(['--input-type=module', '-e', code, ...args]);
 
 interface Load {

@@ -76,9 +76,16 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
     beforeLookup?: () => void,
   ): Promise<AuthenticatedKey> {
     const nowMs = typeof now === 'number' ? now : now.getTime();
-    let entry = authorization === undefined ? undefined : byHeader.get(authorization);
-    if (!entry || entry.until <= nowMs) entry = await lookup(authorization, nowMs, beforeLookup);
-    const key = entry.key;
+    return cachedKey(authorization, nowMs) ?? accept((await lookup(authorization, nowMs, beforeLookup)).key, nowMs);
+  }
+
+  /** authenticate() for a header seen within the TTL, synchronously; undefined when it must be looked up. */
+  function cachedKey(authorization: string | undefined, nowMs: number): AuthenticatedKey | undefined {
+    const entry = authorization === undefined ? undefined : byHeader.get(authorization);
+    return entry && entry.until > nowMs ? accept(entry.key, nowMs) : undefined;
+  }
+
+  function accept(key: AuthenticatedKey, nowMs: number): AuthenticatedKey {
     if (key.revokedAt) throw unauthorized('revoked', 'The API key has been revoked');
     if (key.expiresAt && key.expiresAt.getTime() <= nowMs) throw unauthorized('expired', 'The API key has expired');
     pendingLastUsed.set(key.keyId, nowMs);
@@ -172,6 +179,7 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
 
   return {
     authenticate,
+    cachedKey,
     lastUsedAt,
     lastUsedAtOf,
     forget,
