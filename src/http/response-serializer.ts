@@ -13,7 +13,7 @@ import { ResponseSerializationError } from 'fastify-type-provider-zod';
  * compiled at all and keeps zod's serialiser.
  */
 
-type Ser = (value: unknown) => string;
+type Ser = ((value: unknown) => string) & { exact(value: unknown): boolean };
 
 /** Thrown by a compiled serialiser when the payload is not what it accepts; zod then has the last word. */
 const MISMATCH = Symbol('mismatch');
@@ -90,59 +90,78 @@ const all = (tests: Test[], v: never) => {
   return true;
 };
 
-/** A serialiser for the schema, or null when it uses anything this compiler does not reproduce exactly. */
+/**
+ * A serialiser for the schema, or null when it uses anything this compiler does not reproduce exactly. Each also
+ * has `exact`: true when the value is valid and JSON.stringify would write it exactly as the serialiser does (plain
+ * objects holding only declared keys, in the schema's order), so the common case is one check and the engine's own
+ * JSON.stringify, with no string built piece by piece.
+ */
 function compile(schema: unknown): Ser | null {
   const def = defOf(schema);
+  const leaf = (accept: (v: unknown) => boolean, write: (v: unknown) => string) =>
+    Object.assign((v: unknown) => (accept(v) ? write(v) : fail()), { exact: accept });
   switch (def.type) {
     case 'string': {
       if (def.coerce) return null;
       const tests = stringChecks(def);
       if (!tests) return null;
-      return (v) => (typeof v === 'string' && all(tests, v as never) ? JSON.stringify(v) : fail());
+      return leaf((v) => typeof v === 'string' && all(tests, v as never), JSON.stringify);
     }
     case 'number': {
       if (def.coerce) return null;
       const tests = numberChecks(def);
       if (!tests) return null;
-      return (v) => (typeof v === 'number' && Number.isFinite(v) && all(tests, v as never) ? String(v) : fail());
+      return leaf((v) => typeof v === 'number' && Number.isFinite(v) && all(tests, v as never), String);
     }
     case 'boolean':
-      return def.coerce ? null : (v) => (v === true ? 'true' : v === false ? 'false' : fail());
+      return def.coerce ? null : leaf((v) => v === true || v === false, String);
     case 'null':
-      return (v) => (v === null ? 'null' : fail());
+      return leaf(
+        (v) => v === null,
+        () => 'null',
+      );
     case 'literal': {
       const values = def.values as unknown[];
       if (!values.every((x) => typeof x === 'string' || typeof x === 'boolean' || x === null || Number.isFinite(x)))
         return null;
-      return (v) => (values.includes(v) ? JSON.stringify(v) : fail());
+      return leaf((v) => values.includes(v), JSON.stringify);
     }
     case 'enum': {
       const values = Object.values(def.entries as Record<string, unknown>);
       if (!values.every((x) => typeof x === 'string')) return null;
       const allowed = new Set<unknown>(values);
-      return (v) => (allowed.has(v) ? JSON.stringify(v) : fail());
+      return leaf((v) => allowed.has(v), JSON.stringify);
     }
     case 'nullable': {
       const inner = compile(def.innerType);
-      return inner && ((v) => (v === null ? 'null' : inner(v)));
+      if (!inner) return null;
+      return Object.assign((v: unknown) => (v === null ? 'null' : inner(v)), {
+        exact: (v: unknown) => v === null || inner.exact(v),
+      });
     }
     case 'array': {
       if (def.checks?.length) return null;
       const element = defOf(def.element).type === 'optional' ? null : compile(def.element);
       if (!element) return null;
-      return (v) => {
+      const ser = (v: unknown) => {
         if (!Array.isArray(v)) fail();
         let out = '[';
         for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + element(v[i]);
         return out + ']';
       };
+      const exact = (v: unknown) => {
+        if (!Array.isArray(v) || Object.getPrototypeOf(v) !== Array.prototype) return false;
+        for (let i = 0; i < v.length; i++) if (!element.exact(v[i])) return false;
+        return true;
+      };
+      return Object.assign(ser, { exact });
     }
     case 'record': {
       const key = defOf(def.keyType);
       if (key.type !== 'string' || key.checks?.length || key.format !== undefined || def.checks?.length) return null;
       const value = defOf(def.valueType).type === 'optional' ? null : compile(def.valueType);
       if (!value) return null;
-      return (v) => {
+      const ser = (v: unknown) => {
         if (typeof v !== 'object' || v === null || Array.isArray(v)) fail();
         let out = '{';
         let first = true;
@@ -153,12 +172,24 @@ function compile(schema: unknown): Ser | null {
         }
         return out + '}';
       };
+      const exact = (v: unknown) => {
+        if (!isPlainObject(v)) return false;
+        for (const k of Object.keys(v)) if (k === '__proto__' || !value.exact(v[k])) return false;
+        return true;
+      };
+      return Object.assign(ser, { exact });
     }
     case 'object':
       return compileObject(def);
     default:
       return null;
   }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }
 
 function compileObject(def: Def): Ser | null {
@@ -171,7 +202,7 @@ function compileObject(def: Def): Ser | null {
     if (!ser) return null;
     fields.push({ key, prefix: JSON.stringify(key) + ':', optional, ser });
   }
-  return (v) => {
+  const ser = (v: unknown) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) fail();
     let out = '{';
     let first = true;
@@ -186,6 +217,26 @@ function compileObject(def: Def): Ser | null {
     }
     return out + '}';
   };
+  // The object's own keys must be declared fields, in the schema's order; a field left out must be optional, and an
+  // optional one present as undefined is left out by both writers.
+  const exact = (v: unknown) => {
+    if (!isPlainObject(v)) return false;
+    let i = 0;
+    for (const k in v) {
+      if (!Object.hasOwn(v, k)) return false;
+      while (i < fields.length && fields[i].key !== k) {
+        if (!fields[i].optional) return false;
+        i++;
+      }
+      if (i === fields.length) return false;
+      const x = v[k];
+      if (!(x === undefined ? fields[i].optional : fields[i].ser.exact(x))) return false;
+      i++;
+    }
+    for (; i < fields.length; i++) if (!fields[i].optional) return false;
+    return true;
+  };
+  return Object.assign(ser, { exact });
 }
 
 function resolve(schema: unknown): $ZodType {
@@ -214,7 +265,7 @@ export function createSerializerCompiler(options: { verify?: boolean } = {}): Fa
     return (data: unknown) => {
       let out: string;
       try {
-        out = fast(data);
+        out = fast.exact(data) ? JSON.stringify(data) : fast(data);
       } catch (err) {
         if (err !== MISMATCH) throw err;
         return viaZod(schema, method, url, data);

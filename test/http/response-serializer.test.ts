@@ -49,6 +49,19 @@ describe('compiled response serialisers', () => {
     expect(out).toBe(JSON.stringify(Thing.parse(data)));
     expect(out).not.toContain('secret');
     expect(ser({ ...data, note: null })).toBe(JSON.stringify(Thing.parse({ ...data, note: null })));
+    // In the schema's order and nothing else (the mappers' output), the same bytes come from JSON.stringify.
+    const ordered = {
+      id: 'a',
+      at: '2026-11-25T10:00:00.000Z',
+      n: 0,
+      kind: 'A',
+      ok: true,
+      note: undefined,
+      tags: [],
+      extra: { '1': 2, b: 3 },
+    };
+    expect(ser(ordered)).toBe(JSON.stringify(Thing.parse(ordered)));
+    expect(ser({ ...ordered, __proto__: { toJSON: () => 'x' } })).toBe(JSON.stringify(Thing.parse(ordered)));
   });
 
   it('refuse a payload that does not match, with the error zod gives', () => {
