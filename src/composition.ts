@@ -41,7 +41,11 @@ export interface AppDeps {
   build: BuildInfo;
   changelog: ChangelogEntry[];
   /** Seams for tests that simulate a crash at a precise point; always empty in production. */
-  testHooks: { afterIdempotentCommit?: (request: FastifyRequest, reply: FastifyReply) => void };
+  testHooks: {
+    afterIdempotentCommit?: (request: FastifyRequest, reply: FastifyReply) => void;
+    /** Every response is also serialised by zod and compared with the compiled serialiser's output. */
+    verifySerializers?: boolean;
+  };
   /** Releases timers and connections owned by the dependencies (not the database). */
   close(): Promise<void>;
 }

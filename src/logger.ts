@@ -1,4 +1,4 @@
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 
 /** Paths that may carry credentials anywhere in a log line; pino replaces them with [redacted]. */
 export const REDACT_PATHS = [
@@ -52,4 +52,78 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
       censor: (value: unknown, path: string[]) => (path[path.length - 1] === 'url' ? scrubUrl(value) : '[redacted]'),
     },
   };
+}
+
+type LogFn = (...args: unknown[]) => void;
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+interface PinoLike {
+  level: string;
+  child(bindings: Record<string, unknown>, options?: object): PinoLike;
+  isLevelEnabled(level: string): boolean;
+}
+
+/**
+ * A request's logger (request.log, bound to its reqId) made only when the request logs something. Fastify makes a
+ * pino child per request, and with redaction configured pino runs every redact path over the child's bindings
+ * when it is made: a few microseconds per request for a logger most requests never use at level warn.
+ */
+class LazyChildLogger {
+  private real: PinoLike | null = null;
+  constructor(
+    private readonly parent: PinoLike,
+    private readonly own: Record<string, unknown>,
+  ) {}
+  private get logger(): PinoLike {
+    return (this.real ??= this.parent.child(this.own));
+  }
+  private log(level: Level, args: unknown[]) {
+    if ((this.real ?? this.parent).isLevelEnabled(level))
+      (this.logger as unknown as Record<Level, LogFn>)[level](...args);
+  }
+  get level() {
+    return (this.real ?? this.parent).level;
+  }
+  set level(level: string) {
+    this.logger.level = level;
+  }
+  isLevelEnabled(level: string) {
+    return (this.real ?? this.parent).isLevelEnabled(level);
+  }
+  fatal(...args: unknown[]) {
+    this.log('fatal', args);
+  }
+  error(...args: unknown[]) {
+    this.log('error', args);
+  }
+  warn(...args: unknown[]) {
+    this.log('warn', args);
+  }
+  info(...args: unknown[]) {
+    this.log('info', args);
+  }
+  debug(...args: unknown[]) {
+    this.log('debug', args);
+  }
+  trace(...args: unknown[]) {
+    this.log('trace', args);
+  }
+  silent() {}
+  child(bindings: Record<string, unknown>, options?: object) {
+    return this.logger.child(bindings, options);
+  }
+  bindings() {
+    return (this.logger as unknown as { bindings(): Record<string, unknown> }).bindings();
+  }
+}
+
+/** Fastify's childLoggerFactory: request loggers made on first use (route-level log options: at once). */
+export function lazyChildLoggerFactory(
+  this: unknown,
+  logger: FastifyBaseLogger,
+  bindings: Record<string, unknown>,
+  options: object,
+): FastifyBaseLogger {
+  const parent = logger as unknown as PinoLike;
+  if (Object.keys(options).length > 0) return parent.child(bindings, options) as unknown as FastifyBaseLogger;
+  return new LazyChildLogger(parent, bindings) as unknown as FastifyBaseLogger;
 }

@@ -82,14 +82,22 @@ export function createMetrics(db: Database) {
     delivery: (outcome: DeliveryMetricOutcome) => deliveries.inc({ outcome }),
     /** Records every response; the route is the pattern (`/api/v1/assets/:id`), never the raw URL. */
     register(app: FastifyInstance) {
+      // The labelled children per (method, route, status), made once: prom-client would otherwise hash the
+      // label set on every response. Bounded by the route table (unknown paths share 'unmatched').
+      const children = new Map<string, { inc(): void; observe(seconds: number): void }>();
       app.addHook('onResponse', (request, reply, done) => {
-        const labels = {
-          method: request.method,
-          route: request.routeOptions.url ?? 'unmatched',
-          status: String(reply.statusCode),
-        };
-        requests.inc(labels);
-        latency.observe(labels, reply.elapsedTime / 1000);
+        const route = request.routeOptions.url ?? 'unmatched';
+        const id = `${request.method} ${route} ${reply.statusCode}`;
+        let child = children.get(id);
+        if (!child) {
+          const labels = { method: request.method, route, status: String(reply.statusCode) };
+          const counter = requests.labels(labels);
+          const histogram = latency.labels(labels);
+          child = { inc: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
+          children.set(id, child);
+        }
+        child.inc();
+        child.observe(reply.elapsedTime / 1000);
         done();
       });
     },

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from './authenticator.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { Metrics } from '../metrics.ts';
+import type { AuthenticatedKey, RateLimitState } from '../core/context.ts';
 import { ApiError, ValidationError } from '../core/errors.ts';
 import { findInputProblem, textProblem } from '../core/input-guard.ts';
 import type { PreAuthLimiter } from './pre-auth-limit.ts';
@@ -26,25 +27,12 @@ export function registerApiChain(
   metrics: Metrics,
   preAuth: PreAuthLimiter,
 ) {
-  api.addHook('onRequest', async (request, reply) => {
-    const config = request.routeOptions.config;
-    // Routes declare `scope` (null = any key) or `public`; the 404 handler declares neither.
-    if (config.public || config.scope === undefined) return;
-    let key;
-    try {
-      // Keys not in the authenticator's cache cost a database lookup: those are limited per client address.
-      key = await auth.authenticate(request.headers.authorization, new Date(), () => preAuth.take(request.ip));
-    } catch (err) {
-      if (err instanceof ApiError && err.statusCode === 429) {
-        metrics.rateLimited();
-        reply.header('Retry-After', err.extra.retryAfterSec);
-      }
-      throw err;
-    }
+  /** Rate limit, scope and creator checks once the key is known; throws the 429 or 403. */
+  function admit(request: FastifyRequest, reply: FastifyReply, key: AuthenticatedKey, state: RateLimitState) {
     request.key = key;
-    const state = await limiter.hit(key);
     request.rateLimit = state;
     setRateLimitHeaders(reply, state);
+    const config = request.routeOptions.config;
     if (state.limited) {
       metrics.rateLimited();
       const retryAfterSec = Math.max(1, state.resetEpochSec - Math.floor(Date.now() / 1000));
@@ -63,10 +51,45 @@ export function registerApiChain(
         'The user who issued this API key has been removed; issue a new key',
       );
     }
+  }
+
+  async function authenticate(request: FastifyRequest, reply: FastifyReply, nowMs: number) {
+    let key;
+    try {
+      // Keys not in the authenticator's cache cost a database lookup: those are limited per client address.
+      key = await auth.authenticate(request.headers.authorization, nowMs, () => preAuth.take(request.ip));
+    } catch (err) {
+      if (err instanceof ApiError && err.statusCode === 429) {
+        metrics.rateLimited();
+        reply.header('Retry-After', err.extra.retryAfterSec);
+      }
+      throw err;
+    }
+    admit(request, reply, key, await limiter.hit(key, nowMs));
+  }
+
+  api.addHook('onRequest', (request, reply, done) => {
+    const config = request.routeOptions.config;
+    // Routes declare `scope` (null = any key) or `public`; the 404 handler declares neither.
+    if (config.public || config.scope === undefined) return done();
+    const nowMs = Date.now();
+    // The common case (a cached key, the in-process counter) completes here, without a promise in sight.
+    let key: AuthenticatedKey | undefined;
+    let state: RateLimitState | undefined;
+    try {
+      key = auth.cachedKey(request.headers.authorization, nowMs);
+      state = key && limiter.hitNow(key, nowMs);
+      if (key && state) admit(request, reply, key, state);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (key && state) return done();
+    // hitNow counted nothing when it returned undefined, so the slow path counts the request once.
+    authenticate(request, reply, nowMs).then(() => done(), done);
   });
 
   // One check for every input instead of a 500 from the database wherever unstorable text reaches it.
-  api.addHook('preValidation', async (request) => {
+  api.addHook('preValidation', (request, _reply, done) => {
     const key = request.headers['idempotency-key'];
     const keyProblem = typeof key === 'string' ? textProblem(key) : null;
     const problem =
@@ -74,6 +97,6 @@ export function registerApiChain(
       findInputProblem(request.query, '') ??
       findInputProblem(request.body, '') ??
       (keyProblem ? (['Idempotency-Key', keyProblem] as [string, string]) : null);
-    if (problem) throw new ValidationError({ [problem[0]]: problem[1] });
+    done(problem ? new ValidationError({ [problem[0]]: problem[1] }) : undefined);
   });
 }

@@ -14,10 +14,13 @@ const unauthorized = (code: string, message: string) => new ApiError(401, code, 
  */
 export function createAuthenticator(db: Database, options: { ttlMs: number; flushIntervalMs?: number }) {
   const cache = new Map<string, { key: AuthenticatedKey; until: number }>();
+  // The same entries by the Authorization header that presented them.
+  const byHeader = new Map<string, { key: AuthenticatedKey; until: number }>();
   // Unknown hashes are remembered too, so a flood of made-up keys cannot turn into a flood of queries.
   const unknown = new Map<string, number>();
   const UNKNOWN_CAP = 10_000;
-  const pendingLastUsed = new Map<string, Date>();
+  // Milliseconds: a Date is made only when a use is read or flushed, not on every request.
+  const pendingLastUsed = new Map<string, number>();
   const knownScopes = new Set<string>(SCOPES);
 
   async function load(hash: string): Promise<AuthenticatedKey | null> {
@@ -61,12 +64,35 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
     };
   }
 
-  /** `beforeLookup` runs only when the database must be asked (not cached either way); it may throw (429). */
+  /**
+   * `beforeLookup` runs only when the database must be asked (not cached either way); it may throw (429).
+   * A header seen within the TTL is answered from `byHeader` without parsing or hashing it again; the plaintext
+   * stays there no longer than the TTL after its last use (the sweep drops it), as it arrives with every request
+   * anyway.
+   */
   async function authenticate(
     authorization: string | undefined,
-    now = new Date(),
+    now: Date | number = Date.now(),
     beforeLookup?: () => void,
   ): Promise<AuthenticatedKey> {
+    const nowMs = typeof now === 'number' ? now : now.getTime();
+    return cachedKey(authorization, nowMs) ?? accept((await lookup(authorization, nowMs, beforeLookup)).key, nowMs);
+  }
+
+  /** authenticate() for a header seen within the TTL, synchronously; undefined when it must be looked up. */
+  function cachedKey(authorization: string | undefined, nowMs: number): AuthenticatedKey | undefined {
+    const entry = authorization === undefined ? undefined : byHeader.get(authorization);
+    return entry && entry.until > nowMs ? accept(entry.key, nowMs) : undefined;
+  }
+
+  function accept(key: AuthenticatedKey, nowMs: number): AuthenticatedKey {
+    if (key.revokedAt) throw unauthorized('revoked', 'The API key has been revoked');
+    if (key.expiresAt && key.expiresAt.getTime() <= nowMs) throw unauthorized('expired', 'The API key has expired');
+    pendingLastUsed.set(key.keyId, nowMs);
+    return key;
+  }
+
+  async function lookup(authorization: string | undefined, nowMs: number, beforeLookup?: () => void) {
     const match = /^Bearer(?:\s+(.*))?$/i.exec(authorization?.trim() ?? '');
     if (!match) throw unauthorized('missing_bearer', 'Send the header "Authorization: Bearer <API key>"');
     const token = (match[1] ?? '').trim();
@@ -74,38 +100,40 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
       throw unauthorized('malformed_token', 'The bearer token is not an API key of this service');
     const hash = hashApiKey(token);
     let entry = cache.get(hash);
-    if (!entry || entry.until <= now.getTime()) {
-      if ((unknown.get(hash) ?? 0) > now.getTime()) throw unauthorized('unknown_token', 'The API key is not known');
+    if (!entry || entry.until <= nowMs) {
+      if ((unknown.get(hash) ?? 0) > nowMs) throw unauthorized('unknown_token', 'The API key is not known');
       beforeLookup?.();
       const key = await load(hash);
       if (!key) {
         cache.delete(hash);
         if (options.ttlMs > 0) {
           if (unknown.size >= UNKNOWN_CAP) unknown.clear();
-          unknown.set(hash, now.getTime() + options.ttlMs);
+          unknown.set(hash, nowMs + options.ttlMs);
         }
         throw unauthorized('unknown_token', 'The API key is not known');
       }
       unknown.delete(hash);
-      entry = { key, until: now.getTime() + options.ttlMs };
+      entry = { key, until: nowMs + options.ttlMs };
       if (options.ttlMs > 0) cache.set(hash, entry);
     }
-    const key = entry.key;
-    if (key.revokedAt) throw unauthorized('revoked', 'The API key has been revoked');
-    if (key.expiresAt && key.expiresAt <= now) throw unauthorized('expired', 'The API key has expired');
-    pendingLastUsed.set(key.keyId, now);
-    return key;
+    if (options.ttlMs > 0 && authorization !== undefined && cache.get(hash) === entry) {
+      // Spellings of one header (case, spaces) are distinct entries: bounded like the unknown hashes.
+      if (byHeader.size >= UNKNOWN_CAP) byHeader.clear();
+      byHeader.set(authorization, entry);
+    }
+    return entry;
   }
 
   /** The newest use of a key known to this process (the database may be up to one flush behind). */
   function lastUsedAt(key: AuthenticatedKey): Date | null {
-    return pendingLastUsed.get(key.keyId) ?? key.lastUsedAt;
+    const pending = pendingLastUsed.get(key.keyId);
+    return pending === undefined ? key.lastUsedAt : new Date(pending);
   }
 
   /** The newest use of a key by id, for listings that read it from the database. */
   function lastUsedAtOf(keyId: string, stored: Date | null): Date | null {
     const pending = pendingLastUsed.get(keyId);
-    return pending && (!stored || pending > stored) ? pending : stored;
+    return pending !== undefined && (!stored || pending > stored.getTime()) ? new Date(pending) : stored;
   }
 
   /**
@@ -114,9 +142,11 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
    */
   function forget(match: { keyIds?: readonly string[]; creatorId?: string }): void {
     const drop = () => {
-      for (const [hash, entry] of cache) {
-        if (match.keyIds?.includes(entry.key.keyId) || (match.creatorId && entry.key.creator?.id === match.creatorId))
-          cache.delete(hash);
+      for (const map of [cache, byHeader]) {
+        for (const [k, entry] of map) {
+          if (match.keyIds?.includes(entry.key.keyId) || (match.creatorId && entry.key.creator?.id === match.creatorId))
+            map.delete(k);
+        }
       }
     };
     drop();
@@ -133,7 +163,7 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
       `UPDATE api_keys AS k SET "lastUsedAt" = GREATEST(COALESCE(k."lastUsedAt", v.at), v.at)
        FROM (SELECT unnest($1::text[]) AS id, unnest($2::timestamptz[]) AS at) AS v WHERE k.id = v.id`,
       batch.map(([id]) => id),
-      batch.map(([, at]) => at.toISOString()),
+      batch.map(([, at]) => new Date(at).toISOString()),
     );
   }
 
@@ -142,18 +172,21 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
     // Entries are dropped lazily on access; sweep the rest so keys no longer used do not accumulate.
     const now = Date.now();
     for (const [hash, entry] of cache) if (entry.until <= now) cache.delete(hash);
+    for (const [header, entry] of byHeader) if (entry.until <= now) byHeader.delete(header);
     for (const [hash, until] of unknown) if (until <= now) unknown.delete(hash);
   }, options.flushIntervalMs ?? 5_000);
   timer.unref();
 
   return {
     authenticate,
+    cachedKey,
     lastUsedAt,
     lastUsedAtOf,
     forget,
     flushLastUsed,
     clearCache: () => {
       cache.clear();
+      byHeader.clear();
       unknown.clear();
     },
     async close() {

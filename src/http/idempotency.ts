@@ -42,22 +42,27 @@ export interface IdempotencyOptions {
  * answer and every replay send those same stored bytes.
  */
 export function registerIdempotency(api: FastifyInstance, options: IdempotencyOptions) {
-  api.addHook('preValidation', async (request) => {
+  api.addHook('preValidation', (request, _reply, done) => {
     const header = request.headers['idempotency-key'];
-    if (header === undefined || !GUARDED.has(request.method) || !request.key) return;
-    if (request.routeOptions.config.idempotency === 'own') return;
+    if (header === undefined || !GUARDED.has(request.method) || !request.key) return done();
+    if (request.routeOptions.config.idempotency === 'own') return done();
     const key = Array.isArray(header) ? header.join(', ') : header;
     if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX) {
-      throw new ValidationError({ 'Idempotency-Key': `must be 1-${IDEMPOTENCY_KEY_MAX} characters` });
+      return done(new ValidationError({ 'Idempotency-Key': `must be 1-${IDEMPOTENCY_KEY_MAX} characters` }));
     }
     const path = request.url.split('?')[0];
-    // The body as sent (before validation drops unknown fields or fills defaults), compared as canonical JSON.
-    (request as WithPending)[PENDING] = {
-      scope: { orgId: request.key.orgId, apiKeyId: request.key.keyId, key },
-      fingerprint: fingerprint(request.method, path, request.query, request.body),
-      method: request.method,
-      path,
-    };
+    try {
+      // The body as sent (before validation drops unknown fields or fills defaults), compared as canonical JSON.
+      (request as WithPending)[PENDING] = {
+        scope: { orgId: request.key.orgId, apiKeyId: request.key.keyId, key },
+        fingerprint: fingerprint(request.method, path, request.query, request.body),
+        method: request.method,
+        path,
+      };
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
   });
 
   api.addHook('onRoute', (route) => {

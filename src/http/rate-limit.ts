@@ -13,6 +13,8 @@ export interface WindowCount {
 /** Fixed one-minute windows aligned to the clock, counted per API key id. */
 export interface RateLimitStore {
   hit(keyId: string, nowMs: number): Promise<WindowCount>;
+  /** A store in this process counts synchronously (no promise per request); shared stores do not have it. */
+  hitNow?(keyId: string, nowMs: number): WindowCount;
   peek(keyId: string, nowMs: number): Promise<WindowCount>;
   close(): Promise<void>;
 }
@@ -27,12 +29,16 @@ export function createMemoryStore(): RateLimitStore {
     const entry = counts.get(keyId);
     return entry && entry.window === window ? entry : { window, count: 0 };
   };
+  const hitNow = (keyId: string, nowMs: number) => {
+    const entry = current(keyId, windowOf(nowMs));
+    entry.count += 1;
+    counts.set(keyId, entry);
+    return { count: entry.count, resetEpochSec: resetOf(entry.window) };
+  };
   return {
+    hitNow,
     async hit(keyId, nowMs) {
-      const entry = current(keyId, windowOf(nowMs));
-      entry.count += 1;
-      counts.set(keyId, entry);
-      return { count: entry.count, resetEpochSec: resetOf(entry.window) };
+      return hitNow(keyId, nowMs);
     },
     async peek(keyId, nowMs) {
       const entry = current(keyId, windowOf(nowMs));
@@ -158,6 +164,12 @@ export function createRateLimiter(store: RateLimitStore, defaultLimit: number, l
   const fallback = (limit: number, nowMs: number) => state(limit, 0, (Math.floor(nowMs / 60_000) + 1) * 60);
 
   return {
+    /** hit() when the store counts synchronously; undefined (nothing counted) when it does not. */
+    hitNow(key: AuthenticatedKey, nowMs = Date.now()): RateLimitState | undefined {
+      if (!store.hitNow) return undefined;
+      const { count, resetEpochSec } = store.hitNow(key.keyId, nowMs);
+      return state(limitOf(key), count, resetEpochSec);
+    },
     async hit(key: AuthenticatedKey, nowMs = Date.now()): Promise<RateLimitState> {
       const limit = limitOf(key);
       try {

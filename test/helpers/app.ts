@@ -85,6 +85,8 @@ export async function createTestApp(
     ...env,
   });
   const deps = createDeps(config, db, logger, options);
+  // Every response of every test also goes through zod: the compiled serialisers must write the same bytes.
+  deps.testHooks.verifySerializers = true;
   const app = await buildApp(deps);
   const undeclared: string[] = [];
   app.addHook('onSend', async (request, reply) => {

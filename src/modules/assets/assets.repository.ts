@@ -1,6 +1,7 @@
 import type { SqlRunner } from '../../db/database.ts';
 import type { Tx } from '../../db/transaction.ts';
 import type { Asset } from '../../generated/prisma/client.ts';
+import { utcText } from '../../db/utc-text.ts';
 
 /**
  * The asset list is the hottest read of the API. Through Prisma's driver adapter a query costs about
@@ -19,14 +20,20 @@ type AssetRowRecord = Pick<
   | 'meterUnit'
   | 'lifecycleStatus'
   | 'yardId'
-  | 'createdAt'
-  | 'updatedAt'
-> & { assetClass: 'on-road' | 'off-road' | 'trailer' };
+> & {
+  assetClass: 'on-road' | 'off-road' | 'trailer';
+  /** UTC text (utc-text.ts): the page is written as JSON, so its dates are never needed as Date objects. */
+  createdAt: string;
+  updatedAt: string;
+};
 
 const COLUMNS = `id, nickname, "customerAssetNumber", "assetClass", vin, serial, "meterType", "meterUnit",
-  "lifecycleStatus", "yardId", "createdAt", "updatedAt"`;
+  "lifecycleStatus", "yardId", ${utcText('"createdAt"')} AS "createdAt", ${utcText('"updatedAt"')} AS "updatedAt"`;
 
-/** Newest first; `after` is the (createdAt, id) of the last row of the previous page. */
+/**
+ * Newest first; `after` is the (createdAt, id) of the last row of the previous page. ORDER BY names the table's
+ * columns: unqualified, "createdAt" would be the text alias of the select list, sorted as text without the index.
+ */
 export async function listAssetRows(
   sql: SqlRunner,
   orgId: string,
@@ -35,13 +42,13 @@ export async function listAssetRows(
 ): Promise<AssetRowRecord[]> {
   if (!after) {
     return sql.query<AssetRowRecord>(
-      `SELECT ${COLUMNS} FROM assets WHERE "orgId" = $1 ORDER BY "createdAt" DESC, id DESC LIMIT $2`,
+      `SELECT ${COLUMNS} FROM assets WHERE "orgId" = $1 ORDER BY assets."createdAt" DESC, assets.id DESC LIMIT $2`,
       [orgId, take],
     );
   }
   return sql.query<AssetRowRecord>(
     `SELECT ${COLUMNS} FROM assets WHERE "orgId" = $1 AND ("createdAt", id) < ($2::timestamptz, $3)
-     ORDER BY "createdAt" DESC, id DESC LIMIT $4`,
+     ORDER BY assets."createdAt" DESC, assets.id DESC LIMIT $4`,
     [orgId, after[0].toISOString(), after[1], take],
   );
 }

@@ -1,6 +1,7 @@
 import { batchResponse } from '../../core/batch.ts';
 import { z } from 'zod';
 import type { Asset } from '../../generated/prisma/client.ts';
+import { isoFromUtcText } from '../../db/utc-text.ts';
 import {
   cursorQuery,
   dateTime,
@@ -201,15 +202,17 @@ type RowFields = Pick<
   | 'meterUnit'
   | 'lifecycleStatus'
   | 'yardId'
-  | 'createdAt'
-  | 'updatedAt'
 > & {
   /** Prisma's enum name (ON_ROAD) or, from raw SQL, the stored value (on-road). */
   assetClass: Asset['assetClass'] | AssetClassWire;
+  /** A Date from Prisma, or UTC text from the list's raw SQL (db/utc-text.ts). */
+  createdAt: Date | string;
+  updatedAt: Date | string;
 };
 
 const toWireClass = (c: RowFields['assetClass']): AssetClassWire =>
-  c in CLASS_FROM_DB ? CLASS_FROM_DB[c as Asset['assetClass']] : (c as AssetClassWire);
+  (CLASS_FROM_DB as Record<string, AssetClassWire>)[c] ?? (c as AssetClassWire);
+const isoOf = (d: Date | string) => (typeof d === 'string' ? isoFromUtcText(d) : d.toISOString());
 
 export function toAssetRow(a: RowFields): z.input<typeof AssetRow> {
   return {
@@ -223,8 +226,8 @@ export function toAssetRow(a: RowFields): z.input<typeof AssetRow> {
     meterUnit: a.meterUnit,
     lifecycleStatus: a.lifecycleStatus,
     yardId: a.yardId,
-    createdAt: a.createdAt.toISOString(),
-    updatedAt: a.updatedAt.toISOString(),
+    createdAt: isoOf(a.createdAt),
+    updatedAt: isoOf(a.updatedAt),
   };
 }
 

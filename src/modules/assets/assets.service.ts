@@ -5,9 +5,10 @@ import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { notFound, ValidationError } from '../../core/errors.ts';
 import { batchSummary, validateEntries, readBatchEnvelope, type BatchResultOf } from '../../core/batch.ts';
-import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../core/pagination.ts';
+import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { assertReferences } from '../shared/references.ts';
 import { listAssetRows, lockOwnedAsset } from './assets.repository.ts';
+import { isoFromUtcText } from '../../db/utc-text.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import {
   classToDb,
@@ -65,7 +66,7 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
     async list(ctx: RequestContext, query: { limit: number; cursor?: string }) {
       const after = timeIdCursor(decodeCursor(query.cursor, 2));
       const rows = await listAssetRows(db.sql, ctx.orgId, after, query.limit + 1);
-      const { page, nextCursor } = paginate(rows, query.limit, newestFirstKey);
+      const { page, nextCursor } = paginate(rows, query.limit, (r) => [isoFromUtcText(r.createdAt), r.id]);
       return { ok: true as const, assets: page.map(toAssetRow), nextCursor };
     },
 

@@ -279,7 +279,7 @@ const RECORD_LOG_SQL = recordLogSql('', '');
 // Without the lock an UPDATE that waited for a concurrent reading re-checks these on the row it then sees
 // (READ COMMITTED), so a plan made from a stale read writes nothing; so does an accepted reading that reached a
 // service reminder's meter alert created after the read (the caller then takes the path that applies it).
-const GUARDED_RECORD_LOG_SQL = recordLogSql(
+export const GUARDED_RECORD_LOG_SQL = recordLogSql(
   `
       AND "meterType"::text = $25 AND "meterUnit" = $26 AND "lastMeterReading" IS NOT DISTINCT FROM $27::float8
       AND "lastMeterAt" IS NOT DISTINCT FROM $28::timestamptz AND "pmInterval" IS NOT DISTINCT FROM $29::float8

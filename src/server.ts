@@ -1,0 +1,126 @@
+import { buildApp } from './app.ts';
+import { createDeps } from './composition.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import pino from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import { DatabaseStartupError, openDatabase, waitForDatabase } from './db/database.ts';
+import { loggerOptions } from './logger.ts';
+import { DataDirLockedError } from './db/data-dir-lock.ts';
+import { migrate, MigrationError, readMigrations } from './db/migrator.ts';
+import { migrateDatabase } from './db/direct.ts';
+import { startScheduler } from './jobs/scheduler.ts';
+import { resolveKeyring, SecretKeyError } from './core/secret-keys.ts';
+
+async function start() {
+  const config = loadConfig();
+  const startupLog = pino(loggerOptions(config.logLevel) as pino.LoggerOptions) as unknown as FastifyBaseLogger;
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.dbPoolSize,
+    timeouts: config.dbTimeouts,
+    preparedStatements: config.dbPreparedStatements,
+  });
+  // Before anything waits on the database: a missing key is a configuration error, said at once. (The
+  // embedded database's key file is read or created here, under the data directory's lock.)
+  let keyring;
+  try {
+    keyring = resolveKeyring({
+      configured: config.secretsEncryptionKeys,
+      keyFile: config.secretsEncryptionKeysFile,
+      database: db.kind,
+      dataDir: config.dataDir,
+      log: startupLog,
+    });
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+  const onRetry = ({ attempt, reason, retryInMs }: { attempt: number; reason: string; retryInMs: number }) =>
+    startupLog.warn(
+      { attempt, retryInMs },
+      `database not reachable (${reason}); retrying in ${Math.ceil(retryInMs / 1000)} s`,
+    );
+  const applied = await (async () => {
+    await waitForDatabase(db, { timeoutMs: config.dbStartupTimeoutMs, onRetry });
+    // With DATABASE_DIRECT_URL the migrations run on a direct connection of their own, closed afterwards.
+    return migrateDatabase(db, {
+      directUrl: config.databaseDirectUrl,
+      timeouts: config.dbTimeouts,
+      startupTimeoutMs: config.dbStartupTimeoutMs,
+      onRetry,
+      run: (sql) => migrate(sql, readMigrations(), { ...config.migrations, log: startupLog }),
+    });
+  })().catch(async (err) => {
+    await db.close().catch(() => {});
+    throw err;
+  });
+  const deps = createDeps(config, db, startupLog, { keyring });
+  const log = deps.logger;
+  if (applied.length) log.info({ applied }, 'migrations applied');
+  // Secrets left in plaintext by the previous release are sealed before this instance signs anything (it
+  // reads either form, so deliveries never wait for this); see "Upgrading" in the README.
+  const sealed = await deps.webhookSecrets.reseal('plaintext');
+  if (sealed.resealed) log.info({ sealed: sealed.resealed }, 'webhook signing secrets encrypted at rest');
+  for (const f of sealed.failed)
+    log.warn({ subscriptionId: f.subscriptionId }, `webhook secret not sealed: ${f.reason}`);
+  const app = await buildApp(deps);
+  await deps.delivery.start(); // before listening: frees this instance's stale webhook claims, starts delivering
+  await app.listen({ port: config.port, host: config.host });
+  log.info(
+    {
+      database: db.kind,
+      dataDir: db.kind === 'pglite' ? config.dataDir : undefined,
+      // How other instances' commits wake this one's webhook dispatcher (README, "Running in production").
+      crossInstanceWakeups:
+        db.kind === 'pglite'
+          ? undefined
+          : config.databaseDirectUrl
+            ? 'LISTEN on DATABASE_DIRECT_URL'
+            : `poll every ${config.webhooks.pollMs} ms`,
+    },
+    'fleet API ready',
+  );
+  const scheduler = startScheduler(deps);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    const t0 = performance.now();
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      log.error({ signal, durationMs: Math.round(performance.now() - t0) }, 'shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    // Each step's duration goes into the final line, so a slow stop says which part was slow.
+    const durations: Record<string, number> = {};
+    const step = async (name: string, run: () => Promise<unknown>) => {
+      const start = performance.now();
+      await run();
+      durations[name] = Math.round(performance.now() - start);
+    };
+    // Stop taking requests and let in-flight ones finish, then stop jobs, then release the database.
+    await step('httpMs', () => app.close());
+    await step('deliveryMs', () => deps.delivery.close()); // aborts sends in progress and releases their claims
+    await step('schedulerMs', () => scheduler.stop());
+    await step('servicesMs', () => deps.close());
+    await step('databaseMs', () => db.close());
+    clearTimeout(force);
+    // pino writes stdout synchronously here, so this line is out before the process exits.
+    log.info({ signal, durationMs: Math.round(performance.now() - t0), ...durations }, 'shutdown complete');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+start().catch((err) => {
+  if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof SecretKeyError)
+    console.error(err.message);
+  else if (err instanceof DatabaseStartupError || err instanceof MigrationError)
+    console.error(`fleet API failed to start: ${err.message}`);
+  else console.error('fleet API failed to start:', err);
+  process.exit(1);
+});
