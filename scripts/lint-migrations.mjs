@@ -1,5 +1,8 @@
 // Lints every migration added since the previous release (.ci/previous-release) with squawk (npm squawk-cli,
-// a binary from an optional platform package: no download at install). Migrations the migrator wraps in a
+// a binary from an optional platform package: no download at install). It is fetched by `npm exec` at the
+// pinned version rather than listed in package.json: the registry this project installs from serves only some
+// of squawk-cli's platform packages, and `npm ci` refuses a lockfile that names optional packages it cannot
+// resolve (an `npm install` tolerates them; `npm exec` installs the same way, into npm's cache). Migrations the migrator wraps in a
 // transaction are linted as such (--assume-in-transaction); those starting with `-- migrate:no-transaction`
 // statement by statement, where squawk also asks for re-runnable statements (IF NOT EXISTS). Rules: .squawk.toml.
 // Accepted findings, each with its reason: .ci/migration-lint-exceptions.json.
@@ -9,6 +12,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
+const SQUAWK_VERSION = '2.66.0';
 const dir = path.join(root, 'prisma/migrations');
 const rev = readFileSync(path.join(root, '.ci/previous-release'), 'utf8').trim();
 const all = process.argv.includes('--all');
@@ -46,10 +50,18 @@ function squawk(names, inTransaction) {
     'json',
     inTransaction ? '--assume-in-transaction' : '--no-assume-in-transaction',
   ];
-  const bin = path.join(root, 'node_modules/.bin/squawk');
-  const run = spawnSync(bin, [...args, ...names.map(file)], { cwd: root, encoding: 'utf8' });
+  const run = spawnSync(
+    'npm',
+    ['exec', '--yes', `--package=squawk-cli@${SQUAWK_VERSION}`, '--', 'squawk', ...args, ...names.map(file)],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  );
   if (run.error || (run.status !== 0 && !run.stdout.trim().startsWith('['))) {
-    throw new Error(`squawk did not run (${run.error?.message ?? run.stderr.trim()}); npm ci installs it (squawk-cli)`);
+    throw new Error(
+      `squawk did not run (${run.error?.message ?? run.stderr.trim()}): squawk-cli@${SQUAWK_VERSION} for this platform from the npm registry`,
+    );
   }
   return JSON.parse(run.stdout || '[]');
 }
