@@ -30,6 +30,7 @@ import { GUARDED_RECORD_LOG_SQL } from '../src/modules/hours/hours.operations.ts
 import { ASSET_WITH_PROJECT } from '../src/modules/hours/hours.repository.ts';
 import { BARE, PG_HOURS, PG_LIST } from './hotpath-baselines.ts';
 import { cpuMs, median, ready, spawnServer, statusField, stop, topOfProfile, type Server } from './hotpath-lib.ts';
+import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -77,6 +78,7 @@ async function seed(url: string) {
 
 const apiEnv = (url: string) => ({
   DATABASE_URL: url,
+  SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS,
   PORT: String(API_PORT),
   HOST: '127.0.0.1',
   LOG_LEVEL: 'warn',

@@ -12,6 +12,7 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
 import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
 import { createScratchDatabase } from '../test/helpers/scratch-database.ts';
+import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
 
 const N = Number(process.env.BENCH_REQUESTS ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -27,7 +28,7 @@ await migrate(db.sql);
 const config = loadConfig({
   LOG_LEVEL: 'silent',
   RATE_LIMIT_PER_MINUTE: '1000000',
-  ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+  ...(scratch ? { DATABASE_URL: scratch.url, SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS } : {}),
 });
 const deps = createDeps(config, db);
 const app = await buildApp(deps);

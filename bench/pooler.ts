@@ -20,6 +20,7 @@ import { migrate } from '../src/db/migrator.ts';
 import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
 import { createScratchDatabase } from '../test/helpers/scratch-database.ts';
 import { apiClient, concurrent, median, ROUNDS, SAMPLES, timed, type Call } from './scale-measure.ts';
+import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const PGBOUNCER_PORT = Number(process.env.BENCH_PGBOUNCER_PORT ?? 6433);
@@ -61,9 +62,14 @@ try {
   } else log('pgbouncer is not installed: measuring the direct variants only');
 
   const variants = [
-    { name: 'named', env: { DATABASE_URL: scratch.url } },
-    { name: 'unnamed', env: { DATABASE_URL: scratch.url, DB_PREPARED_STATEMENTS: 'false' } },
-    ...(pooledUrl ? [{ name: 'pgbouncer', env: { DATABASE_URL: pooledUrl } }] : []),
+    { name: 'named', env: { DATABASE_URL: scratch.url, SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS } },
+    {
+      name: 'unnamed',
+      env: { DATABASE_URL: scratch.url, DB_PREPARED_STATEMENTS: 'false', SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS },
+    },
+    ...(pooledUrl
+      ? [{ name: 'pgbouncer', env: { DATABASE_URL: pooledUrl, SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS } }]
+      : []),
   ].map((v, i) => ({ ...v, port: FIRST_PORT + i }));
 
   for (const v of variants) {

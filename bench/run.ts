@@ -12,6 +12,7 @@ import { createScratchDatabase } from '../test/helpers/scratch-database.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
 import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
+import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -109,7 +110,14 @@ try {
   const auth = { authorization: `Bearer ${key}` };
   const api = fork(here('../src/main.ts'), [], {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, DATABASE_URL: url, PORT: '4310', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000' },
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS,
+      PORT: '4310',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '100000000',
+    },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   children.push(api);

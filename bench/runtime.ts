@@ -24,6 +24,7 @@ import { createScratchDatabase, type ScratchDatabase } from '../test/helpers/scr
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
 import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
+import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -173,7 +174,7 @@ for (const database of DATABASES) {
     if (database === 'postgresql') {
       scratch = await createScratchDatabase(ADMIN_URL, 'fleet_bench_rt');
       key = await seed({ databaseUrl: scratch.url, dataDir: 'unused' });
-      env = { DATABASE_URL: scratch.url };
+      env = { DATABASE_URL: scratch.url, SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS };
     } else {
       dataDir = mkdtempSync(path.join(tmpdir(), 'fleet-bench-rt-'));
       key = await seed({ dataDir });

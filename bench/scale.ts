@@ -28,6 +28,7 @@ import {
   timed,
   type Stats,
 } from './scale-measure.ts';
+import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = process.env.BENCH_SCALE_DB ?? 'fleet_scale';
@@ -99,6 +100,7 @@ const api = fork(fileURLToPath(new URL('../src/main.ts', import.meta.url)), [], 
   env: {
     ...process.env,
     DATABASE_URL: scale.url,
+    SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS,
     PORT: String(PORT),
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: '100000000',

@@ -20,6 +20,7 @@ import { listReminders, reminderCursor } from '../src/modules/service-reminders/
 import { ListRemindersQuery } from '../src/modules/service-reminders/service-reminders.schemas.ts';
 import type { SqlRunner } from '../src/db/database.ts';
 import { median, pct } from './scale-measure.ts';
+import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const NAME = process.env.BENCH_DB ?? 'fleet_bench_reminders';
@@ -116,7 +117,12 @@ async function main() {
     log(`seeding ${ASSETS} assets x 5 reminders`);
     await seed(org.id);
 
-    const config = loadConfig({ DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'error' });
+    const config = loadConfig({
+      DATABASE_URL: url,
+      SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS,
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      LOG_LEVEL: 'error',
+    });
     const logger = pino({ level: 'error' }) as unknown as FastifyBaseLogger;
     const deps = createDeps(config, db, logger);
     const app = await buildApp(deps);

@@ -31,6 +31,7 @@ import { EVENT_EXAMPLES } from '../src/delivery/event-examples.ts';
 import { signEnvelope } from '../src/delivery/signer.ts';
 import { emit } from '../src/events/outbox.ts';
 import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
+import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -88,6 +89,7 @@ async function main() {
   const log = pino({ level: 'warn' }) as unknown as FastifyBaseLogger;
   const config = loadConfig({
     DATABASE_URL: scratch.url,
+    SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     WEBHOOK_CA_FILE: caFile,
     INSTANCE_ID: 'bench',

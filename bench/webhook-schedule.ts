@@ -18,6 +18,7 @@ import { createDelivery } from '../src/delivery/delivery.ts';
 import { EVENT_EXAMPLES } from '../src/delivery/event-examples.ts';
 import { emit } from '../src/events/outbox.ts';
 import { createTenant } from '../test/helpers/fixtures.ts';
+import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const HANGING = Number(process.env.BENCH_HANGING ?? 500);
@@ -39,6 +40,7 @@ async function main() {
   await migrate(db.sql);
   const config = loadConfig({
     DATABASE_URL: scratch.url,
+    SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     WEBHOOK_CA_FILE: receiver.caFile,
     WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1',

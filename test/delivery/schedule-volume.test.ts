@@ -6,6 +6,7 @@ import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db
 import { queueAll, watchAttempts } from './attempt-log.ts';
 import { expectScheduleKept, LATENESS_TOLERANCE_MS } from './schedule-expect.ts';
 import { eventually, silentLogger, startReceiver, type Receiver, type Reply } from './helpers.ts';
+import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
 
 // The issue's set-up (see schedule.test.ts) at volume, and with two instances sharing the work.
 const ENV = { WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1', WEBHOOK_POLL_MS: '1000', WEBHOOK_TIMEOUT_MS: '1000' };
@@ -36,6 +37,7 @@ async function instance(id: string) {
   const own = onPostgres ? await openDatabase({ databaseUrl: db.url!, dataDir: 'unused', poolSize: 10 }) : db;
   if (own !== db) opened.push(own);
   const config = loadConfig({
+    SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     WEBHOOK_CA_FILE: receiver.caFile,
     INSTANCE_ID: id,
