@@ -10,9 +10,17 @@ import { migrate, MigrationError, readMigrations } from './db/migrator.ts';
 import { migrateDatabase } from './db/direct.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 import { resolveKeyring, SecretKeyError } from './core/secret-keys.ts';
+import v8 from 'node:v8';
 
 async function start() {
   const config = loadConfig();
+  // V8 sizes its heap limit from the machine's memory (4 GB on 16 GB and more) and then lets old space grow to
+  // up to 4x the live heap before its next full collection: under 50 concurrent list requests that was ~150 MB
+  // of garbage over a ~41 MB live heap (peak RSS 333 MB). A fixed growth factor bounds it (peak ~190 MB at 30%,
+  // CPU per request unchanged within noise; README, Memory and start-up). Heap limits (--max-old-space-size,
+  // --max-semi-space-size) are fixed when the isolate is created, so they cannot be set here; this flag is read
+  // at every full collection, so setting it now (before the app allocates much) takes effect.
+  if (config.heapGrowthPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
   const startupLog = pino(loggerOptions(config.logLevel) as pino.LoggerOptions) as unknown as FastifyBaseLogger;
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
