@@ -178,7 +178,7 @@ const schema = z
     idempotencyKeyTtlHours: env.IDEMPOTENCY_KEY_TTL_HOURS,
     billing: { url: env.BILLING_SYNC_URL, timeoutMs: env.BILLING_SYNC_TIMEOUT_MS },
     dbPoolSize: env.DB_POOL_SIZE,
-    /** V8's old-space growth past the live heap after each full collection (server.ts); 0 = V8's own choice. */
+    /** V8: old-space growth past the live heap, and no pretenuring (server.ts); 0 = V8's own heuristics. */
     heapGrowthPercent: env.HEAP_GROWTH_PERCENT,
     authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
     build: { commit: env.GIT_COMMIT, branch: env.GIT_BRANCH },
