@@ -87,6 +87,7 @@ const schema = z
     BILLING_SYNC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
     BILLING_SYNC_TIMEOUT_MS: positiveInt.default(5_000),
     DB_POOL_SIZE: positiveInt.max(500).default(10),
+    HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(400).default(30),
     AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
     METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
     SHUTDOWN_TIMEOUT_MS: positiveInt.default(15_000),
@@ -177,6 +178,8 @@ const schema = z
     idempotencyKeyTtlHours: env.IDEMPOTENCY_KEY_TTL_HOURS,
     billing: { url: env.BILLING_SYNC_URL, timeoutMs: env.BILLING_SYNC_TIMEOUT_MS },
     dbPoolSize: env.DB_POOL_SIZE,
+    /** V8: old-space growth past the live heap, and no pretenuring (server.ts); 0 = V8's own heuristics. */
+    heapGrowthPercent: env.HEAP_GROWTH_PERCENT,
     authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
     build: { commit: env.GIT_COMMIT, branch: env.GIT_BRANCH },
     metricsToken: env.METRICS_TOKEN,

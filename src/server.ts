@@ -10,9 +10,22 @@ import { migrate, MigrationError, readMigrations } from './db/migrator.ts';
 import { migrateDatabase } from './db/direct.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 import { resolveKeyring, SecretKeyError } from './core/secret-keys.ts';
+import v8 from 'node:v8';
 
 async function start() {
   const config = loadConfig();
+  // Garbage under load (README, Memory and start-up). V8 sizes its heap limit from the machine's memory (4 GB on
+  // 16 GB and more) and then lets old space grow up to 4x the live heap before its next full collection; and its
+  // allocation-site pretenuring, seeing 50 requests' objects survive young collections, allocates them straight in
+  // old space, where they wait as garbage for that collection: 260-330 MB RSS under 50 concurrent lists over a
+  // ~41 MB live heap. Growth bounded to 30% and pretenuring off: ~175-185 MB, and less CPU per request, not more
+  // (objects now die young, where collecting them is cheap). Both flags are read by V8 at every collection, so
+  // setting them here, before the app allocates much, takes effect; heap limits (--max-old-space-size,
+  // --max-semi-space-size) are fixed when the isolate is created and can only be set in NODE_OPTIONS.
+  if (config.heapGrowthPercent > 0) {
+    v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
+    v8.setFlagsFromString('--no-allocation-site-pretenuring');
+  }
   const startupLog = pino(loggerOptions(config.logLevel) as pino.LoggerOptions) as unknown as FastifyBaseLogger;
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,

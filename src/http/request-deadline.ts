@@ -1,5 +1,11 @@
 import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { expireRequestScope, newRequestScope, runInRequestScope, type RequestScope } from '../db/request-scope.ts';
+import {
+  currentRequestScope,
+  expireRequestScope,
+  newRequestScope,
+  runInRequestScope,
+  type RequestScope,
+} from '../db/request-scope.ts';
 
 /** A request in flight, in the order they arrived (every request has the same timeout, so also by deadline). */
 interface Entry {
@@ -80,7 +86,8 @@ export function registerRequestDeadline(app: FastifyInstance, timeoutMs: number)
   });
   app.addHook('preValidation', (request, _reply, done) => {
     const e = (request as WithEntry)[ENTRY];
-    if (e) runInRequestScope(e.scope, done);
+    // A request without a body is still in the scope entered at onRequest: entering it again would cost a context.
+    if (e && currentRequestScope() !== e.scope) runInRequestScope(e.scope, done);
     else done();
   });
   // A request whose client left before its answer stays listed until its deadline, then is dropped unanswered:

@@ -8,7 +8,6 @@ import { batchSummary, validateEntries, readBatchEnvelope, type BatchResultOf } 
 import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { assertReferences } from '../shared/references.ts';
 import { listAssetRows, lockOwnedAsset } from './assets.repository.ts';
-import { isoFromUtcText } from '../../db/utc-text.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import {
   classToDb,
@@ -16,7 +15,6 @@ import {
   DEFAULT_METER,
   METER_UNIT,
   toAssetDetail,
-  toAssetRow,
   UPDATABLE_FIELDS,
   type CreateAssetInput,
   type UpdateAssetInput,
@@ -66,8 +64,8 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
     async list(ctx: RequestContext, query: { limit: number; cursor?: string }) {
       const after = timeIdCursor(decodeCursor(query.cursor, 2));
       const rows = await listAssetRows(db.sql, ctx.orgId, after, query.limit + 1);
-      const { page, nextCursor } = paginate(rows, query.limit, (r) => [isoFromUtcText(r.createdAt), r.id]);
-      return { ok: true as const, assets: page.map(toAssetRow), nextCursor };
+      const { page, nextCursor } = paginate(rows, query.limit, (r) => [r.createdAt, r.id]);
+      return { ok: true as const, assets: page, nextCursor };
     },
 
     async create(ctx: RequestContext, input: CreateAssetInput) {
