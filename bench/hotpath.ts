@@ -83,8 +83,6 @@ const apiEnv = (url: string) => ({
   HOST: '127.0.0.1',
   LOG_LEVEL: 'warn',
   RATE_LIMIT_PER_MINUTE: '100000000',
-  // Required on PostgreSQL (webhook signing secrets are sealed with it); the bench signs nothing.
-  SECRETS_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
 });
 // Another checkout's build as the API (e.g. the code before a change, for a before/after table).
 const API_ROOT = process.env.BENCH_API_ROOT ?? ROOT;
