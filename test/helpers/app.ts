@@ -1,4 +1,5 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { Database } from '../../src/db/database.ts';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from '../../src/app.ts';
@@ -113,6 +114,45 @@ export async function createTestApp(
       await db.close();
       if (undeclared.length)
         throw new Error(`responses with undeclared status codes:\n${[...new Set(undeclared)].join('\n')}`);
+    },
+  };
+}
+
+/** An app on a database the test opened itself (through a proxy, a pooler…), its log lines captured. */
+export interface AppOnDatabase {
+  app: FastifyInstance;
+  db: Database;
+  deps: AppDeps;
+  logs: Record<string, any>[];
+  api: ReturnType<typeof apiClient>;
+  /** Closes the app, its services and the database. */
+  close(): Promise<void>;
+}
+
+/** The test key and high rate limits are defaults; `env` overrides them. */
+export async function appOnDatabase(
+  db: Database,
+  env: Record<string, string>,
+  logLevel: 'info' | 'warn' = 'info',
+): Promise<AppOnDatabase> {
+  const logs: Record<string, any>[] = [];
+  const logger = pino(loggerOptions(logLevel) as pino.LoggerOptions, {
+    write: (l: string) => logs.push(JSON.parse(l)),
+  }) as unknown as FastifyBaseLogger;
+  const config = loadConfig({ SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS, RATE_LIMIT_PER_MINUTE: '100000', ...env });
+  const deps = createDeps(config, db, logger);
+  const app = await buildApp(deps);
+  await app.ready();
+  return {
+    app,
+    db,
+    deps,
+    logs,
+    api: apiClient(app),
+    async close() {
+      await app.close();
+      await deps.close();
+      await db.close();
     },
   };
 }

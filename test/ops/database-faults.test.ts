@@ -1,28 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pino from 'pino';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
-import { createDeps, type AppDeps } from '../../src/composition.ts';
-import { loadConfig } from '../../src/config.ts';
-import { openDatabase, type Database } from '../../src/db/database.ts';
-import { loggerOptions } from '../../src/logger.ts';
-import { apiClient } from '../helpers/app.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { appOnDatabase, type AppOnDatabase } from '../helpers/app.ts';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
 import { createTenant, type TestTenant } from '../helpers/fixtures.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
-import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
 
 // The proxy sits between the app and PostgreSQL; PGlite runs in-process and has no network to cut.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface ProxiedApp {
-  app: FastifyInstance;
-  db: Database;
-  deps: AppDeps;
-  logs: Record<string, any>[];
-  api: ReturnType<typeof apiClient>;
-  close(): Promise<void>;
-}
+type ProxiedApp = AppOnDatabase;
 
 async function proxiedApp(
   base: TestDatabase,
@@ -38,32 +24,8 @@ async function proxiedApp(
     poolSize: 4,
     timeouts: { connectMs: 500, statementMs: 1_000, idleInTransactionMs: 3_000, queryMs },
   });
-  const logs: Record<string, any>[] = [];
-  const logger = pino(loggerOptions('warn') as pino.LoggerOptions, {
-    write: (l: string) => logs.push(JSON.parse(l)),
-  }) as unknown as FastifyBaseLogger;
   // A short key cache so the outage also hits authentication, as it does for keys not seen recently.
-  const config = loadConfig({
-    SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
-    RATE_LIMIT_PER_MINUTE: '100000',
-    AUTH_CACHE_TTL_MS: '0',
-    ...env,
-  });
-  const deps = createDeps(config, db, logger);
-  const app = await buildApp(deps);
-  await app.ready();
-  return {
-    app,
-    db,
-    deps,
-    logs,
-    api: apiClient(app),
-    async close() {
-      await app.close();
-      await deps.close();
-      await db.close();
-    },
-  };
+  return appOnDatabase(db, { AUTH_CACHE_TTL_MS: '0', ...env }, 'warn');
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {

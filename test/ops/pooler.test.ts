@@ -1,9 +1,5 @@
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import pg from 'pg';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildApp } from '../../src/app.ts';
-import { createDeps, type AppDeps } from '../../src/composition.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { openDatabase, type Database, type DatabaseTimeouts, type PreparedStatements } from '../../src/db/database.ts';
 import {
@@ -14,13 +10,12 @@ import {
 } from '../../src/db/request-scope.ts';
 import { transaction } from '../../src/db/transaction.ts';
 import { isDatabaseUnavailable } from '../../src/db/unavailable.ts';
-import { loggerOptions } from '../../src/logger.ts';
-import { apiClient } from '../helpers/app.ts';
+import { appOnDatabase, type AppOnDatabase } from '../helpers/app.ts';
 import { TEST_DATABASE_URL } from '../helpers/db.ts';
 import { createTenant, type TestTenant } from '../helpers/fixtures.ts';
 import { pgbouncerInstalled, startPgBouncer, type TestPgBouncer } from '../helpers/pgbouncer.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.ts';
-import { inCI, withTestKeys } from '../helpers/test-env.ts';
+import { inCI } from '../helpers/test-env.ts';
 
 /**
  * DATABASE_URL pointing at PgBouncer 1.18 in transaction mode (its own, with 2 server connections for many
@@ -29,46 +24,13 @@ import { inCI, withTestKeys } from '../helpers/test-env.ts';
  */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface PooledApp {
-  app: FastifyInstance;
-  db: Database;
-  deps: AppDeps;
-  logs: Record<string, any>[];
-  api: ReturnType<typeof apiClient>;
-  close(): Promise<void>;
-}
+type PooledApp = AppOnDatabase;
 
 async function pooledApp(url: string, options: { preparedStatements?: PreparedStatements } = {}): Promise<PooledApp> {
   const db = await openDatabase({ databaseUrl: url, dataDir: 'unused', poolSize: 10, ...options });
-  const logs: Record<string, any>[] = [];
-  const logger = pino(loggerOptions('info') as pino.LoggerOptions, {
-    write: (l: string) => logs.push(JSON.parse(l)),
-  }) as unknown as FastifyBaseLogger;
-  const config = loadConfig(
-    withTestKeys({ DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '100000', PRE_AUTH_RATE_LIMIT_PER_MINUTE: '100000' }),
-  );
-  const deps = createDeps(config, db, logger);
-  const app = await buildApp(deps);
-  await app.ready();
-  return {
-    app,
-    db,
-    deps,
-    logs,
-    api: apiClient(app),
-    async close() {
-      await app.close();
-      await deps.close();
-      await db.close();
-    },
-  };
+  return appOnDatabase(db, { DATABASE_URL: url, PRE_AUTH_RATE_LIMIT_PER_MINUTE: '100000' });
 }
 
-/**
- * The hot paths with named statements: a batch of readings (hours-asset-read), a work order (work-order-create)
- * and a reading (hours-record-guarded). Concurrent readings of one asset may arrive out of order: a note explains
- * a lower one.
- */
 async function hotPaths(app: PooledApp, tenant: TestTenant, assetIds: string[], i: number) {
   const assetId = assetIds[i % assetIds.length];
   const note = 'pooled test';
