@@ -9,6 +9,7 @@ import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { migrate, MigrationError, readMigrations } from './db/migrator.ts';
 import { migrateDatabase } from './db/direct.ts';
 import { startScheduler } from './jobs/scheduler.ts';
+import { exitOnSignals } from './core/shutdown.ts';
 import { resolveKeyring, SecretKeyError } from './core/secret-keys.ts';
 import v8 from 'node:v8';
 
@@ -96,37 +97,14 @@ async function start() {
   );
   const scheduler = startScheduler(deps);
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    const t0 = performance.now();
-    log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => {
-      log.error({ signal, durationMs: Math.round(performance.now() - t0) }, 'shutdown timed out; exiting');
-      process.exit(1);
-    }, config.shutdownTimeoutMs);
-    force.unref();
-    // Each step's duration goes into the final line, so a slow stop says which part was slow.
-    const durations: Record<string, number> = {};
-    const step = async (name: string, run: () => Promise<unknown>) => {
-      const start = performance.now();
-      await run();
-      durations[name] = Math.round(performance.now() - start);
-    };
-    // Stop taking requests and let in-flight ones finish, then stop jobs, then release the database.
-    await step('httpMs', () => app.close());
-    await step('deliveryMs', () => deps.delivery.close()); // aborts sends in progress and releases their claims
-    await step('schedulerMs', () => scheduler.stop());
-    await step('servicesMs', () => deps.close());
-    await step('databaseMs', () => db.close());
-    clearTimeout(force);
-    // pino writes stdout synchronously here, so this line is out before the process exits.
-    log.info({ signal, durationMs: Math.round(performance.now() - t0), ...durations }, 'shutdown complete');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  // Stop taking requests and let in-flight ones finish, then stop jobs, then release the database.
+  exitOnSignals(log, config.shutdownTimeoutMs, [
+    ['httpMs', () => app.close()],
+    ['deliveryMs', () => deps.delivery.close()], // aborts sends in progress and releases their claims
+    ['schedulerMs', () => scheduler.stop()],
+    ['servicesMs', () => deps.close()],
+    ['databaseMs', () => db.close()],
+  ]);
 }
 
 start().catch((err) => {
