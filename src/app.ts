@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import {
   jsonSchemaTransform,
@@ -10,46 +9,22 @@ import {
 } from 'fastify-type-provider-zod';
 import type { AppDeps } from './composition.ts';
 import { registerApiChain } from './http/api-chain.ts';
-import { REPLAYED_HEADER, registerIdempotency } from './http/idempotency.ts';
+import { registerIdempotency } from './http/idempotency.ts';
+import { applyCors, registerPreflightRoute } from './http/cors.ts';
 import {
   clientErrorHandler,
   registerErrorHandling,
   registerJsonParser,
   registerShutdownRefusal,
 } from './http/error-handler.ts';
-import { registerRequestDeadline } from './http/request-deadline.ts';
+import { registerRequestDeadline, registerWriteScopes } from './http/request-deadline.ts';
 import { createPreAuthLimiter } from './http/pre-auth-limit.ts';
 import { registerRouteDocs } from './http/route-docs.ts';
 import { createSerializerCompiler } from './http/response-serializer.ts';
 import { API_MODULES, PUBLIC_MODULES } from './modules/index.ts';
 import { lazyChildLoggerFactory } from './logger.ts';
+import { AccessLogController } from './http/access-log.ts';
 import './core/zod-messages.ts';
-
-export const CORS_OPTIONS = {
-  origin: '*',
-  methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-  allowedHeaders: [
-    'Authorization',
-    'Content-Type',
-    'Idempotency-Key',
-    'X-Service-Signature',
-    'X-Service-Timestamp',
-    'X-Service-Event',
-    'X-Service-Test',
-    'X-Legacy-Signature',
-    'X-Legacy-Timestamp',
-    'X-Legacy-Event',
-  ],
-  exposedHeaders: [
-    'X-RateLimit-Limit',
-    'X-RateLimit-Remaining',
-    'X-RateLimit-Reset',
-    'Retry-After',
-    'X-Request-Id',
-    REPLAYED_HEADER,
-  ],
-  maxAge: 86_400,
-};
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -67,6 +42,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     loggerInstance: deps.logger,
     childLoggerFactory: lazyChildLoggerFactory,
+    logController: new AccessLogController(deps.logger),
     bodyLimit: 1024 * 1024,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -95,9 +71,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('key', null);
   app.decorateRequest('rateLimit', null);
+  // First, so that every answer carries them, a 503 while shutting down included; a preflight ends here.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
-    done();
+    if (!applyCors(request, reply)) done();
   });
   registerShutdownRefusal(app);
   registerRequestDeadline(app, deps.config.requestTimeoutMs);
@@ -106,7 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerRouteDocs(app);
   deps.metrics.register(app);
 
-  await app.register(cors, CORS_OPTIONS);
+  registerPreflightRoute(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -142,6 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         leaseMs: 2 * deps.config.requestTimeoutMs,
         afterCommit: (request, reply) => deps.testHooks.afterIdempotentCommit?.(request, reply),
       });
+      registerWriteScopes(api);
       for (const routes of API_MODULES) await api.register(routes(deps));
     },
     { prefix: '/api/v1' },

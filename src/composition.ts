@@ -1,4 +1,3 @@
-import pino from 'pino';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from './config.ts';
 import { systemClock, type Clock } from './core/clock.ts';
@@ -19,7 +18,7 @@ import { createDelivery, type Delivery } from './delivery/delivery.ts';
 import { createSecretBox, type SecretBox } from './delivery/secret-box.ts';
 import { keyringFromConfig, type Keyring } from './core/secret-keys.ts';
 import { createWebhookSecretStore, type WebhookSecretStore } from './modules/webhooks/webhook-secrets.ts';
-import { loggerOptions } from './logger.ts';
+import { createLogger } from './logger.ts';
 import { createMetrics, type DeliveryMetricOutcome, type Metrics } from './metrics.ts';
 import { createServices, type Services } from './modules/services.ts';
 
@@ -64,7 +63,7 @@ export function createDeps(
     keyring?: Keyring;
   } = {},
 ): AppDeps {
-  const log = logger ?? (pino(loggerOptions(config.logLevel) as pino.LoggerOptions) as unknown as FastifyBaseLogger);
+  const log = logger ?? createLogger(config.logLevel);
   const auth = createAuthenticator(db, { ttlMs: config.authCacheTtlMs });
   const store = config.redisUrl
     ? withCircuitBreaker(createRedisStore(config.redisUrl, config.redis.commandTimeoutMs), {

@@ -1,7 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from './db/database.ts';
+import { registerHttpMetrics } from './http-metrics.ts';
 
 /**
  * Prometheus metrics of one process, on their own registry (several apps can live in one test process).
@@ -13,19 +14,6 @@ export type DeliveryMetricOutcome = 'delivered' | 'failed' | 'abandoned' | 'skip
 export function createMetrics(db: Database) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by route and status',
-    labelNames: ['method', 'route', 'status'],
-    registers: [registry],
-  });
-  const latency = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency by route and status',
-    labelNames: ['method', 'route', 'status'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
   const rateLimited = new Counter({
     name: 'rate_limit_rejections_total',
     help: 'Requests refused with 429',
@@ -81,26 +69,7 @@ export function createMetrics(db: Database) {
     rateLimited: () => rateLimited.inc(),
     delivery: (outcome: DeliveryMetricOutcome) => deliveries.inc({ outcome }),
     /** Records every response; the route is the pattern (`/api/v1/assets/:id`), never the raw URL. */
-    register(app: FastifyInstance) {
-      // The labelled children per (method, route, status), made once: prom-client would otherwise hash the
-      // label set on every response. Bounded by the route table (unknown paths share 'unmatched').
-      const children = new Map<string, { inc(): void; observe(seconds: number): void }>();
-      app.addHook('onResponse', (request, reply, done) => {
-        const route = request.routeOptions.url ?? 'unmatched';
-        const id = `${request.method} ${route} ${reply.statusCode}`;
-        let child = children.get(id);
-        if (!child) {
-          const labels = { method: request.method, route, status: String(reply.statusCode) };
-          const counter = requests.labels(labels);
-          const histogram = latency.labels(labels);
-          child = { inc: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
-          children.set(id, child);
-        }
-        child.inc();
-        child.observe(reply.elapsedTime / 1000);
-        done();
-      });
-    },
+    register: (app: FastifyInstance) => registerHttpMetrics(app, registry),
   };
 }
 

@@ -1,10 +1,8 @@
 import { buildApp } from './app.ts';
 import { createDeps } from './composition.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import pino from 'pino';
-import type { FastifyBaseLogger } from 'fastify';
 import { DatabaseStartupError, openDatabase, waitForDatabase } from './db/database.ts';
-import { loggerOptions } from './logger.ts';
+import { createLogger } from './logger.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { migrate, MigrationError, readMigrations } from './db/migrator.ts';
 import { migrateDatabase } from './db/direct.ts';
@@ -27,7 +25,7 @@ async function start() {
     v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
     v8.setFlagsFromString('--no-allocation-site-pretenuring');
   }
-  const startupLog = pino(loggerOptions(config.logLevel) as pino.LoggerOptions) as unknown as FastifyBaseLogger;
+  const startupLog = createLogger(config.logLevel);
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

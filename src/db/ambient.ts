@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { createLazyContext } from '../core/lazy-context.ts';
 import { currentRequestScope, DatabaseUnavailableError } from './request-scope.ts';
 
 /**
@@ -19,10 +19,10 @@ export interface Ambient<H = unknown> {
   closed: boolean;
 }
 
-const storage = new AsyncLocalStorage<Ambient>();
+const storage = createLazyContext<Ambient>();
 
 export function currentAmbient<H>(): Ambient<H> | undefined {
-  const ambient = storage.getStore() as Ambient<H> | undefined;
+  const ambient = storage.current() as Ambient<H> | undefined;
   // After COMMIT or ROLLBACK its connection belongs to the pool again: late work must not touch it.
   return ambient && !ambient.closed ? ambient : undefined;
 }

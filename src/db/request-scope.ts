@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { createLazyContext } from '../core/lazy-context.ts';
 
 /**
  * The database work of one HTTP request. When the request's deadline passes, the request is answered
@@ -14,15 +14,19 @@ export interface RequestScope {
   readonly active: Set<{ abort(reason: string): void }>;
 }
 
-const storage = new AsyncLocalStorage<RequestScope>();
+// Only requests that can change data (POST, PUT, PATCH, DELETE) run in a scope: see request-deadline.ts.
+const scopes = createLazyContext<RequestScope>();
 
 export function runInRequestScope<T>(scope: RequestScope, fn: () => T): T {
-  return storage.run(scope, fn);
+  return scopes.run(scope, fn);
 }
 
 export function currentRequestScope(): RequestScope | undefined {
-  return storage.getStore();
+  return scopes.current();
 }
+
+/** Whether request scopes are being tracked now (a write ran within the last second): for tests. */
+export const requestScopesTracked = (): boolean => scopes.tracking();
 
 export function newRequestScope(): RequestScope {
   return { expired: false, active: new Set() };

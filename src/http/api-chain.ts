@@ -2,12 +2,20 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from './authenticator.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { Metrics } from '../metrics.ts';
-import type { AuthenticatedKey, RateLimitState } from '../core/context.ts';
+import type { AuthenticatedKey, RateLimitState, Scope } from '../core/context.ts';
 import { ApiError, ValidationError } from '../core/errors.ts';
 import { findInputProblem, textProblem } from '../core/input-guard.ts';
 import type { PreAuthLimiter } from './pre-auth-limit.ts';
+import { addRouteHook } from './route-hooks.ts';
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+
+/** What the chain checks for one route, fixed when the route is added. */
+interface RouteRule {
+  scope: Scope | null;
+  /** Refused to keys whose issuing user was removed; null: depends on the method (a route of several). */
+  write: boolean | null;
+}
 
 function setRateLimitHeaders(reply: FastifyReply, state: NonNullable<FastifyRequest['rateLimit']>) {
   reply.header('X-RateLimit-Limit', state.limit);
@@ -28,11 +36,11 @@ export function registerApiChain(
   preAuth: PreAuthLimiter,
 ) {
   /** Rate limit, scope and creator checks once the key is known; throws the 429 or 403. */
-  function admit(request: FastifyRequest, reply: FastifyReply, key: AuthenticatedKey, state: RateLimitState) {
+  function admit(reply: FastifyReply, route: RouteRule, key: AuthenticatedKey, state: RateLimitState) {
+    const request = reply.request;
     request.key = key;
     request.rateLimit = state;
     setRateLimitHeaders(reply, state);
-    const config = request.routeOptions.config;
     if (state.limited) {
       metrics.rateLimited();
       const retryAfterSec = Math.max(1, state.resetEpochSec - Math.floor(Date.now() / 1000));
@@ -41,10 +49,11 @@ export function registerApiChain(
         retryAfterSec,
       });
     }
-    if (config.scope && !key.scopes.includes(config.scope)) {
-      throw new ApiError(403, `missing_scope:${config.scope}`, `This API key lacks the ${config.scope} scope`);
+    const scope = route.scope;
+    if (scope && !key.scopes.includes(scope)) {
+      throw new ApiError(403, `missing_scope:${scope}`, `This API key lacks the ${scope} scope`);
     }
-    if (WRITE_METHODS.has(request.method) && key.creator?.removed) {
+    if ((route.write ?? WRITE_METHODS.has(request.method)) && key.creator?.removed) {
       throw new ApiError(
         403,
         'key_creator_deleted',
@@ -53,7 +62,7 @@ export function registerApiChain(
     }
   }
 
-  async function authenticate(request: FastifyRequest, reply: FastifyReply, nowMs: number) {
+  async function authenticate(request: FastifyRequest, reply: FastifyReply, route: RouteRule, nowMs: number) {
     let key;
     try {
       // Keys not in the authenticator's cache cost a database lookup: those are limited per client address.
@@ -65,13 +74,10 @@ export function registerApiChain(
       }
       throw err;
     }
-    admit(request, reply, key, await limiter.hit(key, nowMs));
+    admit(reply, route, key, await limiter.hit(key, nowMs));
   }
 
-  api.addHook('onRequest', (request, reply, done) => {
-    const config = request.routeOptions.config;
-    // Routes declare `scope` (null = any key) or `public`; the 404 handler declares neither.
-    if (config.public || config.scope === undefined) return done();
+  const chain = (route: RouteRule) => (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     const nowMs = Date.now();
     // The common case (a cached key, the in-process counter) completes here, without a promise in sight.
     let key: AuthenticatedKey | undefined;
@@ -79,13 +85,23 @@ export function registerApiChain(
     try {
       key = auth.cachedKey(request.headers.authorization, nowMs);
       state = key && limiter.hitNow(key, nowMs);
-      if (key && state) admit(request, reply, key, state);
+      if (key && state) admit(reply, route, key, state);
     } catch (err) {
       return done(err as Error);
     }
     if (key && state) return done();
     // hitNow counted nothing when it returned undefined, so the slow path counts the request once.
-    authenticate(request, reply, nowMs).then(() => done(), done);
+    authenticate(request, reply, route, nowMs).then(() => done(), done);
+  };
+
+  // Each route gets the chain with what it declares: `scope` (null = any key) or `public` (no chain). The 404
+  // handler declares neither and gets none. Ahead of the route's own onRequest hooks.
+  api.addHook('onRoute', (route) => {
+    const config = (route.config ?? {}) as { public?: boolean; scope?: Scope | null };
+    if (config.public || config.scope === undefined) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const rule: RouteRule = { scope: config.scope, write: methods.length === 1 ? WRITE_METHODS.has(methods[0]) : null };
+    addRouteHook(route, 'onRequest', chain(rule), 'first');
   });
 
   // One check for every input instead of a 500 from the database wherever unstorable text reaches it.

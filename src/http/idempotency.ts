@@ -9,6 +9,7 @@ import {
   type IdempotencyScope,
   type StoredResponse,
 } from './idempotency-store.ts';
+import { addRouteHook } from './route-hooks.ts';
 
 export const IDEMPOTENCY_KEY_MAX = 128;
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -42,10 +43,10 @@ export interface IdempotencyOptions {
  * answer and every replay send those same stored bytes.
  */
 export function registerIdempotency(api: FastifyInstance, options: IdempotencyOptions) {
-  api.addHook('preValidation', (request, _reply, done) => {
+  // A hook of the guarded routes only (added below): other routes never pay for it.
+  const readKey = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
     const header = request.headers['idempotency-key'];
     if (header === undefined || !GUARDED.has(request.method) || !request.key) return done();
-    if (request.routeOptions.config.idempotency === 'own') return done();
     const key = Array.isArray(header) ? header.join(', ') : header;
     if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX) {
       return done(new ValidationError({ 'Idempotency-Key': `must be 1-${IDEMPOTENCY_KEY_MAX} characters` }));
@@ -63,11 +64,13 @@ export function registerIdempotency(api: FastifyInstance, options: IdempotencyOp
       return done(err as Error);
     }
     done();
-  });
+  };
 
   api.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.some((m) => GUARDED.has(m)) || route.config?.idempotency === 'own') return;
+    // After the plugin's own preValidation hooks (the input guard of api-chain.ts), as when it was one of them.
+    addRouteHook(route, 'preValidation', readKey);
     const handler = route.handler as RouteHandlerMethod;
     const outside = route.config?.idempotency === 'outside-transaction';
     route.handler = async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {

@@ -1,17 +1,19 @@
-import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import {
-  currentRequestScope,
-  expireRequestScope,
-  newRequestScope,
-  runInRequestScope,
-  type RequestScope,
-} from '../db/request-scope.ts';
+  errorCodes,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RouteHandlerMethod,
+} from 'fastify';
+import { expireRequestScope, newRequestScope, runInRequestScope, type RequestScope } from '../db/request-scope.ts';
 
 /** A request in flight, in the order they arrived (every request has the same timeout, so also by deadline). */
 interface Entry {
   request: FastifyRequest;
   reply: FastifyReply;
-  scope: RequestScope;
+  /** Set once the handler of a request that can change data starts (registerWriteScopes). */
+  scope: RequestScope | null;
+  expired: boolean;
   deadline: number;
   prev: Entry | null;
   next: Entry | null;
@@ -22,9 +24,10 @@ type WithEntry = FastifyRequest & { [ENTRY]?: Entry };
 
 /**
  * The deadline of the whole request (REQUEST_TIMEOUT_MS: hooks, body, handler, serialising): past it the request
- * is answered 503 request_timeout and its database work is cut off (the connections it is using are reset and
- * its further queries refused, see request-scope.ts), so a request answered with an error can never commit
- * afterwards. The scope is entered again in preValidation because body parsing runs in the socket's context.
+ * is answered 503 request_timeout and, for a request that can change data, its database work is cut off (the
+ * connections it is using are reset and its further queries refused, see request-scope.ts), so a request
+ * answered with an error can never commit afterwards. A read has nothing to commit: its statements are bounded
+ * by the database timeouts, and it runs without a scope (no async context to track, see lazy-context.ts).
  *
  * Fastify's own handlerTimeout would do the answering with an AbortController, a timer and a 'close' listener per
  * request; here every request sits in one list in arrival order (all share the timeout, so the oldest expires
@@ -65,9 +68,11 @@ export function registerRequestDeadline(app: FastifyInstance, timeoutMs: number)
     arm();
   }
 
-  function expire({ request, reply, scope }: Entry) {
+  function expire(e: Entry) {
+    const { request, reply, scope } = e;
     if (reply.sent || request.raw.socket?.destroyed) return;
-    expireRequestScope(scope);
+    e.expired = true;
+    if (scope) expireRequestScope(scope);
     const err = new errorCodes.FST_ERR_HANDLER_TIMEOUT(timeoutMs, request.routeOptions.url ?? request.url);
     // A response already on its way (a stream) cannot become a 503: end it, as Fastify's handlerTimeout does.
     if (reply.raw.headersSent) reply.raw.destroy(err);
@@ -75,20 +80,21 @@ export function registerRequestDeadline(app: FastifyInstance, timeoutMs: number)
   }
 
   app.addHook('onRequest', (request, reply, done) => {
-    const scope = newRequestScope();
-    const e: Entry = { request, reply, scope, deadline: performance.now() + timeoutMs, prev: tail, next: null };
+    const e: Entry = {
+      request,
+      reply,
+      scope: null,
+      expired: false,
+      deadline: performance.now() + timeoutMs,
+      prev: tail,
+      next: null,
+    };
     if (tail) tail.next = e;
     else head = e;
     tail = e;
     (request as WithEntry)[ENTRY] = e;
     arm();
-    runInRequestScope(scope, done);
-  });
-  app.addHook('preValidation', (request, _reply, done) => {
-    const e = (request as WithEntry)[ENTRY];
-    // A request without a body is still in the scope entered at onRequest: entering it again would cost a context.
-    if (e && currentRequestScope() !== e.scope) runInRequestScope(e.scope, done);
-    else done();
+    done();
   });
   // A request whose client left before its answer stays listed until its deadline, then is dropped unanswered:
   // watching every socket for that ('close' listeners) would cost each request more than it saves.
@@ -100,5 +106,29 @@ export function registerRequestDeadline(app: FastifyInstance, timeoutMs: number)
   app.addHook('onClose', (_app, done) => {
     if (timer) clearTimeout(timer);
     done();
+  });
+}
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Runs the handler of every route of `api` that can change data in its request's scope, so its database work is
+ * cut off at the deadline. Register it after every other onRoute hook that wraps handlers (idempotency): the scope
+ * must hold the whole of the handler, the idempotency claim and its transaction included.
+ */
+export function registerWriteScopes(api: FastifyInstance) {
+  api.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((m) => WRITES.has(m))) return;
+    const handler = route.handler as RouteHandlerMethod;
+    route.handler = function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+      const e = (request as WithEntry)[ENTRY];
+      const scope = newRequestScope();
+      if (e) {
+        e.scope = scope;
+        scope.expired = e.expired;
+      }
+      return runInRequestScope(scope, () => handler.call(this, request, reply));
+    } as RouteHandlerMethod;
   });
 }

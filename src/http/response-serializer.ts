@@ -3,17 +3,19 @@ import { safeParse, type $ZodType } from 'zod/v4/core';
 import { ResponseSerializationError } from 'fastify-type-provider-zod';
 
 /**
- * Response serialisers compiled once per route and status from the zod schema: one pass over the payload that
- * checks it against the schema and writes the JSON, instead of zod's parse (a copy of the whole payload) and
- * then JSON.stringify on every response. Same output, same guarantees: response schemas are allow-lists (only
- * declared fields are written, in the schema's order, as zod's parse writes them) and a payload that does not
- * match its schema is a 500. Whenever the fast path meets something it does not accept, zod decides: its result
- * is sent, or its error raised (ResponseSerializationError, as fastify-type-provider-zod raises it). A schema
- * using anything beyond plain data (transforms, defaults, unions, refinements, loose objects...) is not
- * compiled at all and keeps zod's serialiser.
+ * Response serialisers compiled once per route and status from the zod schema into JavaScript: one pass over the
+ * payload that checks it against the schema and writes the JSON, instead of zod's parse (a copy of the whole
+ * payload) and then JSON.stringify on every response. Same output, same guarantees: response schemas are
+ * allow-lists (only declared fields are written, in the schema's order, as zod's parse writes them) and a payload
+ * that does not match its schema is a 500. Whenever the compiled code meets something it does not accept, zod
+ * decides: its result is sent, or its error raised (ResponseSerializationError, as fastify-type-provider-zod raises
+ * it). A schema using anything beyond plain data (transforms, defaults, unions, refinements, loose objects...) is
+ * not compiled at all and keeps zod's serialiser.
+ *
+ * The code is generated (new Function) rather than assembled from closures: each object schema becomes a function
+ * reading its fields by name, so the engine sees fixed property loads instead of one generic walker shared by every
+ * shape, which was most of what serialising cost.
  */
-
-type Ser = ((value: unknown) => string) & { exact(value: unknown): boolean };
 
 /** Thrown by a compiled serialiser when the payload is not what it accepts; zod then has the last word. */
 const MISMATCH = Symbol('mismatch');
@@ -39,204 +41,209 @@ interface Def {
 }
 const defOf = (schema: unknown): Def => (schema as { _zod: { def: Def } })._zod.def;
 
-function fail(): never {
-  throw MISMATCH;
-}
-
-type Test = (v: never) => boolean;
-
-function patternTest(pattern: unknown): Test | null {
-  if (!(pattern instanceof RegExp)) return null;
-  return (v: string) => {
-    pattern.lastIndex = 0;
-    return pattern.test(v);
-  };
-}
-
-function stringChecks(def: Def): Test[] | null {
-  const tests: Test[] = [];
-  if (def.format !== undefined) {
-    const t = PATTERN_FORMATS.has(def.format as string) ? patternTest(def.pattern) : null;
-    if (!t) return null;
-    tests.push(t);
-  }
-  for (const check of def.checks ?? []) {
-    const c = check._zod.def;
-    if (c.check === 'min_length') tests.push((v: string) => v.length >= (c.minimum as number));
-    else if (c.check === 'max_length') tests.push((v: string) => v.length <= (c.maximum as number));
-    else if (c.check === 'length_equals') tests.push((v: string) => v.length === (c.length as number));
-    else if (c.check === 'string_format' && PATTERN_FORMATS.has(c.format as string) && patternTest(c.pattern))
-      tests.push(patternTest(c.pattern)!);
-    else return null;
-  }
-  return tests;
-}
-
-function numberChecks(def: Def): Test[] | null {
-  const tests: Test[] = [];
-  for (const check of def.checks ?? []) {
-    const c = check._zod.def;
-    const bound = c.value as number;
-    if (c.check === 'number_format' && c.format === 'safeint') tests.push((v: number) => Number.isSafeInteger(v));
-    else if (c.check === 'greater_than') tests.push(c.inclusive ? (v: number) => v >= bound : (v: number) => v > bound);
-    else if (c.check === 'less_than') tests.push(c.inclusive ? (v: number) => v <= bound : (v: number) => v < bound);
-    else return null;
-  }
-  return tests;
-}
-
-const all = (tests: Test[], v: never) => {
-  for (const t of tests) if (!t(v)) return false;
-  return true;
+// What needs escaping in a JSON string; anything else is written between quotes as it is.
+const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
+const RUNTIME = {
+  fail(): never {
+    throw MISMATCH;
+  },
+  quote: (s: string) => (NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`),
+  isArray: Array.isArray,
+  keys: Object.keys,
+  isFinite: Number.isFinite,
+  isSafeInteger: Number.isSafeInteger,
 };
 
+/** The generated source: constants it refers to by index, and one function per object, array and record. */
+class Program {
+  readonly constants: unknown[] = [];
+  readonly functions: string[] = [];
+
+  constant(value: unknown): string {
+    this.constants.push(value);
+    return `k[${this.constants.length - 1}]`;
+  }
+
+  fn(body: string): string {
+    const name = `f${this.functions.length}`;
+    this.functions.push(`function ${name}(v) {\n${body}\n}`);
+    return name;
+  }
+}
+
+function patternTest(p: Program, pattern: unknown, x: string): string | null {
+  if (!(pattern instanceof RegExp)) return null;
+  const re = p.constant(pattern);
+  return pattern.global || pattern.sticky ? `(${re}.lastIndex = 0, ${re}.test(${x}))` : `${re}.test(${x})`;
+}
+
+/** The conditions a string must meet, as JavaScript over `x`, or null when one is not reproduced. */
+function stringConditions(p: Program, def: Def, x: string): string[] | null {
+  const conditions = [`typeof ${x} === 'string'`];
+  if (def.format !== undefined) {
+    const t = PATTERN_FORMATS.has(def.format as string) ? patternTest(p, def.pattern, x) : null;
+    if (!t) return null;
+    conditions.push(t);
+  }
+  for (const check of def.checks ?? []) {
+    const c = check._zod.def;
+    if (c.check === 'min_length') conditions.push(`${x}.length >= ${Number(c.minimum)}`);
+    else if (c.check === 'max_length') conditions.push(`${x}.length <= ${Number(c.maximum)}`);
+    else if (c.check === 'length_equals') conditions.push(`${x}.length === ${Number(c.length)}`);
+    else if (c.check === 'string_format' && PATTERN_FORMATS.has(c.format as string)) {
+      const t = patternTest(p, c.pattern, x);
+      if (!t) return null;
+      conditions.push(t);
+    } else return null;
+  }
+  return conditions;
+}
+
+function numberConditions(def: Def, x: string): string[] | null {
+  const conditions = [`typeof ${x} === 'number'`, `r.isFinite(${x})`];
+  for (const check of def.checks ?? []) {
+    const c = check._zod.def;
+    const bound = Number(c.value);
+    if (c.check === 'number_format' && c.format === 'safeint') conditions.push(`r.isSafeInteger(${x})`);
+    else if (c.check === 'greater_than') conditions.push(`${x} ${c.inclusive ? '>=' : '>'} ${bound}`);
+    else if (c.check === 'less_than') conditions.push(`${x} ${c.inclusive ? '<=' : '<'} ${bound}`);
+    else return null;
+  }
+  return conditions;
+}
+
+const when = (conditions: string[], json: string) => `(${conditions.join(' && ')} ? ${json} : r.fail())`;
+
 /**
- * A serialiser for the schema, or null when it uses anything this compiler does not reproduce exactly. Each also
- * has `exact`: true when the value is valid and JSON.stringify would write it exactly as the serialiser does (plain
- * objects holding only declared keys, in the schema's order), so the common case is one check and the engine's own
- * JSON.stringify, with no string built piece by piece.
+ * A JavaScript expression for the JSON of the value in variable `x` (read once by the caller), which calls
+ * r.fail() when the value does not match; null when the schema uses anything not reproduced exactly.
  */
-function compile(schema: unknown): Ser | null {
+function expression(p: Program, schema: unknown, x: string): string | null {
   const def = defOf(schema);
-  const leaf = (accept: (v: unknown) => boolean, write: (v: unknown) => string) =>
-    Object.assign((v: unknown) => (accept(v) ? write(v) : fail()), { exact: accept });
   switch (def.type) {
     case 'string': {
-      if (def.coerce) return null;
-      const tests = stringChecks(def);
-      if (!tests) return null;
-      return leaf((v) => typeof v === 'string' && all(tests, v as never), JSON.stringify);
+      const conditions = def.coerce ? null : stringConditions(p, def, x);
+      return conditions && when(conditions, `r.quote(${x})`);
     }
     case 'number': {
-      if (def.coerce) return null;
-      const tests = numberChecks(def);
-      if (!tests) return null;
-      return leaf((v) => typeof v === 'number' && Number.isFinite(v) && all(tests, v as never), String);
+      const conditions = def.coerce ? null : numberConditions(def, x);
+      return conditions && when(conditions, `('' + ${x})`);
     }
     case 'boolean':
-      return def.coerce ? null : leaf((v) => v === true || v === false, String);
+      return def.coerce ? null : `(${x} === true ? 'true' : ${x} === false ? 'false' : r.fail())`;
     case 'null':
-      return leaf(
-        (v) => v === null,
-        () => 'null',
-      );
+      return `(${x} === null ? 'null' : r.fail())`;
     case 'literal': {
       const values = def.values as unknown[];
-      if (!values.every((x) => typeof x === 'string' || typeof x === 'boolean' || x === null || Number.isFinite(x)))
+      if (!values.every((v) => typeof v === 'string' || typeof v === 'boolean' || v === null || Number.isFinite(v)))
         return null;
-      return leaf((v) => values.includes(v), JSON.stringify);
+      // A JSON literal is also a JavaScript one.
+      return values.reduceRight<string>(
+        (rest, v) => `(${x} === ${JSON.stringify(v)} ? ${JSON.stringify(JSON.stringify(v))} : ${rest})`,
+        'r.fail()',
+      );
     }
     case 'enum': {
       const values = Object.values(def.entries as Record<string, unknown>);
-      if (!values.every((x) => typeof x === 'string')) return null;
-      const allowed = new Set<unknown>(values);
-      return leaf((v) => allowed.has(v), JSON.stringify);
+      if (!values.every((v) => typeof v === 'string')) return null;
+      const json = p.constant(new Map(values.map((v) => [v, JSON.stringify(v)])));
+      return `(${json}.get(${x}) ?? r.fail())`;
     }
     case 'nullable': {
-      const inner = compile(def.innerType);
-      if (!inner) return null;
-      return Object.assign((v: unknown) => (v === null ? 'null' : inner(v)), {
-        exact: (v: unknown) => v === null || inner.exact(v),
-      });
+      const inner = expression(p, def.innerType, x);
+      return inner && `(${x} === null ? 'null' : ${inner})`;
     }
     case 'array': {
-      if (def.checks?.length) return null;
-      const element = defOf(def.element).type === 'optional' ? null : compile(def.element);
-      if (!element) return null;
-      const ser = (v: unknown) => {
-        if (!Array.isArray(v)) fail();
-        let out = '[';
-        for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + element(v[i]);
-        return out + ']';
-      };
-      const exact = (v: unknown) => {
-        if (!Array.isArray(v) || Object.getPrototypeOf(v) !== Array.prototype) return false;
-        for (let i = 0; i < v.length; i++) if (!element.exact(v[i])) return false;
-        return true;
-      };
-      return Object.assign(ser, { exact });
+      const name = arrayFunction(p, def);
+      return name && `${name}(${x})`;
     }
     case 'record': {
-      const key = defOf(def.keyType);
-      if (key.type !== 'string' || key.checks?.length || key.format !== undefined || def.checks?.length) return null;
-      const value = defOf(def.valueType).type === 'optional' ? null : compile(def.valueType);
-      if (!value) return null;
-      const ser = (v: unknown) => {
-        if (typeof v !== 'object' || v === null || Array.isArray(v)) fail();
-        let out = '{';
-        let first = true;
-        for (const k of Object.keys(v)) {
-          if (k === '__proto__') continue;
-          out += (first ? '' : ',') + JSON.stringify(k) + ':' + value((v as Record<string, unknown>)[k]);
-          first = false;
-        }
-        return out + '}';
-      };
-      const exact = (v: unknown) => {
-        if (!isPlainObject(v)) return false;
-        for (const k of Object.keys(v)) if (k === '__proto__' || !value.exact(v[k])) return false;
-        return true;
-      };
-      return Object.assign(ser, { exact });
+      const name = recordFunction(p, def);
+      return name && `${name}(${x})`;
     }
-    case 'object':
-      return compileObject(def);
+    case 'object': {
+      const name = objectFunction(p, def);
+      return name && `${name}(${x})`;
+    }
     default:
       return null;
   }
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null) return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
+function arrayFunction(p: Program, def: Def): string | null {
+  if (def.checks?.length || defOf(def.element).type === 'optional') return null;
+  const element = expression(p, def.element, 'x');
+  return (
+    element &&
+    p.fn(
+      `  if (!r.isArray(v)) r.fail();
+  let out = '[';
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    out += (i === 0 ? '' : ',') + ${element};
+  }
+  return out + ']';`,
+    )
+  );
 }
 
-function compileObject(def: Def): Ser | null {
+function recordFunction(p: Program, def: Def): string | null {
+  const key = defOf(def.keyType);
+  if (key.type !== 'string' || key.checks?.length || key.format !== undefined || def.checks?.length) return null;
+  if (defOf(def.valueType).type === 'optional') return null;
+  const value = expression(p, def.valueType, 'x');
+  return (
+    value &&
+    p.fn(
+      `  if (typeof v !== 'object' || v === null || r.isArray(v)) r.fail();
+  let out = '{';
+  let first = true;
+  for (const k of r.keys(v)) {
+    if (k === '__proto__') continue;
+    const x = v[k];
+    out += (first ? '' : ',') + r.quote(k) + ':' + ${value};
+    first = false;
+  }
+  return out + '}';`,
+    )
+  );
+}
+
+function objectFunction(p: Program, def: Def): string | null {
   if (def.catchall !== undefined || def.checks?.length) return null;
-  const fields: { key: string; prefix: string; optional: boolean; ser: Ser }[] = [];
+  const lines: string[] = [];
+  // Until a required field is written the comma depends on what came before (variable c); after it, it is fixed.
+  let commaKnown = false;
+  let i = 0;
   for (const [key, field] of Object.entries(def.shape as Record<string, unknown>)) {
     const fieldDef = defOf(field);
     const optional = fieldDef.type === 'optional';
-    const ser = compile(optional ? fieldDef.innerType : field);
-    if (!ser) return null;
-    fields.push({ key, prefix: JSON.stringify(key) + ':', optional, ser });
+    const x = `x${i++}`;
+    const json = expression(p, optional ? fieldDef.innerType : field, x);
+    if (!json) return null;
+    const name = JSON.stringify(JSON.stringify(key) + ':');
+    lines.push(`  const ${x} = v[${JSON.stringify(key)}];`);
+    const write = commaKnown ? `out += ',' + ${name} + ${json};` : `out += c + ${name} + ${json}; c = ',';`;
+    lines.push(optional ? `  if (${x} !== undefined) { ${write} }` : `  ${write}`);
+    if (!optional) commaKnown = true;
   }
-  const ser = (v: unknown) => {
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) fail();
-    let out = '{';
-    let first = true;
-    for (const f of fields) {
-      const x = (v as Record<string, unknown>)[f.key];
-      if (x === undefined) {
-        if (f.optional) continue;
-        fail();
-      }
-      out += (first ? f.prefix : ',' + f.prefix) + f.ser(x);
-      first = false;
-    }
-    return out + '}';
-  };
-  // The object's own keys must be declared fields, in the schema's order; a field left out must be optional, and an
-  // optional one present as undefined is left out by both writers.
-  const exact = (v: unknown) => {
-    if (!isPlainObject(v)) return false;
-    let i = 0;
-    for (const k in v) {
-      if (!Object.hasOwn(v, k)) return false;
-      while (i < fields.length && fields[i].key !== k) {
-        if (!fields[i].optional) return false;
-        i++;
-      }
-      if (i === fields.length) return false;
-      const x = v[k];
-      if (!(x === undefined ? fields[i].optional : fields[i].ser.exact(x))) return false;
-      i++;
-    }
-    for (; i < fields.length; i++) if (!fields[i].optional) return false;
-    return true;
-  };
-  return Object.assign(ser, { exact });
+  return p.fn(
+    `  if (typeof v !== 'object' || v === null || r.isArray(v)) r.fail();
+  let out = '{';
+  let c = '';
+${lines.join('\n')}
+  return out + '}';`,
+  );
+}
+
+type Writer = (value: unknown) => string;
+
+function compile(schema: unknown): Writer | null {
+  const p = new Program();
+  const root = expression(p, schema, 'v');
+  if (!root) return null;
+  const source = `${p.functions.join('\n')}\nreturn function serialise(v) { return ${root}; };`;
+  return new Function('k', 'r', source)(p.constants, RUNTIME) as Writer;
 }
 
 function resolve(schema: unknown): $ZodType {
@@ -265,7 +272,7 @@ export function createSerializerCompiler(options: { verify?: boolean } = {}): Fa
     return (data: unknown) => {
       let out: string;
       try {
-        out = fast.exact(data) ? JSON.stringify(data) : fast(data);
+        out = fast(data);
       } catch (err) {
         if (err !== MISMATCH) throw err;
         return viaZod(schema, method, url, data);

@@ -1,14 +1,12 @@
-import pino from 'pino';
-import type { FastifyBaseLogger } from 'fastify';
 import { ConfigError, loadProxyConfig } from '../config.ts';
-import { loggerOptions } from '../logger.ts';
+import { createLogger } from '../logger.ts';
 import { startProxy } from './proxy.ts';
 import { exitOnSignals } from '../core/shutdown.ts';
 
 // Entry point of the load balancer in front of the replicas: `node dist/proxy/main.js` (see proxy.ts).
 async function main() {
   const config = loadProxyConfig();
-  const log = pino(loggerOptions(config.logLevel) as pino.LoggerOptions) as unknown as FastifyBaseLogger;
+  const log = createLogger(config.logLevel);
   const proxy = await startProxy(config, log);
   exitOnSignals(log, config.shutdownTimeoutMs, [['proxyMs', () => proxy.close()]]);
 }

@@ -38,6 +38,28 @@ describe('CORS (spec rule 7)', () => {
     expect(res.headers['access-control-max-age']).toBe('86400');
   });
 
+  it('refuses an OPTIONS that is not a preflight, and still answers it with the CORS headers', async () => {
+    for (const headers of [
+      {},
+      { origin: 'https://dashboard.example.com' },
+      { 'access-control-request-method': 'GET' },
+    ]) {
+      const res = await t.app.inject({ method: 'OPTIONS', url: '/api/v1/assets', headers });
+      expect(res.statusCode).toBe(400);
+      expect(res.body).toBe('Invalid Preflight Request');
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(res.headers['access-control-allow-methods']).toBeUndefined();
+    }
+    // A preflight to a path no route has is answered all the same: the browser asks before it knows.
+    const unknown = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/no/such/path',
+      headers: { origin: 'https://x.example', 'access-control-request-method': 'GET' },
+    });
+    expect(unknown.statusCode).toBe(204);
+    expect(unknown.headers['content-length']).toBe('0');
+  });
+
   it('exposes the rate-limit headers and Retry-After on actual responses', async () => {
     const res = await t.api.get('/api/v1/me', acme.key, { origin: 'https://x.example' });
     expect(res.headers['access-control-allow-origin']).toBe('*');

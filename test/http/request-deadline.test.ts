@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
 import { holdWrite } from '../helpers/hold.ts';
+import { requestScopesTracked } from '../../src/db/request-scope.ts';
 
 /**
  * A request whose deadline passes while its database work waits (here behind another transaction's table lock;
@@ -65,5 +66,20 @@ describe('the request deadline', () => {
     const next = await t.api.post('/api/v1/work-orders', acme.key, { title: 'on-time order' });
     expect(next.statusCode).toBe(201);
     expect(next.json().number).toBe(1); // the late one took no number
+  });
+});
+
+describe('the scope of a request', () => {
+  it('is made for requests that can change data only: reads never switch async context tracking on', async () => {
+    await new Promise((r) => setTimeout(r, 1_200)); // the writes above are more than a second old
+    expect(requestScopesTracked()).toBe(false);
+    expect((await t.api.get('/api/v1/assets', acme.key)).statusCode).toBe(200);
+    expect((await t.api.get('/api/v1/me', acme.key)).statusCode).toBe(200);
+    expect(requestScopesTracked()).toBe(false);
+    const created = await t.api.post('/api/v1/assets', acme.key, { nickname: 'scoped', assetClass: 'trailer' });
+    expect(created.statusCode).toBe(201);
+    expect(requestScopesTracked()).toBe(true);
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(requestScopesTracked()).toBe(false);
   });
 });

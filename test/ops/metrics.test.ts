@@ -30,9 +30,31 @@ describe('GET /metrics', () => {
       /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/v1\/assets",status="200"\}/,
     );
     expect(text).toMatch(/rate_limit_rejections_total 1/);
+    expect(text).toMatch(
+      /http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/assets",status="200"\} 1/,
+    );
+    expect(text).toMatch(
+      /http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/api\/v1\/assets",status="429"\} 1/,
+    );
     expect(text).toMatch(/webhook_queue_depth \d+/);
     expect(text).toMatch(/webhook_oldest_due_age_seconds \d+/);
     expect(text).toContain('process_cpu_user_seconds_total');
+  });
+
+  it('records requests no route matched as unmatched, and HEAD apart from GET', async () => {
+    await t.app.inject({ method: 'GET', url: '/no/such/path?x=1' });
+    await t.app.inject({ method: 'HEAD', url: '/api/v1/health/live' });
+    await t.app.inject({ method: 'GET', url: '/api/v1/health/live' });
+    await t.app.inject({ method: 'GET', url: '/api/v1/health/live' });
+    const text = (await t.api.get('/metrics', TOKEN)).body;
+    expect(text).toMatch(/http_requests_total\{method="GET",route="unmatched",status="404"\} 1/);
+    expect(text).toMatch(/http_requests_total\{method="HEAD",route="\/api\/v1\/health\/live",status="200"\} 1/);
+    expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/v1\/health\/live",status="200"\} 2/);
+    // The sum of a histogram is the sum of the observed seconds: small, positive.
+    const sum =
+      /http_request_duration_seconds_sum\{method="GET",route="\/api\/v1\/health\/live",status="200"\} (\S+)/.exec(text);
+    expect(Number(sum?.[1])).toBeGreaterThan(0);
+    expect(Number(sum?.[1])).toBeLessThan(5);
   });
 
   it('counts webhook delivery outcomes and shows the queue', async () => {

@@ -3,6 +3,49 @@ import type { ServiceDeps } from '../../service-deps.ts';
 
 const PING_TIMEOUT_MS = 2_000;
 
+type MeParts = {
+  organization: { id: string; name: string; slug: string; createdAt: string };
+  apiKey: {
+    id: string;
+    label: string;
+    scopes: AuthenticatedKey['scopes'];
+    createdAt: string;
+    expiresAt: string | null;
+    createdBy: { id: string; name: string | null; email: string } | null;
+  };
+};
+
+/**
+ * What GET /me answers apart from lastUsedAt, made once per cached key (the authenticator hands out the same key
+ * object for its TTL) rather than formatting the same dates on every call.
+ */
+const fixedParts = new WeakMap<AuthenticatedKey, MeParts>();
+function fixedPartsOf(key: AuthenticatedKey): MeParts {
+  let parts = fixedParts.get(key);
+  if (!parts) {
+    parts = {
+      organization: { ...key.org, createdAt: key.org.createdAt.toISOString() },
+      apiKey: {
+        id: key.keyId,
+        label: key.label,
+        scopes: key.scopes,
+        createdAt: key.createdAt.toISOString(),
+        expiresAt: key.expiresAt?.toISOString() ?? null,
+        createdBy: key.creator ? { id: key.creator.id, name: key.creator.name, email: key.creator.email } : null,
+      },
+    };
+    fixedParts.set(key, parts);
+  }
+  return parts;
+}
+
+// Requests within one millisecond share their lastUsedAt: formatted once.
+let lastIso = { ms: NaN, iso: '' };
+function isoOf(ms: number): string {
+  if (lastIso.ms !== ms) lastIso = { ms, iso: new Date(ms).toISOString() };
+  return lastIso.iso;
+}
+
 export function createMetaService({ db, auth }: Pick<ServiceDeps, 'db' | 'auth'>) {
   return {
     /** Pings the database; a hung connection counts as unhealthy after PING_TIMEOUT_MS. */
@@ -23,18 +66,12 @@ export function createMetaService({ db, auth }: Pick<ServiceDeps, 'db' | 'auth'>
     },
 
     me(key: AuthenticatedKey) {
+      const fixed = fixedPartsOf(key);
+      const lastUsed = auth.lastUsedAt(key);
       return {
         ok: true as const,
-        organization: { ...key.org, createdAt: key.org.createdAt.toISOString() },
-        apiKey: {
-          id: key.keyId,
-          label: key.label,
-          scopes: key.scopes,
-          createdAt: key.createdAt.toISOString(),
-          lastUsedAt: auth.lastUsedAt(key)?.toISOString() ?? null,
-          expiresAt: key.expiresAt?.toISOString() ?? null,
-          createdBy: key.creator ? { id: key.creator.id, name: key.creator.name, email: key.creator.email } : null,
-        },
+        organization: fixed.organization,
+        apiKey: { ...fixed.apiKey, lastUsedAt: lastUsed && isoOf(lastUsed.getTime()) },
       };
     },
 

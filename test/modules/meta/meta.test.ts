@@ -97,6 +97,12 @@ describe('health probes keep the log quiet', () => {
       [30, 'incoming request'],
       [30, 'request completed'],
     ]);
+    const reqId = version.headers['x-request-id'];
+    expect(loud.logs[0]).toMatchObject({
+      reqId,
+      req: { method: 'GET', url: '/api/v1/version', host: 'localhost:80', remoteAddress: '127.0.0.1' },
+    });
+    expect(loud.logs[1]).toMatchObject({ reqId, res: { statusCode: 200 }, responseTime: expect.any(Number) });
   });
 
   it('a failing probe logs at warn, with its request id', async () => {
