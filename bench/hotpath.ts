@@ -266,7 +266,8 @@ try {
     const b = (f: (l: Load) => number) => median(p.base.map(f));
     return `| ${p.name} | ${fmt(a((l) => l.rps))} req/s, ${a((l) => l.cpuPerReqMs).toFixed(3)} ms CPU/req | ${fmt(b((l) => l.rps))} req/s, ${b((l) => l.cpuPerReqMs).toFixed(3)} ms CPU/req | **${median(ratios).toFixed(2)}x** (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}) | ${(b((l) => l.cpuPerReqMs) / a((l) => l.cpuPerReqMs)).toFixed(2)}x |`;
   };
-  const non2xx = [me, assets, post].flatMap((p) => [...p.api, ...p.base]).reduce((n, l) => n + l.non2xx, 0);
+  const failures = (side: 'api' | 'base') =>
+    [me, assets, post].flatMap((p) => p[side]).reduce((n, l) => n + l.non2xx, 0);
   console.log(
     `\nPostgreSQL, ${fmt(ASSETS)} assets; medians of ${ROUNDS} alternating ${DURATION} s rounds (ratio per round, then the median);`,
   );
@@ -284,7 +285,7 @@ try {
   console.log(
     `| Start-up to first healthy answer (median of ${START_ROUNDS}) | ${fmt(start.api)} ms (CPU ${fmt(start.apiCpu)} ms) | bare Fastify: ${fmt(start.bare)} ms | | |`,
   );
-  console.log(`\nnon-2xx or errors: ${non2xx}`);
+  console.log(`\nnon-2xx or errors: API ${failures('api')}, baselines ${failures('base')}`);
   if (prof.length) {
     console.log(`\nCPU profile of the API, ${PROFILE_SEC} s of list + /me (self time, top entries):\n`);
     for (const line of prof) console.log(line);
