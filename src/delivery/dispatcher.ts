@@ -17,10 +17,12 @@ export type AttemptOutcome = Outcome | 'SKIPPED_CIRCUIT_OPEN';
 
 /**
  * A busy subscription may have up to this many times its share claimed (the rest wait in memory, leased, and
- * go out the moment one of its sends ends), and is refilled once half a share is left: one claim per several
- * deliveries instead of one per delivery. Only idle capacity of the process is used for this.
+ * go out the moment one of its sends ends), refilled before they run out, so a claim's round trip overlaps its
+ * sends instead of draining them: a receiver answering within a millisecond empties a share of 8 as fast as a
+ * claim comes back. Waiting rows count against WEBHOOK_CONCURRENCY only up to the subscription's share (see
+ * freeSlots): they can only ever take that subscription's own slots, so they never keep another one waiting.
  */
-const PREFETCH = 3;
+const PREFETCH = 8;
 
 export interface DispatchSummary {
   claimed: number;
@@ -77,7 +79,6 @@ export function createDispatcher({
   const saturated = new Set<string>();
   /** Claimed rows waiting for a slot of their subscription's share (continuous mode). */
   const queued = new Map<string, ClaimedDelivery[]>();
-  let queuedCount = 0;
   let cursor = '';
   let stopped = false;
   const queuedOf = (id: string) => queued.get(id)?.length ?? 0;
@@ -176,7 +177,6 @@ export function createDispatcher({
     const rows = queued.get(subscriptionId);
     if (!rows) return;
     queued.delete(subscriptionId);
-    queuedCount -= rows.length;
     await claims.release(rows.map((r) => r.id)).catch((err: unknown) => {
       log.warn({ err }, 'could not release webhook claims; they are attempted when their lease runs out');
     });
@@ -191,7 +191,6 @@ export function createDispatcher({
     const rows = queued.get(row.subscriptionId) ?? [];
     rows.push(row);
     queued.set(row.subscriptionId, rows);
-    queuedCount++;
   }
 
   /** A slot of the subscription is free: its next waiting row goes out without a round trip. */
@@ -202,7 +201,6 @@ export function createDispatcher({
     if (breakers.stateOf(subscriptionId) !== 'closed')
       return void releaseQueued(subscriptionId).then(hooks.onBreakerOpen);
     const row = rows.shift()!;
-    queuedCount--;
     if (rows.length === 0) queued.delete(subscriptionId);
     void launch(row);
   }
@@ -221,9 +219,11 @@ export function createDispatcher({
       if (left > 0) perSubscription.set(row.subscriptionId, left);
       else perSubscription.delete(row.subscriptionId);
       next(row.subscriptionId);
-      // Refill a busy subscription once half a share is left waiting, not on every send.
+      // Refill a busy subscription once half its prefetch is free: a claim then brings half of it at once, and
+      // the rows still waiting keep its share busy for that claim's round trip.
       hooks.onSlotFreed(
-        saturated.has(row.subscriptionId) && queuedOf(row.subscriptionId) <= subscriptionConcurrency / 2,
+        saturated.has(row.subscriptionId) &&
+          queuedOf(row.subscriptionId) <= subscriptionConcurrency * (PREFETCH / 2 - 1),
       );
     };
     const task = deliver(row, abort, free)
@@ -262,8 +262,18 @@ export function createDispatcher({
     get inFlight() {
       return inFlight.size;
     },
+    /**
+     * Capacity left for claiming. A subscription uses at most its share of it, whether its rows are being sent or
+     * waiting: its waiting rows can only ever take its own slots, so they never keep another subscription's rows
+     * from being claimed and sent.
+     */
     get freeSlots() {
-      return stopped ? 0 : concurrency - inFlight.size - queuedCount;
+      if (stopped) return 0;
+      let used = 0;
+      for (const [id, n] of perSubscription) used += Math.min(subscriptionConcurrency, n + queuedOf(id));
+      for (const [id, rows] of queued)
+        if (!perSubscription.has(id)) used += Math.min(subscriptionConcurrency, rows.length);
+      return concurrency - used;
     },
     leaseSec,
     skipUnsent,
@@ -310,7 +320,6 @@ export function createDispatcher({
       stopped = true;
       const aborted = [...inFlight.keys(), ...[...queued.values()].flat().map((r) => r.id)];
       queued.clear();
-      queuedCount = 0;
       for (const { abort } of inFlight.values()) abort.abort();
       await Promise.allSettled([...running]);
       await writer.flush();

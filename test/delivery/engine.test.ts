@@ -83,6 +83,32 @@ describe('head-of-line isolation', () => {
       receiver.respond = () => ({});
     }
   });
+
+  it("keeps a hanging receiver's claimed backlog from taking another tenant's capacity", async () => {
+    // Half the process's senders are the hanging subscription's share; the rows it has claimed ahead and that
+    // wait behind its hung sends must not count against the other half.
+    const t = await running({
+      WEBHOOK_CONCURRENCY: '4',
+      WEBHOOK_SUBSCRIPTION_CONCURRENCY: '2',
+      WEBHOOK_TIMEOUT_MS: '8000',
+    });
+    const [hanging, healthy] = [await t.tenant('Hangs ahead'), await t.tenant('Healthy beside')];
+    await subscribe(t, hanging, `${receiver.origin}/cap-hang`);
+    await subscribe(t, healthy, `${receiver.origin}/cap-ok`);
+    receiver.respond = (req) => (req.path === '/cap-hang' ? { delayMs: 10_000 } : {});
+    try {
+      await emitTools(t, hanging.orgId, 40, 'hang');
+      await eventually(() => hits('/cap-hang').length === 2, 3_000);
+      await sleep(200); // its claims ahead have landed
+      const started = Date.now();
+      await emitTools(t, healthy.orgId, 5, 'ok');
+      await eventually(() => hits('/cap-ok').length === 5, 5_000);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(hits('/cap-hang')).toHaveLength(2);
+    } finally {
+      receiver.respond = () => ({});
+    }
+  });
 });
 
 describe('fairness between busy subscriptions', () => {
