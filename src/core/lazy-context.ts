@@ -52,9 +52,10 @@ export function createLazyContext<T>(idleMs = 1_000) {
         release();
         throw err;
       }
-      if (result instanceof Promise) {
-        result.then(release, release);
-      } else release();
+      // A thenable (a promise, or Fastify's reply) holds the context until it settles.
+      const then = (result as { then?: unknown } | null | undefined)?.then;
+      if (typeof then === 'function') then.call(result, release, release);
+      else release();
       return result;
     },
     current: (): T | undefined => storage.getStore(),

@@ -51,6 +51,18 @@ describe('a context tracked only while in use', () => {
     expect(ctx.tracking()).toBe(true);
   });
 
+  it('holds on while a thenable that is not a promise (a Fastify reply) is unsettled', async () => {
+    const ctx = createLazyContext<number>(10);
+    let settle!: () => void;
+    const thenable = { then: (done: () => void) => (settle = done) };
+    expect(ctx.run(1, () => thenable)).toBe(thenable);
+    await sleep(50);
+    expect(ctx.tracking()).toBe(true);
+    settle();
+    await sleep(50);
+    expect(ctx.tracking()).toBe(false);
+  });
+
   it('counts work that throws, synchronously or not, as finished', async () => {
     const ctx = createLazyContext<number>(10);
     expect(() =>
