@@ -65,7 +65,14 @@ describe('admin secrets rotate-key', () => {
     // Two instances holding k2 (which encrypts) and k1, dispatching continuously. On PostgreSQL the second
     // one has a pool of its own, as another process would.
     second = t.db.url ? await openDatabase({ databaseUrl: t.db.url, dataDir: 'unused', poolSize: 4 }) : undefined;
-    const env = { SECRETS_ENCRYPTION_KEYS: `${K2},${K1}`, WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_POLL_MS: '50' };
+    // One row at a time per instance: a claim that comes back first cannot take every due row (they trickle in
+    // here), so both instances deliver whichever is woken first.
+    const env = {
+      SECRETS_ENCRYPTION_KEYS: `${K2},${K1}`,
+      WEBHOOK_CA_FILE: receiver.caFile,
+      WEBHOOK_POLL_MS: '50',
+      WEBHOOK_CONCURRENCY: '1',
+    };
     const one = await appOn(t.db, { ...env, INSTANCE_ID: 'one' });
     const two = await appOn(second ?? t.db, { ...env, INSTANCE_ID: 'two' });
     await one.deps.delivery.start();
