@@ -22,8 +22,8 @@ interface Value {
 /**
  * `http_requests_total` and `http_request_duration_seconds`, counted in plain arrays on the request path and turned
  * into prom-client's shape only when scraped. prom-client's labelled children validate and hash their label set on
- * every observation (a few microseconds a request for two metrics); here a response costs a map lookup by a key
- * the route table bounds, a bucket search and three additions. The exposition is the same as prom-client's
+ * every observation (a few microseconds a request for two metrics); here a response costs its route's series
+ * looked up by status in an array, a bucket search and three additions. The exposition is the same as prom-client's
  * Counter and Histogram would write.
  */
 export function registerHttpMetrics(app: FastifyInstance, registry: Registry) {
