@@ -6,9 +6,7 @@ import type { AuthenticatedKey, RateLimitState, Scope } from '../core/context.ts
 import { ApiError, ValidationError } from '../core/errors.ts';
 import { findInputProblem, textProblem } from '../core/input-guard.ts';
 import type { PreAuthLimiter } from './pre-auth-limit.ts';
-import { addRouteHook } from './route-hooks.ts';
-
-const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+import { addRouteHook, WRITE_METHODS } from './route-hooks.ts';
 
 /** What the chain checks for one route, fixed when the route is added. */
 interface RouteRule {

@@ -6,6 +6,7 @@ import {
   type RouteHandlerMethod,
 } from 'fastify';
 import { expireRequestScope, newRequestScope, runInRequestScope, type RequestScope } from '../db/request-scope.ts';
+import { WRITE_METHODS } from './route-hooks.ts';
 
 /** A request in flight, in the order they arrived (every request has the same timeout, so also by deadline). */
 interface Entry {
@@ -109,8 +110,6 @@ export function registerRequestDeadline(app: FastifyInstance, timeoutMs: number)
   });
 }
 
-const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
 /**
  * Runs the handler of every route of `api` that can change data in its request's scope, so its database work is
  * cut off at the deadline. Register it after every other onRoute hook that wraps handlers (idempotency): the scope
@@ -119,7 +118,7 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export function registerWriteScopes(api: FastifyInstance) {
   api.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.some((m) => WRITES.has(m))) return;
+    if (!methods.some((m) => WRITE_METHODS.has(m))) return;
     const handler = route.handler as RouteHandlerMethod;
     route.handler = function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
       const e = (request as WithEntry)[ENTRY];

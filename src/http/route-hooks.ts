@@ -1,5 +1,8 @@
 import type { RouteOptions } from 'fastify';
 
+/** The methods that can change data: a route of one of them may write, so it gets what a write needs. */
+export const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 type HookName = 'onRequest' | 'preValidation' | 'onResponse';
 
 /**
