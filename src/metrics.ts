@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from './db/database.ts';
-import { registerHttpMetrics } from './http-metrics.ts';
+import { registerHttpMetrics } from './http/request-metrics.ts';
 
 /**
  * Prometheus metrics of one process, on their own registry (several apps can live in one test process).
