@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Breakers } from './breaker.ts';
@@ -31,11 +32,6 @@ export interface DispatchSummary {
   abandoned: number;
   /** Attempts recorded without a send because the subscription's breaker is open (included in failed/abandoned). */
   skipped: number;
-}
-
-interface InFlight {
-  row: ClaimedDelivery;
-  abort: AbortController;
 }
 
 /**
@@ -73,7 +69,12 @@ export function createDispatcher({
 }) {
   const { batchSize, concurrency, subscriptionConcurrency, retryScheduleSec, leaseSec } = config.webhooks;
   const writer = createOutcomeWriter(claims, log);
-  const inFlight = new Map<string, InFlight>();
+  /** Rows being sent, by id. */
+  const inFlight = new Map<string, ClaimedDelivery>();
+  // One signal for every send: only shutdown aborts a send, and it aborts them all. Each send listens to it
+  // while it runs, up to WEBHOOK_CONCURRENCY listeners at once: no listener limit to warn about.
+  const shutdown = new AbortController();
+  setMaxListeners(0, shutdown.signal);
   const perSubscription = new Map<string, number>();
   const running = new Set<Promise<Outcome | null>>();
   const saturated = new Set<string>();
@@ -113,7 +114,7 @@ export function createDispatcher({
     return retryInSec === undefined ? { outcome: 'ABANDONED', retryInSec: null } : { outcome: 'FAILED', retryInSec };
   }
 
-  async function deliver(row: ClaimedDelivery, abort: AbortController, sent: () => void): Promise<Outcome | null> {
+  async function deliver(row: ClaimedDelivery, sent: () => void): Promise<Outcome | null> {
     const now = clock.now();
     const secrets = signingSecrets(row, now);
     // A row that cannot be signed (its secret's key is missing) is not sent: the attempt is recorded with the
@@ -128,7 +129,7 @@ export function createDispatcher({
         : null;
     if (signed) breakers.started(row.subscriptionId);
     const result: SendResult = signed
-      ? await sender.send(row.url, signed.body, signed.headers, abort.signal)
+      ? await sender.send(row.url, signed.body, signed.headers, shutdown.signal)
       : { ok: false, status: null, bodyPrefix: null, error: (secrets as { error: string }).error, durationMs: 0 };
     if (!result.aborted) sent(); // the slot is free while the outcome waits for its batched write
     if (result.aborted) {
@@ -207,8 +208,7 @@ export function createDispatcher({
 
   /** Starts one send; its slot is free again as soon as the receiver has answered (or not). */
   function launch(row: ClaimedDelivery): Promise<Outcome | null> {
-    const abort = new AbortController();
-    inFlight.set(row.id, { row, abort });
+    inFlight.set(row.id, row);
     perSubscription.set(row.subscriptionId, (perSubscription.get(row.subscriptionId) ?? 0) + 1);
     let freed = false;
     const free = () => {
@@ -226,7 +226,7 @@ export function createDispatcher({
           queuedOf(row.subscriptionId) <= subscriptionConcurrency * (PREFETCH / 2 - 1),
       );
     };
-    const task = deliver(row, abort, free)
+    const task = deliver(row, free)
       .catch((err: unknown) => {
         log.error({ err, deliveryId: row.id }, 'webhook delivery crashed; retried when its lease runs out');
         return null;
@@ -320,7 +320,7 @@ export function createDispatcher({
       stopped = true;
       const aborted = [...inFlight.keys(), ...[...queued.values()].flat().map((r) => r.id)];
       queued.clear();
-      for (const { abort } of inFlight.values()) abort.abort();
+      shutdown.abort();
       await Promise.allSettled([...running]);
       await writer.flush();
       const released = await claims.release(aborted).catch((err: unknown) => {
