@@ -48,6 +48,19 @@ export interface RecordedOutcome {
  * Claim parameters: $1 round-robin start, $2 caps (json), $3 rows per subscription, $4 blocked (json), $5 limit,
  * $6 lease seconds, $7 instance id.
  */
+/**
+ * A subscription's due rows, oldest first: the claim's and skipUnsent's reading of the queue. Its conditions are
+ * the predicate of webhook_deliveries_queue_idx (migration 20261127100000) and its order the index's, so the index
+ * answers it, read in order, whatever the statistics; change them together. `subscription` is a column reference.
+ */
+const dueRowsOf = (subscription: string) => `
+      SELECT d.id FROM webhook_deliveries d
+      WHERE d."subscriptionId" = ${subscription}
+        AND d."nextAttemptAt" <= now()
+        AND d.status IN ('PENDING', 'FAILED')
+        AND (d."leaseUntil" IS NULL OR d."leaseUntil" < now())
+      ORDER BY d."nextAttemptAt"`;
+
 const CLAIM_SQL = `
   WITH subs AS (
     (SELECT s.id FROM webhook_subscriptions s WHERE s.active AND s.id > $1::text ORDER BY s.id)
@@ -57,13 +70,7 @@ const CLAIM_SQL = `
     SELECT due.id
     FROM subs
     LEFT JOIN json_to_recordset($2::json) AS cap(id text, n int) ON cap.id = subs.id
-    CROSS JOIN LATERAL (
-      SELECT d.id FROM webhook_deliveries d
-      WHERE d."subscriptionId" = subs.id
-        AND d."nextAttemptAt" <= now()
-        AND d.status IN ('PENDING', 'FAILED')
-        AND (d."leaseUntil" IS NULL OR d."leaseUntil" < now())
-      ORDER BY d."nextAttemptAt"
+    CROSS JOIN LATERAL (${dueRowsOf('subs.id')}
       LIMIT COALESCE(cap.n, $3::int)
       FOR UPDATE OF d SKIP LOCKED
     ) due
@@ -154,13 +161,7 @@ export function createClaims(db: Database, instanceId: string, leaseSec: number)
           SELECT picked.id, r.err
           FROM json_to_recordset(${subs}::json) AS r(id text, err text)
           JOIN webhook_subscriptions s ON s.id = r.id AND s.active
-          CROSS JOIN LATERAL (
-            SELECT d.id FROM webhook_deliveries d
-            WHERE d."subscriptionId" = r.id
-              AND d."nextAttemptAt" <= now()
-              AND d.status IN ('PENDING', 'FAILED')
-              AND (d."leaseUntil" IS NULL OR d."leaseUntil" < now())
-            ORDER BY d."nextAttemptAt"
+          CROSS JOIN LATERAL (${Prisma.raw(dueRowsOf('r.id'))}
             LIMIT ${perSubscription}
             FOR UPDATE OF d SKIP LOCKED
           ) picked
