@@ -142,7 +142,8 @@ describe('timeouts and cancellation', () => {
     });
     const err = await client.meta.getVersion().catch((e) => e);
     expect(err).toBeInstanceOf(FleetTimeoutError);
-    expect(requests).toBe(2);
+    // On a loaded machine the server may parse the second request after the client has already given up on it.
+    await vi.waitFor(() => expect(requests).toBe(2), { timeout: 2_000 });
   });
 
   it('stops at once when the caller aborts', async () => {
