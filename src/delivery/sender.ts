@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
+import { lazyModule } from '../core/lazy-module.ts';
 import { guardedLookup, hostOf, isPrivateAddress, type LookupAll } from './url-guard.ts';
 
 export interface SendResult {
@@ -28,32 +29,35 @@ export interface WebhookSenderOptions {
 
 const BODY_PREFIX_BYTES = 2048;
 
+// undici costs ~130 ms of start-up to load: a process loads it when it first sends (a receiver waits for the
+// send, nobody waits for that process's first healthy answer).
+const undici = lazyModule<typeof import('undici')>('undici');
+
 /**
  * POSTs signed webhook bodies. Every connection goes through an Agent whose DNS lookup refuses non-public
  * addresses (unless private networks are allowed), redirects are never followed (a 3xx is a failure), and
  * the whole exchange, body included, is bounded by the timeout.
  */
 export function createWebhookSender(options: WebhookSenderOptions) {
-  const agent = new Agent({
-    connect: {
-      timeout: options.timeoutMs,
-      ...(options.allowPrivateNetworks ? {} : { lookup: guardedLookup(options.resolveAll) }),
-      // Built once: a `ca` list here would be parsed again for every new connection (the system store is
-      // ~150 certificates).
-      ...(options.caFile
-        ? {
-            secureContext: tls.createSecureContext({
-              ca: [...tls.rootCertificates, readFileSync(options.caFile, 'utf8')],
-            }),
-          }
-        : {}),
-    },
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-    // One keep-alive pool per origin (undici's Agent): warm connections are reused across deliveries.
-    keepAliveTimeout: 10_000,
-    keepAliveMaxTimeout: 60_000,
-  });
+  // Built at once (a bad WEBHOOK_CA_FILE fails the start, not the first delivery) and once: a `ca` list in the
+  // connect options would be parsed again for every new connection (the system store is ~150 certificates).
+  const secureContext = options.caFile
+    ? tls.createSecureContext({ ca: [...tls.rootCertificates, readFileSync(options.caFile, 'utf8')] })
+    : undefined;
+  let agent: Agent | undefined;
+  const agentOf = () =>
+    (agent ??= new (undici().Agent)({
+      connect: {
+        timeout: options.timeoutMs,
+        ...(options.allowPrivateNetworks ? {} : { lookup: guardedLookup(options.resolveAll) }),
+        ...(secureContext ? { secureContext } : {}),
+      },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      // One keep-alive pool per origin (undici's Agent): warm connections are reused across deliveries.
+      keepAliveTimeout: 10_000,
+      keepAliveMaxTimeout: 60_000,
+    }));
 
   async function send(
     url: string,
@@ -87,11 +91,11 @@ export function createWebhookSender(options: WebhookSenderOptions) {
     const onAbort = () => controller.abort(abort!.reason);
     abort?.addEventListener('abort', onAbort, { once: true });
     try {
-      const res = await request(target, {
+      const res = await undici().request(target, {
         method: 'POST',
         body,
         headers,
-        dispatcher: agent,
+        dispatcher: agentOf(),
         signal: controller.signal,
       });
       const bodyPrefix = await readPrefix(res.body);
@@ -117,7 +121,7 @@ export function createWebhookSender(options: WebhookSenderOptions) {
 
   return {
     send,
-    close: () => agent.close(),
+    close: async () => agent?.close(),
   };
 }
 

@@ -1,9 +1,9 @@
-import { createRequire } from 'node:module';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthenticatedKey, RateLimitState } from '../core/context.ts';
+import { lazyModule } from '../core/lazy-module.ts';
 
 // ioredis costs ~100 ms and ~20 MB RSS to load, so only a process configured with REDIS_URL loads it.
-const requireLazily = createRequire(import.meta.url);
+const ioredis = lazyModule<typeof import('ioredis')>('ioredis');
 
 export interface WindowCount {
   count: number;
@@ -53,7 +53,7 @@ export function createMemoryStore(): RateLimitStore {
 /** Shared counters for several instances: INCR on a key that expires with its window. */
 export function createRedisStore(url: string, commandTimeoutMs = 500): RateLimitStore {
   // Commands wait for the connection at most commandTimeout, then fail; the breaker then fails open.
-  const { Redis } = requireLazily('ioredis') as typeof import('ioredis');
+  const { Redis } = ioredis();
   const redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: commandTimeoutMs, connectTimeout: 2_000 });
   redis.on('error', () => {});
   const keyFor = (keyId: string, window: number) => `fleet:rl:${keyId}:${window}`;

@@ -1,7 +1,10 @@
-import { request } from 'undici';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.ts';
 import type { Background } from './background.ts';
+import { lazyModule } from '../core/lazy-module.ts';
+
+// undici costs ~130 ms of start-up to load; a process without BILLING_SYNC_URL never needs it.
+const undici = lazyModule<typeof import('undici')>('undici');
 
 /** Assets that count for billing: everything not archived or sold. */
 export const BILLABLE_STATUSES = ['IN_SERVICE', 'OUT_OF_SERVICE'] as const;
@@ -21,7 +24,7 @@ export function createBillingSync(
     const billableAssets = await db.prisma.asset.count({
       where: { orgId, lifecycleStatus: { in: [...BILLABLE_STATUSES] } },
     });
-    const res = await request(options.url!, {
+    const res = await undici().request(options.url!, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ organizationId: orgId, billableAssets, sentAt: new Date().toISOString() }),
