@@ -45,6 +45,7 @@ export function createWebhookSender(options: WebhookSenderOptions) {
     ? tls.createSecureContext({ ca: [...tls.rootCertificates, readFileSync(options.caFile, 'utf8')] })
     : undefined;
   let agent: Agent | undefined;
+  let closed = false;
   const agentOf = () =>
     (agent ??= new (undici().Agent)({
       connect: {
@@ -80,6 +81,8 @@ export function createWebhookSender(options: WebhookSenderOptions) {
       return failed('invalid URL');
     }
     if (target.protocol !== 'https:') return failed('only https:// receivers are allowed');
+    // As a closed Agent would: no new connections once the sender is closed (shutdown).
+    if (closed) return failed('the webhook sender is closed (shutting down)');
     // IP literals never reach the lookup, so they are checked here.
     const host = hostOf(target);
     if (!options.allowPrivateNetworks && net.isIP(host) && isPrivateAddress(host))
@@ -121,7 +124,10 @@ export function createWebhookSender(options: WebhookSenderOptions) {
 
   return {
     send,
-    close: async () => agent?.close(),
+    close: async () => {
+      closed = true;
+      await agent?.close();
+    },
   };
 }
 
