@@ -42,13 +42,6 @@ export interface RecordedOutcome {
 }
 
 /**
- * The two statements of every delivery, on the driver below Prisma (its driver-adapter path costs ~0.5 ms of CPU
- * per query) and prepared once per connection where that is safe: the claim is on a busy subscription's critical
- * path, since its senders drain while it runs.
- * Claim parameters: $1 round-robin start, $2 caps (json), $3 rows per subscription, $4 blocked (json), $5 limit,
- * $6 lease seconds, $7 instance id.
- */
-/**
  * A subscription's due rows, oldest first: the claim's and skipUnsent's reading of the queue. Its conditions are
  * the predicate of webhook_deliveries_queue_idx (migration 20261127100000) and its order the index's, so the index
  * answers it, read in order, whatever the statistics; change them together. `subscription` is a column reference.
@@ -61,6 +54,13 @@ const dueRowsOf = (subscription: string) => `
         AND (d."leaseUntil" IS NULL OR d."leaseUntil" < now())
       ORDER BY d."nextAttemptAt"`;
 
+/**
+ * The two statements of every delivery, on the driver below Prisma (its driver-adapter path costs ~0.5 ms of CPU
+ * per query) and prepared once per connection where that is safe: the claim is on a busy subscription's critical
+ * path, since its senders drain while it runs.
+ * Claim parameters: $1 round-robin start, $2 caps (json), $3 rows per subscription, $4 blocked (json), $5 limit,
+ * $6 lease seconds, $7 instance id.
+ */
 const CLAIM_SQL = `
   WITH subs AS (
     (SELECT s.id FROM webhook_subscriptions s WHERE s.active AND s.id > $1::text ORDER BY s.id)

@@ -72,6 +72,15 @@ describe('sender', () => {
     expect(firstChars(result.bodyPrefix)).toBe('a'.repeat(500));
   });
 
+  it('sends nothing once closed (shutdown), and says why', async () => {
+    const closing = createWebhookSender({ timeoutMs: 2_000, allowPrivateNetworks: true, caFile: receiver.caFile });
+    expect((await closing.send(`${receiver.origin}/before-close`, '{}', {})).ok).toBe(true);
+    await closing.close();
+    const result = await closing.send(`${receiver.origin}/after-close`, '{}', {});
+    expect(result).toMatchObject({ ok: false, status: null, error: 'the webhook sender is closed (shutting down)' });
+    expect(receiver.requests.map((r) => r.path)).not.toContain('/after-close');
+  });
+
   it('refuses plain http', async () => {
     const result = await sender.send(`http://localhost:${receiver.port}/plain`, '{}', {});
     expect(result).toMatchObject({ ok: false, error: 'only https:// receivers are allowed' });
