@@ -74,7 +74,7 @@ export function createDeps(
     : createMemoryStore();
   const rateLimiter = createRateLimiter(store, config.rateLimitPerMinute, log);
   const background = createBackground(log);
-  const metrics = createMetrics(db);
+  const metrics = createMetrics(db, { enabled: config.metricsToken !== undefined });
   const billing = createBillingSync(db, config.billing, background, log);
   const secretBox = createSecretBox(keyring);
   const delivery = createDelivery({

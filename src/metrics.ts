@@ -1,17 +1,36 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { lazyModule } from './core/lazy-module.ts';
 import type { Database } from './db/database.ts';
 import { registerHttpMetrics } from './http/request-metrics.ts';
+
+// Loaded only by a process whose metrics can be read (~80 ms of start-up on a slow machine otherwise).
+const promClient = lazyModule<typeof import('prom-client')>('prom-client');
+
+/** `webhook_deliveries_total{outcome}`: one per attempt; an unsent last attempt counts as abandoned. */
+export type DeliveryMetricOutcome = 'delivered' | 'failed' | 'abandoned' | 'skipped_circuit_open';
+
+export interface Metrics {
+  /** Null when metrics are off. */
+  registry: Registry | null;
+  rateLimited(): void;
+  delivery(outcome: DeliveryMetricOutcome): void;
+  /** Records every response; the route is the pattern (`/api/v1/assets/:id`), never the raw URL. */
+  register(app: FastifyInstance): void;
+}
 
 /**
  * Prometheus metrics of one process, on their own registry (several apps can live in one test process).
  * Gauges that need the database (webhook queue) are read on scrape, never on the request path.
+ *
+ * Only when they can be read (`enabled`: METRICS_TOKEN is set, so GET /metrics exists): otherwise nothing is
+ * counted, no hook is added to the requests, prom-client's default collectors (a GC observer, an event-loop
+ * monitor) are not started and the package is not loaded.
  */
-/** `webhook_deliveries_total{outcome}`: one per attempt; an unsent last attempt counts as abandoned. */
-export type DeliveryMetricOutcome = 'delivered' | 'failed' | 'abandoned' | 'skipped_circuit_open';
-
-export function createMetrics(db: Database) {
+export function createMetrics(db: Database, { enabled }: { enabled: boolean }): Metrics {
+  if (!enabled) return { registry: null, rateLimited: () => {}, delivery: () => {}, register: () => {} };
+  const { Counter, Gauge, Registry, collectDefaultMetrics } = promClient();
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const rateLimited = new Counter({
@@ -67,19 +86,17 @@ export function createMetrics(db: Database) {
   return {
     registry,
     rateLimited: () => rateLimited.inc(),
-    delivery: (outcome: DeliveryMetricOutcome) => deliveries.inc({ outcome }),
-    /** Records every response; the route is the pattern (`/api/v1/assets/:id`), never the raw URL. */
-    register: (app: FastifyInstance) => registerHttpMetrics(app, registry),
+    delivery: (outcome) => deliveries.inc({ outcome }),
+    register: (app) => registerHttpMetrics(app, registry),
   };
 }
-
-export type Metrics = ReturnType<typeof createMetrics>;
 
 /** GET /metrics: absent (404) unless METRICS_TOKEN is set; then it requires that bearer token. */
 export const metricsRoutes =
   (metrics: Metrics, token: string | undefined): FastifyPluginAsync =>
   async (app) => {
-    if (!token) return;
+    if (!token || !metrics.registry) return;
+    const registry = metrics.registry;
     const expected = Buffer.from(`Bearer ${token}`);
     app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
       const given = Buffer.from(request.headers.authorization ?? '');
@@ -88,7 +105,7 @@ export const metricsRoutes =
           .code(401)
           .send({ ok: false, error: 'unauthorized', message: 'Send Authorization: Bearer <METRICS_TOKEN>' });
       }
-      reply.type(metrics.registry.contentType);
-      return metrics.registry.metrics();
+      reply.type(registry.contentType);
+      return registry.metrics();
     });
   };

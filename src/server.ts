@@ -11,6 +11,10 @@ import { exitOnSignals } from './core/shutdown.ts';
 import { resolveKeyring, SecretKeyError } from './core/secret-keys.ts';
 import v8 from 'node:v8';
 
+// The jobs are scheduled this long after the server starts answering (see startScheduler); a tick due within it is
+// simply the next one.
+const SCHEDULER_DELAY_MS = 1_000;
+
 async function start() {
   const config = loadConfig();
   // Garbage under load (README, Memory and start-up). V8 sizes its heap limit from the machine's memory (4 GB on
@@ -93,7 +97,7 @@ async function start() {
     },
     'fleet API ready',
   );
-  const scheduler = startScheduler(deps);
+  const scheduler = startScheduler(deps, { delayMs: SCHEDULER_DELAY_MS });
 
   // Stop taking requests and let in-flight ones finish, then stop jobs, then release the database.
   exitOnSignals(log, config.shutdownTimeoutMs, [

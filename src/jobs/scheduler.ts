@@ -10,35 +10,50 @@ export interface Scheduler {
 /**
  * Runs each registered job on its cron. A tick never overlaps the previous one of the same job; a failing
  * tick is logged and the next one runs as usual.
+ *
+ * Every expression is checked at once (a bad WEBHOOK_DISPATCH_CRON fails the start). The tasks themselves can be
+ * scheduled `delayMs` later: node-cron builds an Intl date formatter for its first task, ~40-60 ms of ICU set-up
+ * that the server does after it can answer requests rather than before (start-up to the first healthy answer).
  */
 export function startScheduler(
   deps: AppDeps,
-  jobs = JOBS.map((make) => make(deps)).filter((j): j is JobDefinition => j !== null),
+  {
+    jobs = JOBS.map((make) => make(deps)).filter((j): j is JobDefinition => j !== null),
+    delayMs = 0,
+  }: { jobs?: JobDefinition[]; delayMs?: number } = {},
 ): Scheduler {
-  const running = new Set<Promise<unknown>>();
-  const tasks: ScheduledTask[] = jobs.map((job) => {
+  for (const job of jobs)
     if (!cron.validate(job.cron)) throw new Error(`job ${job.name}: invalid cron expression "${job.cron}"`);
-    let busy = false;
-    return cron.schedule(
-      job.cron,
-      async () => {
-        if (busy) return;
-        busy = true;
-        const tick = job
-          .run()
-          .catch((err: unknown) => deps.logger.error({ err, job: job.name }, 'scheduled job failed'))
-          .finally(() => {
-            busy = false;
-            running.delete(tick);
-          });
-        running.add(tick);
-        await tick;
-      },
-      { name: job.name },
-    );
-  });
+  const running = new Set<Promise<unknown>>();
+  let tasks: ScheduledTask[] = [];
+  const schedule = () => {
+    tasks = jobs.map((job) => {
+      let busy = false;
+      return cron.schedule(
+        job.cron,
+        async () => {
+          if (busy) return;
+          busy = true;
+          const tick = job
+            .run()
+            .catch((err: unknown) => deps.logger.error({ err, job: job.name }, 'scheduled job failed'))
+            .finally(() => {
+              busy = false;
+              running.delete(tick);
+            });
+          running.add(tick);
+          await tick;
+        },
+        { name: job.name },
+      );
+    });
+  };
+  const timer = delayMs > 0 ? setTimeout(schedule, delayMs) : null;
+  if (!timer) schedule();
   return {
     async stop() {
+      // Stopped before its delay: nothing was scheduled, and nothing will be.
+      if (timer) clearTimeout(timer);
       for (const task of tasks) await task.stop();
       await Promise.allSettled([...running]);
       for (const task of tasks) await task.destroy();

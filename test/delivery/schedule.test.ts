@@ -6,7 +6,12 @@ import { expectScheduleKept, LATENESS_TOLERANCE_MS } from './schedule-expect.ts'
 
 // The set-up: a compressed schedule (1 s × 6), a 1 s dispatch tick (the poll), a 1 s send timeout, and
 // the breaker at its defaults (5 failures, 30 s cooldown: capped to the shortest retry delay).
-const ENV = { WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1', WEBHOOK_POLL_MS: '1000', WEBHOOK_TIMEOUT_MS: '1000' };
+const ENV = {
+  WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1',
+  WEBHOOK_POLL_MS: '1000',
+  WEBHOOK_TIMEOUT_MS: '1000',
+  METRICS_TOKEN: 'metrics-token-for-tests',
+};
 const TICK_MS = 1_000;
 const ATTEMPTS = 7;
 
@@ -62,7 +67,7 @@ describe('the retry schedule holds whatever the breaker does', { timeout: 120_00
     const sent = receiver.requests.filter((r) => r.path.includes('/fifty')).length;
     expect(sent).toBeLessThan(3 * 50 * ATTEMPTS);
     // The metrics tell the two apart.
-    const metrics = await t.deps.metrics.registry.metrics();
+    const metrics = await t.deps.metrics.registry!.metrics();
     expect(metrics).toMatch(/webhook_deliveries_total\{outcome="skipped_circuit_open"\} [1-9]/);
   });
 

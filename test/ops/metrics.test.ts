@@ -76,10 +76,11 @@ describe('GET /metrics', () => {
 });
 
 describe('without METRICS_TOKEN', () => {
-  it('is not exposed at all', async () => {
+  it('is not exposed at all, and nothing is collected', async () => {
     const off = await createTestApp();
     try {
       expect((await off.api.get('/metrics')).statusCode).toBe(404);
+      expect(off.deps.metrics.registry).toBeNull();
     } finally {
       await off.close();
     }

@@ -72,6 +72,7 @@ describe('admin secrets rotate-key', () => {
       WEBHOOK_CA_FILE: receiver.caFile,
       WEBHOOK_POLL_MS: '50',
       WEBHOOK_CONCURRENCY: '1',
+      METRICS_TOKEN: 'metrics-token-for-tests',
     };
     const one = await appOn(t.db, { ...env, INSTANCE_ID: 'one' });
     const two = await appOn(second ?? t.db, { ...env, INSTANCE_ID: 'two' });
@@ -124,7 +125,7 @@ describe('admin secrets rotate-key', () => {
       // Both instances took part (on PostgreSQL: PGlite is one process by construction, and there the two share
       // one connection, so the first to poll may take every row).
       const delivered = async (app: typeof one) =>
-        (await app.deps.metrics.registry.getSingleMetric('webhook_deliveries_total')!.get()).values
+        (await app.deps.metrics.registry!.getSingleMetric('webhook_deliveries_total')!.get()).values
           .filter((v) => v.labels.outcome === 'delivered')
           .reduce((n, v) => n + v.value, 0);
       const [byOne, byTwo] = [await delivered(one), await delivered(two)];
