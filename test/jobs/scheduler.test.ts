@@ -1,9 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../../src/composition.ts';
 import { startScheduler, type Scheduler } from '../../src/jobs/scheduler.ts';
 import type { JobDefinition } from '../../src/jobs/jobs.ts';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { eventually } from '../delivery/helpers.ts';
 
 /** A job every second that counts its ticks; `fail` makes each tick throw after counting. */
 function countingJob(fail = false) {
@@ -44,8 +44,7 @@ describe('scheduler', () => {
     const { deps, errors } = fakeDeps();
     const job = countingJob(true);
     scheduler = startScheduler(deps, { jobs: [job.definition], delayMs: 100 });
-    for (let waited = 0; job.ticks < 2 && waited < 5_000; waited += 50) await sleep(50);
-    expect(job.ticks).toBeGreaterThanOrEqual(2);
+    await eventually(() => job.ticks >= 2);
     expect(errors.length).toBeGreaterThanOrEqual(1);
     expect(JSON.stringify(errors[0])).toContain('scheduled job failed');
   }, 10_000);
