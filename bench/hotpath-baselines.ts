@@ -72,3 +72,40 @@ app.post('/hours', async (req, reply) => {
 });
 await app.listen({ port: Number(port), host: '127.0.0.1' });
 `;
+
+/**
+ * The floor under GET /me: plain Fastify sending /me's exact answer (its headers and body, captured from the API
+ * and passed in) as a static string, with nothing the API computes. argv: port, mode, answer (json). Mode
+ * `answer`: nothing else. Mode `framework`: also what the API's Fastify instance carries for every request before
+ * any of its own checks run: the API's logger (level warn, its lazy request loggers and access-log controller),
+ * UUID request ids, and as many hooks as /me passes through, empty (four onRequest, one preValidation, one
+ * onResponse). Runs from the repository root after `npm run build` (it imports dist/).
+ */
+export const FLOOR = `
+import Fastify from 'fastify';
+import { randomUUID } from 'node:crypto';
+const [port, mode, answer] = process.argv.slice(1);
+const { headers, body } = JSON.parse(answer);
+let options = { logger: false };
+if (mode === 'framework') {
+  const { createLogger, lazyChildLoggerFactory } = await import('./dist/logger.js');
+  const { AccessLogController } = await import('./dist/http/access-log.js');
+  const logger = createLogger('warn');
+  options = {
+    loggerInstance: logger,
+    childLoggerFactory: lazyChildLoggerFactory,
+    logController: new AccessLogController(logger),
+    genReqId: () => randomUUID(),
+  };
+}
+const app = Fastify(options);
+if (mode === 'framework') {
+  for (let i = 0; i < 4; i++) app.addHook('onRequest', (_request, _reply, done) => done());
+  app.addHook('preValidation', (_request, _reply, done) => done());
+  app.addHook('onResponse', (_request, _reply, done) => done());
+}
+app.get('/me', (_request, reply) => {
+  reply.headers(headers).type('application/json; charset=utf-8').send(body);
+});
+await app.listen({ port: Number(port), host: '127.0.0.1' });
+`;

@@ -11,9 +11,11 @@
 //   start-up: spawn to the first healthy answer, API vs bare Fastify, alternating
 //   the top self-time entries of a CPU profile (--cpu-prof) of the API under the list + /me load
 //   dispatch to one receiver: with BENCH_DISPATCH=1, bench/webhook-delivery.ts runs after the rest (its own report)
+//   the floor under /me: with BENCH_FLOOR=1, plain Fastify sending /me's exact answer as a static string, alone and
+//     with the API's logger, request ids and empty hooks (bench/hotpath-baselines.ts FLOOR), each vs bare Fastify
 // Env: BENCH_DATABASE_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/postgres), BENCH_ROUNDS (4),
 // BENCH_DURATION seconds per run (8), BENCH_START_ROUNDS (5), BENCH_PROFILE seconds (6, 0 = none), BENCH_PORT
-// (first of four ports, default 4380), BENCH_API_ROOT (another checkout whose dist/ is the API, for a before/after
+// (first of six ports, default 4380), BENCH_API_ROOT (another checkout whose dist/ is the API, for a before/after
 // table), BENCH_NODE_OPTIONS (extra node flags for the API, e.g. --max-semi-space-size=8).
 // Linux only (reads /proc). Loopback only.
 import { spawnSync } from 'node:child_process';
@@ -28,7 +30,7 @@ import { migrate } from '../src/db/migrator.ts';
 import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
 import { GUARDED_RECORD_LOG_SQL } from '../src/modules/hours/hours.operations.ts';
 import { ASSET_WITH_PROJECT } from '../src/modules/hours/hours.repository.ts';
-import { BARE, PG_HOURS, PG_LIST } from './hotpath-baselines.ts';
+import { BARE, FLOOR, PG_HOURS, PG_LIST } from './hotpath-baselines.ts';
 import { cpuMs, median, ready, spawnServer, statusField, stop, topOfProfile, type Server } from './hotpath-lib.ts';
 import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
 
@@ -41,7 +43,8 @@ const PROFILE_SEC = Number(process.env.BENCH_PROFILE ?? 6);
 const PORT = Number(process.env.BENCH_PORT ?? 4380);
 const API_FLAGS = (process.env.BENCH_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
 const ASSETS = 5_000;
-const [API_PORT, BARE_PORT, LIST_PORT, HOURS_PORT] = [PORT, PORT + 1, PORT + 2, PORT + 3];
+const [API_PORT, BARE_PORT, LIST_PORT, HOURS_PORT, FLOOR_PORT] = [PORT, PORT + 1, PORT + 2, PORT + 3, PORT + 4];
+const WITH_FLOOR = process.env.BENCH_FLOOR === '1';
 
 if (!existsSync(path.join(process.env.BENCH_API_ROOT ?? ROOT, 'dist/main.js')))
   throw new Error('dist/main.js is missing: run `npm run build` first');
@@ -162,6 +165,36 @@ async function startup(url: string) {
   return { api: median(api), apiCpu: median(apiCpu), bare: median(bare) };
 }
 
+/** /me's answer as the API sends it (headers and body), then the floor servers sending it, each paired with bare. */
+async function floorPairs(auth: Record<string, string>, barePid: number): Promise<Pair[]> {
+  const res = await fetch(`http://127.0.0.1:${API_PORT}/api/v1/me`, { headers: auth });
+  const transport = new Set(['date', 'connection', 'keep-alive', 'content-length', 'content-type']);
+  const headers = Object.fromEntries([...res.headers].filter(([name]) => !transport.has(name)));
+  const answer = JSON.stringify({ headers, body: await res.text() });
+  const pairs: Pair[] = [];
+  for (const [i, mode] of (['answer', 'framework'] as const).entries()) {
+    const port = FLOOR_PORT + i;
+    const floor = startInline(FLOOR, [String(port), mode, answer]);
+    try {
+      await ready(floor, `http://127.0.0.1:${port}/me`, performance.now());
+      const name =
+        mode === 'answer'
+          ? "Floor: plain Fastify sending /me's answer"
+          : '+ the API logger, request ids and empty hooks';
+      pairs.push(
+        await pair(
+          name,
+          [floor.child.pid!, { connections: 50, url: `http://127.0.0.1:${port}/me` }],
+          [barePid, { connections: 50, url: `http://127.0.0.1:${BARE_PORT}/ok` }],
+        ),
+      );
+    } finally {
+      await stop(floor);
+    }
+  }
+  return pairs;
+}
+
 async function profile(url: string, listAndMe: autocannon.Options) {
   const dir = mkdtempSync(path.join(tmpdir(), 'fleet-hotpath-prof-'));
   try {
@@ -209,6 +242,7 @@ try {
     [pid(bare), { ...c50, url: `http://127.0.0.1:${BARE_PORT}/ok` }],
     true,
   );
+  const floors = WITH_FLOOR ? await floorPairs(auth, pid(bare)) : [];
   const assets = await pair(
     'GET /assets?limit=50',
     [pid(api), { ...c50, url: `http://127.0.0.1:${API_PORT}/api/v1/assets?limit=50`, headers: auth }],
@@ -267,7 +301,7 @@ try {
     return `| ${p.name} | ${fmt(a((l) => l.rps))} req/s, ${a((l) => l.cpuPerReqMs).toFixed(3)} ms CPU/req | ${fmt(b((l) => l.rps))} req/s, ${b((l) => l.cpuPerReqMs).toFixed(3)} ms CPU/req | **${median(ratios).toFixed(2)}x** (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}) | ${(b((l) => l.cpuPerReqMs) / a((l) => l.cpuPerReqMs)).toFixed(2)}x |`;
   };
   const failures = (side: 'api' | 'base') =>
-    [me, assets, post].flatMap((p) => p[side]).reduce((n, l) => n + l.non2xx, 0);
+    [me, ...floors, assets, post].flatMap((p) => p[side]).reduce((n, l) => n + l.non2xx, 0);
   console.log(
     `\nPostgreSQL, ${fmt(ASSETS)} assets; medians of ${ROUNDS} alternating ${DURATION} s rounds (ratio per round, then the median);`,
   );
@@ -277,6 +311,7 @@ try {
   console.log('| Measure | API | Baseline | Ratio (req/s) | Ratio (CPU/req) |');
   console.log('|---|---|---|---|---|');
   console.log(row(me));
+  for (const floor of floors) console.log(row(floor));
   console.log(row(assets));
   console.log(row(post));
   console.log(
