@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import swagger from '@fastify/swagger';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from './composition.ts';
 import { registerApiChain } from './http/api-chain.ts';
 import { registerIdempotency } from './http/idempotency.ts';
@@ -22,6 +16,7 @@ import { createPreAuthLimiter } from './http/pre-auth-limit.ts';
 import { registerRouteDocs } from './http/route-docs.ts';
 import { createSerializerCompiler } from './http/response-serializer.ts';
 import { API_MODULES, PUBLIC_MODULES } from './modules/index.ts';
+import { recordRoutes } from './contracts/route-table.ts';
 import { lazyChildLoggerFactory } from './logger.ts';
 import { AccessLogController } from './http/access-log.ts';
 import './core/zod-messages.ts';
@@ -84,24 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   deps.metrics.register(app);
 
   registerPreflightRoute(app);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Fleet Operations API',
-        version: '1.0.0',
-        description:
-          'Fleet and shop management: assets, flags, meter logs, work orders, repairs, tools, projects, yards ' +
-          'and signed webhooks. All routes live under /api/v1 and take `Authorization: Bearer <API key>`.',
-      },
-      servers: [{ url: deps.config.publicBaseUrl }],
-      components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (flt_…)' } },
-      },
-    },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
-  });
+  recordRoutes(app, deps.config.publicBaseUrl);
   for (const routes of PUBLIC_MODULES) await app.register(routes(deps));
 
   await app.register(

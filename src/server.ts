@@ -81,7 +81,8 @@ async function start() {
   for (const f of sealed.failed)
     log.warn({ subscriptionId: f.subscriptionId }, `webhook secret not sealed: ${f.reason}`);
   const app = await buildApp(deps);
-  await deps.delivery.start(); // before listening: frees this instance's stale webhook claims, starts delivering
+  // Prisma instantiates its query compiler on its first query (~150 ms): here, so the first request does not wait.
+  await db.prisma.$executeRaw`SELECT 1`;
   await app.listen({ port: config.port, host: config.host });
   log.info(
     {
@@ -97,6 +98,9 @@ async function start() {
     },
     'fleet API ready',
   );
+  // Webhook dispatch starts once the server answers: no request needs it (events committed before it runs wait in
+  // the outbox, as they would for a poll), and its first claims then do not hold up the first answers.
+  void deps.delivery.start();
   const scheduler = startScheduler(deps, { delayMs: SCHEDULER_DELAY_MS });
 
   // Stop taking requests and let in-flight ones finish, then stop jobs, then release the database.

@@ -3,6 +3,7 @@ import { stringify } from 'yaml';
 import { addExamples } from './examples.ts';
 import { assertContract } from './openapi-checks.ts';
 import { applyContractRules } from './openapi-rules.ts';
+import { swaggerDocument } from './route-table.ts';
 
 type Json = Record<string, unknown>;
 
@@ -13,8 +14,8 @@ type Json = Record<string, unknown>;
  * registers an input and an output variant of every named schema, so unreferenced components are
  * dropped, and the per-schema `$schema`/`$id` keys (noise inside components) are removed.
  */
-export function openApiDocument(app: FastifyInstance): Json {
-  const doc = structuredClone(app.swagger()) as unknown as Json & { components?: { schemas?: Record<string, Json> } };
+export async function openApiDocument(app: FastifyInstance): Promise<Json> {
+  const doc = structuredClone(await swaggerDocument(app)) as Json & { components?: { schemas?: Record<string, Json> } };
   const schemas = doc.components?.schemas ?? {};
   for (const schema of Object.values(schemas)) {
     delete schema.$schema;
@@ -52,5 +53,5 @@ function markOptionalBodies(paths: Record<string, Record<string, Json>>) {
 }
 
 // No YAML anchors/aliases: several integrator tools refuse or mis-read them.
-export const renderOpenApiYaml = (app: FastifyInstance) =>
-  stringify(openApiDocument(app), { lineWidth: 0, aliasDuplicateObjects: false });
+export const renderOpenApiYaml = async (app: FastifyInstance) =>
+  stringify(await openApiDocument(app), { lineWidth: 0, aliasDuplicateObjects: false });

@@ -154,5 +154,5 @@ function checkLine(check: Check): string {
   return `pm.test('${check.path} is a${check.type === 'array' || check.type === 'object' ? 'n' : ''} ${check.type}', function () { pm.expect(at(${path})).to.be.an(${JSON.stringify(check.type)}); });`;
 }
 
-export const renderPostmanCollection = (app: FastifyInstance) =>
-  `${JSON.stringify(postmanCollection(openApiDocument(app)), null, 2)}\n`;
+export const renderPostmanCollection = async (app: FastifyInstance) =>
+  `${JSON.stringify(postmanCollection(await openApiDocument(app)), null, 2)}\n`;

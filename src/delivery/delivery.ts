@@ -70,6 +70,8 @@ export function createDelivery({
   const continuous = settings.dispatchMode === 'continuous';
 
   let started = false;
+  /** start() under way or done: close() waits for it, so its statement never outlives the pools. */
+  let starting: Promise<void> | null = null;
   let closed: Promise<void> | null = null;
   let wakeup: Wakeup | null = null;
   const timers: NodeJS.Timeout[] = [];
@@ -146,16 +148,30 @@ export function createDelivery({
     close,
   };
 
-  /** Frees this instance's claims left by a crash, then (continuous mode) starts waking and polling. */
-  async function start(): Promise<void> {
-    if (started || closed) return;
-    started = true;
-    const freed = await claims.releaseStale();
+  /**
+   * Frees this instance's claims left by a crash, then (continuous mode) starts waking and polling. Never fails:
+   * claims that cannot be freed now are freed by their leases running out (WEBHOOK_LEASE_SEC), so the server can
+   * start delivering without waiting for them, and can call this after it starts answering.
+   */
+  function start(): Promise<void> {
+    if (!starting && !closed) starting = begin();
+    return starting ?? Promise.resolve();
+  }
+  async function begin(): Promise<void> {
+    const freed = await claims.releaseStale().catch((err: unknown) => {
+      log.warn({ err }, 'could not release webhook claims left before a restart; their leases free them');
+      return 0;
+    });
     if (freed)
       log.info(
         { freed, instanceId: config.instanceId },
         'released webhook claims left by this instance before a restart',
       );
+    // Closed while the claims were being freed (a shutdown during start-up): nothing more to start.
+    if (closed) return;
+    // Only now may the claim loop run: a claim made while the release ran could be released by it (same instance
+    // id) and sent twice. Wake-ups until now (commits of the first requests) are covered by the wake() below.
+    started = true;
     const renew = setInterval(
       () => {
         dispatcher.renewLeases().catch((err: unknown) => log.warn({ err }, 'could not renew webhook leases'));
@@ -183,6 +199,7 @@ export function createDelivery({
   /** Stops claiming, aborts sends in progress and releases their claims, closes the connection pools. */
   function close(): Promise<void> {
     closed ??= (async () => {
+      await starting; // starts nothing more once closed (see begin)
       for (const t of timers) clearInterval(t);
       if (nextWake) clearTimeout(nextWake.timer);
       await wakeup?.close();

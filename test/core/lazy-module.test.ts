@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeArgs } from '../helpers/node-process.ts';
 
 describe('packages loaded on first use', () => {
-  it('starts the app without undici or prom-client, and loads undici for the first webhook send', () => {
+  it('starts the app without undici, prom-client or @fastify/swagger, and loads each on its first use', () => {
     const run = spawnSync(process.execPath, nodeArgs('test/fixtures/start-loads.ts'), {
       // The embedded database: what is loaded does not depend on the engine, and the child needs no server.
       env: { ...process.env, TEST_DATABASE_URL: '', TEST_DATABASE_POOLER_URL: '' },
@@ -13,8 +13,9 @@ describe('packages loaded on first use', () => {
     expect(run.status, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout.trim().split('\n').pop()!);
     expect(report).toEqual({
-      atStart: { undici: false, promClient: false, healthStatus: 200 },
-      afterSend: { undici: true, promClient: false, sendOk: false },
+      atStart: { undici: false, promClient: false, swagger: false, yaml: false, healthStatus: 200 },
+      afterSend: { undici: true, promClient: false, swagger: false, yaml: false, sendOk: false },
+      afterOpenApi: { undici: true, promClient: false, swagger: true, yaml: true, openApiStatus: 200 },
     });
   }, 90_000);
 });

@@ -270,4 +270,69 @@ describe('leases', () => {
         .sort(),
     ).toEqual(expected);
   });
+
+  it('starts delivering when its stale claims cannot be freed, and leaves those to their leases', async () => {
+    const t = await createTestApp({
+      WEBHOOK_CA_FILE: receiver.caFile,
+      WEBHOOK_POLL_MS: '200',
+      INSTANCE_ID: 'api-unreleased',
+    });
+    apps.push(t);
+    const acme = await t.tenant('Unreleased');
+    const { subscriptionId } = await subscribe(t, acme, `${receiver.origin}/unreleased`);
+    await emitTools(t, acme.orgId, 2, 'unreleased');
+    const [claimed, free] = await t.db.prisma.webhookDelivery.findMany({ where: { subscriptionId } });
+    await t.db.prisma.webhookDelivery.update({
+      where: { id: claimed.id },
+      data: { claimedBy: 'api-unreleased', leaseUntil: new Date(Date.now() + 1_500) },
+    });
+    // The release fails, as it would with the database away for a moment; claims and outcomes are untouched (an
+    // outcome always counts an attempt, a release never does).
+    await t.db.sql.exec(`
+      CREATE FUNCTION refuse_release() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'release refused'; END $$;
+      CREATE TRIGGER refuse_release BEFORE UPDATE ON webhook_deliveries FOR EACH ROW
+      WHEN (OLD."claimedBy" IS NOT NULL AND NEW."claimedBy" IS NULL AND NEW.attempts = OLD.attempts)
+      EXECUTE FUNCTION refuse_release();`);
+    try {
+      await t.deps.delivery.start();
+      expect(t.logs.some((l) => String(l.msg).startsWith('could not release webhook claims'))).toBe(true);
+      // The unclaimed one goes out at once; the claimed one when its lease has run out.
+      await eventually(() => hits('/unreleased').length === 1, 3_000);
+      expect(hits('/unreleased')[0].json.id).toBe(free.id);
+      await eventually(() => hits('/unreleased').length === 2, 5_000);
+      expect(hits('/unreleased')[1].json.id).toBe(claimed.id);
+    } finally {
+      await t.db.sql.exec('DROP TRIGGER refuse_release ON webhook_deliveries; DROP FUNCTION refuse_release();');
+    }
+  });
+
+  it('closes after a start still freeing claims has finished, and that start then starts nothing', async () => {
+    const t = await createTestApp({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_POLL_MS: '100' });
+    const acme = await t.tenant('Closing');
+    await subscribe(t, acme, `${receiver.origin}/closing`);
+    // The release (the first update of the queue from here on) takes a while: the server starts delivering after
+    // it answers, so a shutdown can come first.
+    await t.db.sql.exec(`
+      CREATE TABLE slow_once (x int); INSERT INTO slow_once VALUES (1);
+      CREATE FUNCTION slow_release() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF EXISTS (SELECT 1 FROM slow_once) THEN DELETE FROM slow_once; PERFORM pg_sleep(0.5); END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER slow_release BEFORE UPDATE ON webhook_deliveries FOR EACH STATEMENT
+      EXECUTE FUNCTION slow_release();`);
+    const starting = t.deps.delivery.start();
+    await sleep(50);
+    const closing = t.deps.delivery.close();
+    let started = false;
+    void starting.then(() => (started = true));
+    await closing;
+    expect(started).toBe(true);
+    // Closed: no poll runs, so an event committed now stays queued.
+    await emitTools(t, acme.orgId, 1, 'closing');
+    await sleep(400);
+    expect(hits('/closing')).toHaveLength(0);
+    await t.close();
+  });
 });
