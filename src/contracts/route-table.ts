@@ -58,7 +58,11 @@ export function recordRoutes(app: FastifyInstance, publicBaseUrl: string) {
 export function swaggerDocument(app: FastifyInstance): Promise<Json> {
   const table = tableOf(app);
   if (!table) throw new Error('recordRoutes(app) was not called before the routes were added');
-  table.document ??= build(table);
+  // A failed build is not kept: the next request tries again.
+  table.document ??= build(table).catch((err: unknown) => {
+    table.document = undefined;
+    throw err;
+  });
   return table.document;
 }
 

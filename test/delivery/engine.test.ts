@@ -309,6 +309,7 @@ describe('leases', () => {
 
   it('closes after a start still freeing claims has finished, and that start then starts nothing', async () => {
     const t = await createTestApp({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_POLL_MS: '100' });
+    apps.push(t);
     const acme = await t.tenant('Closing');
     await subscribe(t, acme, `${receiver.origin}/closing`);
     // The release (the first update of the queue from here on) takes a while: the server starts delivering after
@@ -333,6 +334,5 @@ describe('leases', () => {
     await emitTools(t, acme.orgId, 1, 'closing');
     await sleep(400);
     expect(hits('/closing')).toHaveLength(0);
-    await t.close();
   });
 });
