@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { makeAsset, makeTool } from '../helpers/factories.ts';
 import type { TestTenant } from '../helpers/fixtures.ts';
+import { awayFromMinuteBoundary } from '../helpers/clock.ts';
 import { generateApiKey } from '../../src/core/api-keys.ts';
 import { MAX_NESTING_DEPTH } from '../../src/core/input-guard.ts';
 import Fastify from 'fastify';
@@ -132,6 +133,8 @@ describe('authentication lookups per client address', () => {
     const limitedApp = await createTestApp({ PRE_AUTH_RATE_LIMIT_PER_MINUTE: '5' });
     const t = limitedApp;
     const acme = await t.tenant();
+    // The limit counts in clock-aligned minutes: all of this test's lookups must fall in one.
+    await awayFromMinuteBoundary(15_000);
     expect((await t.api.get('/api/v1/me', acme.key)).statusCode).toBe(200); // one lookup, then cached
     const original = t.db.prisma.apiKey.findUnique;
     let lookups = 0;
@@ -162,6 +165,7 @@ describe('authentication lookups per client address', () => {
 
   it('with TRUST_PROXY, the client address comes from X-Forwarded-For', async () => {
     const proxied = await createTestApp({ PRE_AUTH_RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: '127.0.0.1' });
+    await awayFromMinuteBoundary(15_000);
     try {
       const from = (ip: string) => proxied.api.get('/api/v1/me', generateApiKey(), { 'x-forwarded-for': ip });
       expect([
