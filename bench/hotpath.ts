@@ -251,12 +251,14 @@ try {
   );
   const peakRss = Math.max(...[...me.api, ...assets.api].map((l) => l.peakRss ?? 0));
   const hwm = statusField(pid(api), 'VmHWM');
-  // Each connection writes to its own assets (one request at a time per connection), and readings rise by a
-  // thousandth per request, so every reading is plausible and above its asset's last: all are 201s.
+  // Requests take the metered assets in turn and readings rise by a thousandth per request, so every reading is
+  // plausible and above its asset's last: all are 201s. An asset comes round again only after ~3,300 requests, long
+  // after its previous one was answered (10 in flight at most, a run's last ones included). Not per connection:
+  // autocannon resets a connection's context after each request (its list of one), so a connection cannot own
+  // assets, and two in-flight readings of one asset could commit in the wrong order (422, lower than the last).
   let reading = 1_000;
-  let connections = 0;
+  let turn = 0;
   const metered = Array.from({ length: ASSETS }, (_, i) => i).filter((i) => i % 3 !== 2);
-  const byConnection = Array.from({ length: 10 }, (_, c) => metered.filter((i) => i % 10 === c));
   const hoursOpts = (url: string, headers: Record<string, string>): autocannon.Options => ({
     url,
     connections: 10,
@@ -264,12 +266,9 @@ try {
       {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json' },
-        setupRequest: (r, ctx) => {
-          const context = ctx as { conn?: number };
-          context.conn ??= connections++ % 10;
-          const mine = byConnection[context.conn!];
+        setupRequest: (r) => {
           reading += 0.001;
-          const assetId = `bench-asset-${mine[Math.floor(Math.random() * mine.length)]}`;
+          const assetId = `bench-asset-${metered[turn++ % metered.length]}`;
           return { ...r, body: JSON.stringify({ assetId, hoursReading: Math.round(reading * 1000) / 1000 }) };
         },
       },

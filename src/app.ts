@@ -16,7 +16,7 @@ import { createPreAuthLimiter } from './http/pre-auth-limit.ts';
 import { registerRouteDocs } from './http/route-docs.ts';
 import { createSerializerCompiler } from './http/response-serializer.ts';
 import { API_MODULES, PUBLIC_MODULES } from './modules/index.ts';
-import { recordRoutes } from './contracts/route-table.ts';
+import { recordRoutes, ROUTER_OPTIONS } from './contracts/route-table.ts';
 import { lazyChildLoggerFactory } from './logger.ts';
 import { AccessLogController } from './http/access-log.ts';
 import './core/zod-messages.ts';
@@ -43,8 +43,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    // Ids of any length reach the handler (and are 404 when unknown); the header limit bounds the URL anyway.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
+    routerOptions: ROUTER_OPTIONS,
     // Receiving the request; the deadline of the whole request is registerRequestDeadline's.
     requestTimeout: deps.config.requestTimeoutMs,
     trustProxy: deps.config.trustProxy,

@@ -4,6 +4,13 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 
 type Json = Record<string, unknown>;
 
+/**
+ * The app's router options. The OpenAPI lister registers the same routes under the same options, so that a route
+ * the app accepts is one the document lists. Ids of any length reach the handler (and are 404 when unknown); the
+ * header limit bounds the URL anyway.
+ */
+export const ROUTER_OPTIONS = { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 } as const;
+
 interface RouteTable {
   routes: RouteOptions[];
   publicBaseUrl: string;
@@ -78,7 +85,7 @@ async function build({ routes, publicBaseUrl }: RouteTable): Promise<Json> {
         buildSerializer: (() => () => (data: unknown) => JSON.stringify(data)) as never,
       },
     },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
+    routerOptions: ROUTER_OPTIONS,
   });
   try {
     await lister.register(swagger, swaggerOptions(publicBaseUrl));

@@ -17,6 +17,9 @@ export function textProblem(text: string): string | null {
 
 /** The first problem in `value` as [field path, message], or null. `root` names the value itself. */
 export function findInputProblem(value: unknown, root: string): [string, string] | null {
+  // Most requests have no body and empty params or query: no walk for those.
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'object' && isEmpty(value)) return null;
   const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: root, depth: 0 }];
   while (stack.length) {
     const { value: v, path, depth } = stack.pop()!;
@@ -39,6 +42,11 @@ export function findInputProblem(value: unknown, root: string): [string, string]
     }
   }
   return null;
+}
+
+function isEmpty(value: object): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return true;
 }
 
 /**

@@ -40,6 +40,9 @@ export function registerRequestDeadline(app: FastifyInstance, timeoutMs: number)
   let tail: Entry | null = null;
   let timer: NodeJS.Timeout | null = null;
   let armedFor = Infinity;
+  // Declared, so every request object is made with the field rather than growing it in the hook (a shape change
+  // per request).
+  app.decorateRequest(ENTRY as never, null as never);
 
   const unlink = (e: Entry) => {
     if (e.prev) e.prev.next = e.next;

@@ -1,6 +1,7 @@
 import type { FastifySerializerCompiler } from 'fastify';
 import { safeParse, type $ZodType } from 'zod/v4/core';
 import { ResponseSerializationError } from 'fastify-type-provider-zod';
+import { isImmutable } from '../core/immutable.ts';
 
 /**
  * Response serialisers compiled once per route and status from the zod schema into JavaScript: one pass over the
@@ -15,6 +16,11 @@ import { ResponseSerializationError } from 'fastify-type-provider-zod';
  * The code is generated (new Function) rather than assembled from closures: each object schema becomes a function
  * reading its fields by name, so the engine sees fixed property loads instead of one generic walker shared by every
  * shape, which was most of what serialising cost.
+ *
+ * An object or array marked immutable (src/core/immutable.ts: frozen all the way down) is written once per schema
+ * and its JSON kept beside it (a WeakMap per object and array function, so it goes when the value goes): it passed
+ * the schema's checks once and cannot change since. Everything else is written afresh; a value never marked costs
+ * one failed WeakMap lookup.
  */
 
 /** Thrown by a compiled serialiser when the payload is not what it accepts; zod then has the last word. */
@@ -52,6 +58,17 @@ const RUNTIME = {
   keys: Object.keys,
   isFinite: Number.isFinite,
   isSafeInteger: Number.isSafeInteger,
+  /** The JSON just written for `v`, kept in `memo` when `v` can never change. */
+  keep(memo: WeakMap<object, string>, v: object, json: string): string {
+    if (isImmutable(v)) memo.set(v, json);
+    return json;
+  },
+};
+
+/** The first lines of an object or array function: a value written before (immutable) is not written again. */
+const recall = (p: Program) => {
+  const memo = p.constant(new WeakMap<object, string>());
+  return { memo, lookup: `  const kept = ${memo}.get(v);\n  if (kept !== undefined) return kept;` };
 };
 
 /** The generated source: constants it refers to by index, and one function per object, array and record. */
@@ -173,17 +190,17 @@ function expression(p: Program, schema: unknown, x: string): string | null {
 function arrayFunction(p: Program, def: Def): string | null {
   if (def.checks?.length || defOf(def.element).type === 'optional') return null;
   const element = expression(p, def.element, 'x');
-  return (
-    element &&
-    p.fn(
-      `  if (!r.isArray(v)) r.fail();
+  if (!element) return null;
+  const { memo, lookup } = recall(p);
+  return p.fn(
+    `  if (!r.isArray(v)) r.fail();
+${lookup}
   let out = '[';
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     out += (i === 0 ? '' : ',') + ${element};
   }
-  return out + ']';`,
-    )
+  return r.keep(${memo}, v, out + ']');`,
   );
 }
 
@@ -227,12 +244,14 @@ function objectFunction(p: Program, def: Def): string | null {
     lines.push(optional ? `  if (${x} !== undefined) { ${write} }` : `  ${write}`);
     if (!optional) commaKnown = true;
   }
+  const { memo, lookup } = recall(p);
   return p.fn(
     `  if (typeof v !== 'object' || v === null || r.isArray(v)) r.fail();
+${lookup}
   let out = '{';
   let c = '';
 ${lines.join('\n')}
-  return out + '}';`,
+  return r.keep(${memo}, v, out + '}');`,
   );
 }
 

@@ -6,6 +6,7 @@ import { ListAssetsResponse } from '../../src/modules/assets/assets.schemas.ts';
 import { MeResponse } from '../../src/modules/meta/meta.schemas.ts';
 import { HoursCreatedResponse } from '../../src/modules/hours/hours.schemas.ts';
 import { isoFromUtcText } from '../../src/db/utc-text.ts';
+import { immutable } from '../../src/core/immutable.ts';
 
 const compile = (schema: z.ZodType) =>
   createSerializerCompiler({ verify: true })({ schema, method: 'GET', url: '/x', httpStatus: '200' } as never) as (
@@ -81,6 +82,54 @@ describe('compiled response serialisers', () => {
     ]) {
       expect(() => ser(bad)).toThrow(expect.objectContaining({ code: 'FST_ERR_RESPONSE_SERIALIZATION' }));
     }
+  });
+});
+
+describe('immutable values', () => {
+  const Card = z.object({ id: z.string(), tags: z.array(z.string()) });
+  const Wrapper = z.object({ card: Card, at: z.string() });
+
+  it('are written once per schema: a later answer reuses the JSON without reading the value again', () => {
+    let reads = 0;
+    const card = { tags: ['a', 'b'] } as { id: string; tags: string[] };
+    Object.defineProperty(card, 'id', { enumerable: true, get: () => `c${++reads}` });
+    immutable(card); // reads the getter once as it freezes what it holds
+    // Without the check against zod (`verify`), which would read the getter on every call itself.
+    const ser = createSerializerCompiler()({ schema: Wrapper, method: 'GET', url: '/x' } as never) as (
+      data: unknown,
+    ) => string;
+    const first = ser({ card, at: 'one' });
+    expect(first).toBe('{"card":{"id":"c2","tags":["a","b"]},"at":"one"}');
+    expect(reads).toBe(2);
+    // The fresh wrapper is written again, the card is not.
+    expect(ser({ card, at: 'two' })).toBe('{"card":{"id":"c2","tags":["a","b"]},"at":"two"}');
+    expect(reads).toBe(2);
+    // Another schema writes it by its own allow-list.
+    expect(compile(z.object({ tags: z.array(z.string()) }))(card)).toBe('{"tags":["a","b"]}');
+  });
+
+  it('are frozen all the way down, and only plain data is taken', () => {
+    const value = immutable({ a: { b: [1, { c: 'x' }] } });
+    expect(Object.isFrozen(value.a.b[1])).toBe(true);
+    expect(() => (value.a.b as unknown[]).push(2)).toThrow(TypeError);
+    expect(() => immutable({ at: new Date() })).toThrow(TypeError);
+    expect(() => immutable({ m: new Map() })).toThrow(TypeError);
+  });
+
+  it('leave values never marked to be written afresh every time', () => {
+    const ser = compile(Card);
+    const card = { id: 'a', tags: ['x'] };
+    expect(ser(card)).toBe('{"id":"a","tags":["x"]}');
+    card.id = 'b';
+    card.tags.push('y');
+    expect(ser(card)).toBe('{"id":"b","tags":["x","y"]}');
+  });
+
+  it('that do not match their schema are refused every time, never kept', () => {
+    const ser = compile(Card);
+    const bad = immutable({ id: 1, tags: [] });
+    for (let i = 0; i < 2; i++)
+      expect(() => ser(bad)).toThrow(expect.objectContaining({ code: 'FST_ERR_RESPONSE_SERIALIZATION' }));
   });
 });
 

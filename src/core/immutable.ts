@@ -1,0 +1,21 @@
+/**
+ * Answers that are made once and then sent many times (the parts of GET /me fixed for a cached key) are marked
+ * immutable: frozen all the way down, so nothing can change them, and known to the response serialisers, which
+ * then write each one's JSON once per schema instead of once per response (src/http/response-serializer.ts).
+ */
+const IMMUTABLE = new WeakSet<object>();
+
+/** Freezes `value` and everything in it, and marks each object and array as immutable. Plain data only. */
+export function immutable<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || IMMUTABLE.has(value)) return value;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  // A Date, Map or class instance can change behind a freeze (setTime, set, private state): refused.
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null)
+    throw new TypeError('immutable() takes plain objects and arrays only');
+  for (const inner of Object.values(value)) immutable(inner);
+  IMMUTABLE.add(Object.freeze(value));
+  return value;
+}
+
+/** Whether `value` was marked by immutable() (so its JSON under a given schema never changes). */
+export const isImmutable = (value: object): boolean => IMMUTABLE.has(value);
