@@ -5,14 +5,22 @@
  */
 const IMMUTABLE = new WeakSet<object>();
 
-/** Freezes `value` and everything in it, and marks each object and array as immutable. Plain data only. */
+/** Freezes `value` and everything in it, and marks each object and array as immutable. Plain, acyclic data only. */
 export function immutable<T>(value: T): T {
+  return mark(value, new Set());
+}
+
+function mark<T>(value: T, open: Set<object>): T {
   if (typeof value !== 'object' || value === null || IMMUTABLE.has(value)) return value;
+  // JSON has no cycles, and the walk would not end.
+  if (open.has(value)) throw new TypeError('immutable() takes acyclic data only');
   const proto = Object.getPrototypeOf(value) as unknown;
   // A Date, Map or class instance can change behind a freeze (setTime, set, private state): refused.
   if (!Array.isArray(value) && proto !== Object.prototype && proto !== null)
     throw new TypeError('immutable() takes plain objects and arrays only');
-  for (const inner of Object.values(value)) immutable(inner);
+  open.add(value);
+  for (const inner of Object.values(value)) mark(inner, open);
+  open.delete(value);
   IMMUTABLE.add(Object.freeze(value));
   return value;
 }

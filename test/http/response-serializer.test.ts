@@ -114,6 +114,9 @@ describe('immutable values', () => {
     expect(() => (value.a.b as unknown[]).push(2)).toThrow(TypeError);
     expect(() => immutable({ at: new Date() })).toThrow(TypeError);
     expect(() => immutable({ m: new Map() })).toThrow(TypeError);
+    const loop: { self?: unknown } = {};
+    loop.self = { back: loop };
+    expect(() => immutable(loop)).toThrow(/acyclic/);
   });
 
   it('leave values never marked to be written afresh every time', () => {
