@@ -20,7 +20,7 @@ import { isImmutable } from '../core/immutable.ts';
  * An object or array marked immutable (src/core/immutable.ts: frozen all the way down) is written once per schema
  * and its JSON kept beside it (a WeakMap per object and array function, so it goes when the value goes): it passed
  * the schema's checks once and cannot change since. Everything else is written afresh; a value never marked costs
- * one failed WeakMap lookup.
+ * two failed lookups (the memo, then the mark).
  */
 
 /** Thrown by a compiled serialiser when the payload is not what it accepts; zod then has the last word. */
