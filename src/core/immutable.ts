@@ -18,6 +18,9 @@ function mark<T>(value: T, open: Set<object>): T {
   // A Date, Map or class instance can change behind a freeze (setTime, set, private state): refused.
   if (!Array.isArray(value) && proto !== Object.prototype && proto !== null)
     throw new TypeError('immutable() takes plain objects and arrays only');
+  // So can a getter: frozen, it still answers what it likes on every read.
+  for (const field of Object.values(Object.getOwnPropertyDescriptors(value)))
+    if (field.get || field.set) throw new TypeError('immutable() takes data properties only, not getters or setters');
   open.add(value);
   for (const inner of Object.values(value)) mark(inner, open);
   open.delete(value);

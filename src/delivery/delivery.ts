@@ -170,7 +170,9 @@ export function createDelivery({
     // Closed while the claims were being freed (a shutdown during start-up): nothing more to start.
     if (closed) return;
     // Only now may the claim loop run: a claim made while the release ran could be released by it (same instance
-    // id) and sent twice. Wake-ups until now (commits of the first requests) are covered by the wake() below.
+    // id) and sent twice. Nothing can wake it before this line (the wake-ups and the poll start below, tick()
+    // awaits start()): the flag is a second guard. Events committed meanwhile are found by the wake() below
+    // (continuous mode) or the next tick.
     started = true;
     const renew = setInterval(
       () => {
