@@ -34,5 +34,5 @@ export function keepTickObjectShape(): void {
   }
 }
 
-/** Whether an entry is being kept (for tests and diagnostics). */
-export const tickObjectShapeKept = (): boolean => kept !== undefined;
+/** The entry being kept, if any (for tests and diagnostics). */
+export const keptTickObject = (): object | undefined => kept;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { keepTickObjectShape, tickObjectShapeKept } from '../../src/core/tick-shape.ts';
+import { keepTickObjectShape, keptTickObject } from '../../src/core/tick-shape.ts';
 import { TS_NODE_ARGS } from '../helpers/node-process.ts';
 
 const MODULE = fileURLToPath(new URL('../../src/core/tick-shape.ts', import.meta.url));
@@ -58,9 +58,16 @@ describe("process.nextTick's queue entries", () => {
     expect(literalCacheStates('plain')).toContain('MEGAMORPHIC');
   });
 
-  it('are kept once however often it is called', () => {
+  it('are kept one for good, however often it is called', () => {
     keepTickObjectShape();
+    const entry = keptTickObject();
     keepTickObjectShape();
-    expect(tickObjectShapeKept()).toBe(true);
+    expect(keptTickObject()).toBe(entry);
+    // A queue entry: Node's two async-id symbols, the callback and its arguments.
+    expect(Object.getOwnPropertySymbols(entry).map((s) => s.description)).toEqual([
+      'async_id_symbol',
+      'trigger_async_id_symbol',
+    ]);
+    expect(Object.keys(entry!)).toEqual(['callback', 'args']);
   });
 });
