@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { z } from 'zod';
 import { parseEncryptionKeys } from './core/secret-keys.ts';
+import { envDescriptions, proxyEnvDescriptions } from './config-descriptions.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -202,6 +203,16 @@ const schema = z
     instanceId: env.INSTANCE_ID ?? `${os.hostname()}:${env.PORT || randomUUID()}`,
   }));
 
+/** Gives each field its operator-facing description (zod's metadata registry, what `.describe()` writes). */
+function describeFields<S extends z.ZodRawShape>(shape: S, descriptions: { [K in keyof S]: string }): void {
+  for (const key of Object.keys(shape) as (keyof S & string)[])
+    z.globalRegistry.add(shape[key], { description: descriptions[key] });
+}
+describeFields(schema.in.shape, envDescriptions);
+
+/** The API's environment schema, for docs/configuration.md (scripts/config-docs.ts). */
+export const envSchema = schema;
+
 export type Config = z.output<typeof schema>;
 
 export class ConfigError extends Error {}
@@ -249,7 +260,7 @@ const proxySchema = z
     PROXY_HEALTH_INTERVAL_MS: positiveInt.min(100).default(5_000),
     PROXY_CONNECT_TIMEOUT_MS: positiveInt.default(2_000),
     PROXY_RESPONSE_TIMEOUT_MS: positiveInt.default(30_000),
-    TRUST_PROXY: trustProxy,
+    TRUST_PROXY: trustProxy.clone(),
     SHUTDOWN_TIMEOUT_MS: positiveInt.default(15_000),
   })
   .transform((env) => ({
@@ -266,6 +277,11 @@ const proxySchema = z
     trustProxy: env.TRUST_PROXY,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
   }));
+
+describeFields(proxySchema.in.shape, proxyEnvDescriptions);
+
+/** The proxy's environment schema, for docs/configuration.md. */
+export const proxyEnvSchema = proxySchema;
 
 export type ProxyConfig = z.output<typeof proxySchema>;
 

@@ -23,7 +23,7 @@ type Verify = (rawBody: Buffer | string, headers: Record<string, unknown>, secre
  * heading of the webhook docs (or the README, once the notes are merged there), loaded as a module.
  */
 export async function loadPublishedVerifier(): Promise<{ verifyWebhook: Verify; source: string }> {
-  const candidates = ['docs/api-notes/webhooks.md', 'README.md'].map((f) => path.join(ROOT, f)).filter(existsSync);
+  const candidates = ['docs/api/notes/webhooks.md', 'README.md'].map((f) => path.join(ROOT, f)).filter(existsSync);
   for (const file of candidates) {
     const text = readFileSync(file, 'utf8');
     const at = text.search(/^#+ Verifying signatures/m);
