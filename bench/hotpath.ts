@@ -227,7 +227,7 @@ try {
   for (const p of pairs) {
     const side = (x: typeof p.api) => `${int(x.rps)} req/s, ${x.cpuPerReqMs.toFixed(3)} ms CPU/req`;
     console.log(
-      `| ${p.name} | ${side(p.api)} | ${side(p.baseline)} | **${p.ratio.toFixed(2)}x** (rounds ${p.roundRatios.join(', ')}) | ${p.cpuRatio.toFixed(2)}x |`,
+      `| ${p.name} | ${side(p.api)} | ${side(p.baseline)} | **${p.ratio.toFixed(2)}x** (rounds ${p.roundRatios.map((r) => r.toFixed(2)).join(', ')}) | ${p.cpuRatio.toFixed(2)}x |`,
     );
   }
   console.log(

@@ -8,10 +8,10 @@
 // Each figure is the median over rounds of requests/s at 10 concurrent; ratios to `named` are taken within each
 // round (the order of the variants rotates), then their median.
 //
-// Usage: npm run bench:pooler (PgBouncer from scripts/pgbouncer.sh when installed, else the two direct variants)
+// Usage: npm run bench:pooler (the pgbouncer variant when PgBouncer is installed or this runs as root)
 // Env: BENCH_DATABASE_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/postgres), BENCH_ROUNDS (3),
-//      BENCH_SAMPLES (60: 2x that many requests per measurement), BENCH_PGBOUNCER_PORT (6433), BENCH_PORT (4330,
-//      the first of three ports).
+//      BENCH_SAMPLES (60: 2x that many requests per measurement), BENCH_PGBOUNCER_PORT (6433), BENCH_PGBOUNCER=0
+//      (direct variants only), BENCH_PORT (4330, the first of three ports).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +33,10 @@ const SCRIPT = fileURLToPath(new URL('../scripts/pgbouncer.sh', import.meta.url)
 
 const scratch = await createScratchDatabase(ADMIN_URL, 'fleet_bench_pooler');
 const servers: Server[] = [];
-const withBouncer = existsSync('/usr/sbin/pgbouncer') || process.getuid?.() === 0;
+// scripts/pgbouncer.sh installs PgBouncer when missing and run as root; BENCH_PGBOUNCER=0 measures the direct
+// variants only.
+const withBouncer =
+  process.env.BENCH_PGBOUNCER !== '0' && (existsSync('/usr/sbin/pgbouncer') || process.getuid?.() === 0);
 try {
   const db = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused', poolSize: 2 });
   await migrate(db.sql);
