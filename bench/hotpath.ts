@@ -34,7 +34,7 @@ import { topOfProfile } from './lib/profile.ts';
 import { writeResults } from './lib/results.ts';
 import { seedFleet } from './lib/seed.ts';
 import { apiEnv, healthUrl, ready, requireBuild, ROOT, spawnInline, spawnServer, stop, stopAll } from './lib/server.ts';
-import { type Server } from './lib/server.ts';
+import type { Server } from './lib/server.ts';
 import { int, median } from './lib/stats.ts';
 
 const ROUNDS = num('BENCH_ROUNDS', 4);

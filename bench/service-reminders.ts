@@ -30,6 +30,7 @@ const ROUNDS = num('BENCH_ROUNDS', 5);
 const SAMPLES = num('BENCH_SAMPLES', 200);
 const ASSETS = num('BENCH_ASSETS', 100_000);
 const DEPTH = num('BENCH_DEPTH', 1000);
+const deepLabel = `urgent, page ${(DEPTH + 1).toLocaleString('en')}`;
 const url = (() => {
   const u = new URL(ADMIN_URL);
   u.pathname = `/${NAME}`;
@@ -158,7 +159,7 @@ async function main() {
     const sql: Record<string, { p50Ms: number; indexes: string }> = {};
     for (const [label, path] of [
       ['urgent, first page', urgent],
-      ['urgent, page 1,001', `${urgent}&cursor=${cursor}`],
+      [deepLabel, `${urgent}&cursor=${cursor}`],
       ['every status, first page', '/api/v1/service-reminders?limit=50'],
     ] as const) {
       const s = await timeGet(path);
@@ -170,7 +171,7 @@ async function main() {
     const deep = reminderCursor(cursor!);
     for (const [label, after] of [
       ['urgent, first page', null],
-      ['urgent, page 1,001', deep],
+      [deepLabel, deep],
     ] as const) {
       const times: number[] = [];
       let indexes = '';

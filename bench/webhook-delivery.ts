@@ -72,6 +72,8 @@ async function main() {
     env: { ...process.env, BENCH_CERT: pems.cert, BENCH_KEY: pems.private },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  // A failed run exits without reaching the clean-up below: the receiver must not outlive it.
+  process.once('exit', () => receiver.kill());
   const { port } = await new Promise<{ port: number }>((resolve) =>
     receiver.once('message', (m) => resolve(m as { port: number })),
   );

@@ -5,10 +5,12 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_SECRETS_KEYS } from './keys.ts';
-import { sleep } from './env.ts';
+import { num, sleep } from './env.ts';
 
 /** The repository root: servers run from it so `fastify`, `pg` and `tsx` resolve to the project's copies. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** How long a server may take to answer its first request (a busy shared machine can need more than a minute). */
+const START_TIMEOUT_MS = num('BENCH_START_TIMEOUT_MS', 60_000);
 
 /** How to run the API: `js` is the production entry (needs `npm run build`), `tsx` compiles src/ on the fly. */
 export const API_ENTRY = {
@@ -52,7 +54,8 @@ export async function ready(server: Server, url: string, t0 = performance.now())
     } catch {
       // not listening yet
     }
-    if (performance.now() - t0 > 60_000) throw new Error(`${url}: not healthy after 60 s`);
+    if (performance.now() - t0 > START_TIMEOUT_MS)
+      throw new Error(`${url}: not healthy after ${START_TIMEOUT_MS / 1000} s (BENCH_START_TIMEOUT_MS)`);
     await sleep(5);
   }
 }
