@@ -1,8 +1,8 @@
 /**
  * What an Idempotency-Key costs a write: POST /api/v1/yards sequentially without a key, with a fresh key each
  * time (claim + request transaction + record), and replays of one key, alternating rounds; medians printed.
- * `npx tsx bench/idempotency-overhead.ts` (PostgreSQL at BENCH_DATABASE_URL, default the local server; set
- * BENCH_PGLITE=1 for the embedded database). Not a gate: a measurement to read.
+ * `npm run bench:idempotency` (PostgreSQL at BENCH_DATABASE_URL, default the local server; set BENCH_PGLITE=1 for
+ * the embedded database; BENCH_REQUESTS (300) per measurement, BENCH_ROUNDS (3)). Not a gate: a measurement to read.
  */
 import { randomUUID } from 'node:crypto';
 import { buildApp } from '../src/app.ts';
@@ -10,19 +10,17 @@ import { createDeps } from '../src/composition.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
-import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
 import { createScratchDatabase } from '../test/helpers/scratch-database.ts';
-import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
+import { ADMIN_URL, flag, num } from './lib/env.ts';
+import { BENCH_SECRETS_KEYS } from './lib/keys.ts';
+import { writeResults } from './lib/results.ts';
+import { createBenchTenant } from './lib/seed.ts';
+import { median, round } from './lib/stats.ts';
 
-const N = Number(process.env.BENCH_REQUESTS ?? 300);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const pglite = process.env.BENCH_PGLITE === '1';
-const scratch = pglite
-  ? null
-  : await createScratchDatabase(
-      process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
-      'bench_idem',
-    );
+const N = num('BENCH_REQUESTS', 300);
+const ROUNDS = num('BENCH_ROUNDS', 3);
+const pglite = flag('BENCH_PGLITE');
+const scratch = pglite ? null : await createScratchDatabase(ADMIN_URL, 'bench_idem');
 const db = await openDatabase({ databaseUrl: scratch?.url, dataDir: 'memory://' });
 await migrate(db.sql);
 const config = loadConfig({
@@ -33,10 +31,7 @@ const config = loadConfig({
 const deps = createDeps(config, db);
 const app = await buildApp(deps);
 await app.ready();
-const admin = createOrgAdmin(db);
-await admin.createOrg('Bench', 'bench');
-await admin.createUser('bench', 'bench@example.com', 'Bench');
-const { key } = await admin.createKey({ orgSlug: 'bench', userEmail: 'bench@example.com', label: 'b', scopes: 'all' });
+const { key } = await createBenchTenant(db);
 
 let n = 0;
 const post = (headers: Record<string, string>, name = `Yard ${n++}`) =>
@@ -46,7 +41,6 @@ const post = (headers: Record<string, string>, name = `Yard ${n++}`) =>
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
     payload: JSON.stringify({ name }),
   });
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 async function run(kind: 'plain' | 'keyed' | 'replay'): Promise<number> {
   const replayKey = randomUUID();
   if (kind === 'replay') await post({ 'idempotency-key': replayKey }, `Replayed ${replayKey}`);
@@ -72,6 +66,13 @@ for (const [kind, xs] of Object.entries(results))
   console.log(
     `${kind.padEnd(7)} p50 ${median(xs).toFixed(2)} ms  (${(median(xs) / plain).toFixed(2)}x plain; rounds ${xs.map((x) => x.toFixed(2)).join(', ')})`,
   );
+writeResults('idempotency-overhead', {
+  database: pglite ? 'pglite' : 'postgresql',
+  requests: N,
+  rounds: ROUNDS,
+  p50Ms: Object.fromEntries(Object.entries(results).map(([kind, xs]) => [kind, round(median(xs), 2)])),
+  vsPlain: Object.fromEntries(Object.entries(results).map(([kind, xs]) => [kind, round(median(xs) / plain, 2)])),
+});
 await app.close();
 await deps.close();
 await db.close();

@@ -1,4 +1,4 @@
-// A release's migrations applied by the service's own migrator to a large database under a write load (issue 25).
+// A release's migrations applied by the service's own migrator to a large database under a write load.
 // The database is migrated to just before 20261123110000_scale_indexes and seeded with BENCH_ROWS meter logs
 // (2 M, generate_series). A writer inserts a meter log every 10 ms on a pool like the API's (10 connections,
 // 2 s to get one, 5 s statement timeout). Each round applies scale_indexes twice, from the same starting point:
@@ -11,10 +11,11 @@ import pg from 'pg';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate, readMigrations, type Migration } from '../src/db/migrator.ts';
 import { createScratchDatabase } from '../test/helpers/scratch-database.ts';
+import { ADMIN_URL, num } from './lib/env.ts';
+import { writeResults } from './lib/results.ts';
 
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const ROWS = Number(process.env.BENCH_ROWS ?? 2_000_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ROWS = num('BENCH_ROWS', 2_000_000);
+const ROUNDS = num('BENCH_ROUNDS', 2);
 const TARGET = '20261123110000_scale_indexes';
 
 const all = readMigrations();
@@ -92,6 +93,7 @@ try {
       `${label.padEnd(12)} ${fmt(rs.map((r) => r.ms))} s   ${fmt(rs.map((r) => r.worstMs))} s   ${rs.map((r) => `${r.errors} (${r.writes})`).join(' / ')}`,
     );
   }
+  writeResults('migrations-under-load', { rows: ROWS, rounds: ROUNDS, migration: TARGET, variants: results });
 } finally {
   await raw.end();
   await db.close();

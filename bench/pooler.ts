@@ -1,48 +1,46 @@
-// What pooler safety costs on the hot writes (issue 25): POST /hours and POST /hours/batch (the statements that
+// What pooler safety costs on the hot writes: POST /hours and POST /hours/batch (the statements that
 // used named prepared statements) on three servers over one database, in alternating rounds:
 //   named      direct connection, the default (DB_PREPARED_STATEMENTS=auto finds a direct session: parsed once per
-//              connection, as before issue 25)
+//              connection)
 //   unnamed    direct connection, DB_PREPARED_STATEMENTS=false (parsed on every call, as through a pooler)
 //   pgbouncer  DATABASE_URL through PgBouncer in transaction mode (scripts/pgbouncer.sh), the default (auto finds
 //              the pooler: unnamed)
 // Each figure is the median over rounds of requests/s at 10 concurrent; ratios to `named` are taken within each
 // round (the order of the variants rotates), then their median.
 //
-// Usage: npx tsx bench/pooler.ts
+// Usage: npm run bench:pooler (the pgbouncer variant when PgBouncer is installed or this runs as root)
 // Env: BENCH_DATABASE_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/postgres), BENCH_ROUNDS (3),
-//      BENCH_SAMPLES (60: 2x that many requests per measurement), BENCH_PGBOUNCER_PORT (6433), BENCH_PORT (4330,
-//      the first of three ports).
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+//      BENCH_SAMPLES (60: 2x that many requests per measurement), BENCH_PGBOUNCER_PORT (6433), BENCH_PGBOUNCER=0
+//      (direct variants only), BENCH_PORT (4330, the first of three ports).
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
-import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
 import { createScratchDatabase } from '../test/helpers/scratch-database.ts';
-import { apiClient, concurrent, median, ROUNDS, SAMPLES, timed, type Call } from './scale-measure.ts';
-import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
+import { ADMIN_URL, log, num } from './lib/env.ts';
+import { apiClient, concurrent, type Call } from './lib/http-client.ts';
+import { writeResults } from './lib/results.ts';
+import { createBenchTenant } from './lib/seed.ts';
+import { API_ENTRY, startApi, stopAll, type Server } from './lib/server.ts';
+import { median, round, roundRatios, timed } from './lib/stats.ts';
 
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const PGBOUNCER_PORT = Number(process.env.BENCH_PGBOUNCER_PORT ?? 6433);
-const FIRST_PORT = Number(process.env.BENCH_PORT ?? 4330);
+const ROUNDS = num('BENCH_ROUNDS', 3);
+const SAMPLES = num('BENCH_SAMPLES', 60);
+const PGBOUNCER_PORT = num('BENCH_PGBOUNCER_PORT', 6433);
+const FIRST_PORT = num('BENCH_PORT', 4330);
 const SCRIPT = fileURLToPath(new URL('../scripts/pgbouncer.sh', import.meta.url));
-const log = (m: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
 
 const scratch = await createScratchDatabase(ADMIN_URL, 'fleet_bench_pooler');
-const children: ChildProcess[] = [];
-const withBouncer = existsSync('/usr/sbin/pgbouncer') || process.getuid?.() === 0;
+const servers: Server[] = [];
+// scripts/pgbouncer.sh installs PgBouncer when missing and run as root; BENCH_PGBOUNCER=0 measures the direct
+// variants only.
+const withBouncer =
+  process.env.BENCH_PGBOUNCER !== '0' && (existsSync('/usr/sbin/pgbouncer') || process.getuid?.() === 0);
 try {
   const db = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused', poolSize: 2 });
   await migrate(db.sql);
-  const admin = createOrgAdmin(db);
-  await admin.createOrg('Bench Pooler', 'bench-pooler');
-  await admin.createUser('bench-pooler', 'ops@bench-pooler.example.com', 'Olive Ops');
-  const { key } = await admin.createKey({
-    orgSlug: 'bench-pooler',
-    userEmail: 'ops@bench-pooler.example.com',
-    label: 'bench',
-    scopes: 'all',
-  });
+  const { key } = await createBenchTenant(db, 'bench-pooler');
   await db.close();
 
   let pooledUrl: string | null = null;
@@ -61,40 +59,16 @@ try {
     pooledUrl = u.toString();
   } else log('pgbouncer is not installed: measuring the direct variants only');
 
-  const variants = [
-    { name: 'named', env: { DATABASE_URL: scratch.url, SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS } },
-    {
-      name: 'unnamed',
-      env: { DATABASE_URL: scratch.url, DB_PREPARED_STATEMENTS: 'false', SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS },
-    },
-    ...(pooledUrl
-      ? [{ name: 'pgbouncer', env: { DATABASE_URL: pooledUrl, SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS } }]
-      : []),
-  ].map((v, i) => ({ ...v, port: FIRST_PORT + i }));
+  const variants = (
+    [
+      { name: 'named', env: { DATABASE_URL: scratch.url } },
+      { name: 'unnamed', env: { DATABASE_URL: scratch.url, DB_PREPARED_STATEMENTS: 'false' } },
+      ...(pooledUrl ? [{ name: 'pgbouncer', env: { DATABASE_URL: pooledUrl } }] : []),
+    ] as { name: string; env: Record<string, string> }[]
+  ).map((v, i) => ({ ...v, port: FIRST_PORT + i }));
 
-  for (const v of variants) {
-    const child = fork(fileURLToPath(new URL('../src/main.ts', import.meta.url)), [], {
-      execArgv: ['--import', 'tsx'],
-      env: {
-        ...process.env,
-        ...v.env,
-        PORT: String(v.port),
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_MINUTE: '100000000',
-      },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    children.push(child);
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${v.port}/api/v1/health`)).ok) break;
-      } catch {
-        /* starting */
-      }
-      if (i > 150) throw new Error(`${v.name}: API did not become healthy`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
+  for (const v of variants)
+    servers.push((await startApi({ port: v.port, args: API_ENTRY.tsx, env: v.env, inheritEnv: true })).server);
   const clients = variants.map((v) => apiClient(v.port, key));
   const call: Call = clients[0].call;
   const assets: string[] = [];
@@ -134,7 +108,7 @@ try {
     log(`round ${r + 1}/${ROUNDS} done`);
   }
   // Ratios within each round (the machine's load moves all variants of a round alike), then their median.
-  const ratio = (i: number, k: 'hours' | 'batch') => median(runs[i][k].map((x, r) => x / runs[0][k][r]));
+  const ratio = (i: number, k: 'hours' | 'batch') => roundRatios(runs[i][k], runs[0][k]).median;
   console.log('\nvariant    POST /hours: req/s, ratio to named   POST /hours/batch of 10: req/s, ratio');
   for (const [i, v] of variants.entries()) {
     const h = median(runs[i].hours);
@@ -147,9 +121,19 @@ try {
     );
   }
   await Promise.all(clients.map((c) => c.close()));
+  writeResults('pooler', {
+    rounds: ROUNDS,
+    requestsPerMeasurement: n,
+    variants: variants.map((v, i) => ({
+      name: v.name,
+      hoursPerSecond: round(median(runs[i].hours), 0),
+      hoursRatio: round(ratio(i, 'hours'), 2),
+      batchPerSecond: round(median(runs[i].batch), 0),
+      batchRatio: round(ratio(i, 'batch'), 2),
+    })),
+  });
 } finally {
-  for (const child of children) child.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 1_000));
+  await stopAll(servers);
   if (withBouncer) execFileSync('bash', [SCRIPT, 'stop', String(PGBOUNCER_PORT)]);
   await scratch.drop().catch(() => {});
 }

@@ -14,31 +14,26 @@
 // BENCH_DURATION seconds of load (10), BENCH_IDLE_MS (3000), BENCH_VARIANTS (tsx,js), and BENCH_EXTRA to add
 // variants: "label=node args;label2=node args" (e.g. "js-heap96=--max-old-space-size=96 dist/main.js").
 // Linux only (reads /proc). Loopback only.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { createScratchDatabase, type ScratchDatabase } from '../test/helpers/scratch-database.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { migrate } from '../src/db/migrator.ts';
-import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
-import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
+import { ADMIN_URL, num, sleep, text } from './lib/env.ts';
+import { measureLoad } from './lib/load.ts';
+import { cpuMs, statusMb } from './lib/proc.ts';
+import { writeResults } from './lib/results.ts';
+import { seedFleet } from './lib/seed.ts';
+import { API_ENTRY, requireBuild, startApi, stop } from './lib/server.ts';
+import { median, round } from './lib/stats.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const DATABASES = (process.env.BENCH_DATABASES ?? 'postgresql,pglite').split(',');
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 3000);
+const DATABASES = text('BENCH_DATABASES', 'postgresql,pglite').split(',');
+const ROUNDS = num('BENCH_ROUNDS', 3);
+const DURATION = num('BENCH_DURATION', 10);
+const IDLE_MS = num('BENCH_IDLE_MS', 3000);
 const PORT = 4390;
 
-const BUILT_IN: Record<string, string[]> = {
-  tsx: ['--import', 'tsx', 'src/main.ts'],
-  js: ['dist/main.js'],
-};
-const variants: [string, string[]][] = (process.env.BENCH_VARIANTS ?? 'tsx,js')
+const BUILT_IN: Record<string, readonly string[]> = API_ENTRY;
+const variants: [string, readonly string[]][] = text('BENCH_VARIANTS', 'tsx,js')
   .split(',')
   .filter(Boolean)
   .map((name) => {
@@ -46,15 +41,11 @@ const variants: [string, string[]][] = (process.env.BENCH_VARIANTS ?? 'tsx,js')
     return [name, BUILT_IN[name]];
   });
 for (const spec of (process.env.BENCH_EXTRA ?? '').split(';').filter(Boolean)) {
-  const [label, args] =
-    spec.split('=', 2).length === 2
-      ? [spec.slice(0, spec.indexOf('=')), spec.slice(spec.indexOf('=') + 1)]
-      : [spec, spec];
+  const at = spec.indexOf('=');
+  const [label, args] = at > 0 ? [spec.slice(0, at), spec.slice(at + 1)] : [spec, spec];
   variants.push([label, args.trim().split(/\s+/)]);
 }
-if (variants.some(([, args]) => args.includes('dist/main.js')) && !existsSync(path.join(ROOT, 'dist/main.js'))) {
-  throw new Error('dist/main.js is missing: run `npm run build` first');
-}
+if (variants.some(([, args]) => args.includes('dist/main.js'))) requireBuild();
 
 interface Sample {
   startMs: number;
@@ -65,106 +56,35 @@ interface Sample {
   rps: number;
 }
 
-const kb = (pid: number, field: 'VmRSS' | 'VmHWM') => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith(field));
-  return Number(line?.split(/\s+/)[1] ?? NaN);
-};
-const mb = (k: number) => k / 1024;
-/** utime + stime of the whole process, in ms (fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 10 ms). */
-const cpuMs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-async function seed(env: { databaseUrl?: string; dataDir: string }) {
-  const db = await openDatabase(env);
-  await migrate(db.sql);
-  const admin = createOrgAdmin(db);
-  const org = await admin.createOrg('Bench Fleet', 'bench');
-  await admin.createUser('bench', 'bench@example.com', 'Bench');
-  const key = await admin.createKey({
-    orgSlug: 'bench',
-    userEmail: 'bench@example.com',
-    label: 'bench',
-    rateLimit: '100000000',
-  });
-  const classes = ['ON_ROAD', 'OFF_ROAD', 'TRAILER'] as const;
-  await db.prisma.asset.createMany({
-    data: Array.from({ length: 1000 }, (_, i) => ({
-      orgId: org.id,
-      nickname: `Unit ${i}`,
-      assetClass: classes[i % 3],
-      meterType: (['ODOMETER', 'HOURS', 'NONE'] as const)[i % 3],
-      meterUnit: ['mi', 'hrs', 'none'][i % 3],
-      createdAt: new Date(Date.now() - i * 1000),
-    })),
-  });
-  await db.close();
-  return key.key;
-}
-
-async function firstHealthy(child: ChildProcess, t0: number): Promise<number> {
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before it was healthy`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${PORT}/api/v1/health`)).ok) return performance.now() - t0;
-    } catch {
-      // not listening yet
-    }
-    if (performance.now() - t0 > 60_000) throw new Error('server not healthy after 60 s');
-    await sleep(10);
-  }
-}
-
-async function run(args: string[], env: Record<string, string>, key: string): Promise<Sample> {
-  const t0 = performance.now();
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      ...env,
-      PORT: String(PORT),
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '100000000',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+async function run(args: readonly string[], env: Record<string, string>, key: string): Promise<Sample> {
+  const { server, startMs } = await startApi({ port: PORT, args, env });
   try {
-    const startMs = await firstHealthy(child, t0);
-    const startCpuMs = cpuMs(child.pid!);
+    const startCpuMs = cpuMs(server.pid);
     await sleep(IDLE_MS);
-    const idleMb = mb(kb(child.pid!, 'VmRSS'));
-    const samples: number[] = [];
-    const timer = setInterval(() => samples.push(kb(child.pid!, 'VmRSS')), 250);
-    const result = await autocannon({
-      url: `http://127.0.0.1:${PORT}`,
-      connections: 50,
-      duration: DURATION,
-      headers: { authorization: `Bearer ${key}` },
-      requests: [{ path: '/api/v1/assets?limit=50' }, { path: '/api/v1/me' }],
-    });
-    clearInterval(timer);
-    if (result.non2xx || result.errors) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors under load`);
-    const peakMb = mb(kb(child.pid!, 'VmHWM'));
-    child.kill('SIGTERM');
-    const code = await exited;
-    if (code !== 0) throw new Error(`SIGTERM exit code ${code}`);
-    return { startMs, startCpuMs, idleMb, loadMb: mb(median(samples.slice(4))), peakMb, rps: result.requests.average };
+    const idleMb = statusMb(server.pid, 'VmRSS');
+    const load = await measureLoad(
+      server.pid,
+      {
+        url: `http://127.0.0.1:${PORT}`,
+        connections: 50,
+        headers: { authorization: `Bearer ${key}` },
+        requests: [{ path: '/api/v1/assets?limit=50' }, { path: '/api/v1/me' }],
+      },
+      DURATION,
+      250,
+    );
+    if (load.non2xx) throw new Error(`${load.non2xx} non-2xx or errors under load`);
+    const peakMb = statusMb(server.pid, 'VmHWM');
+    await stop(server, true);
+    // The first second of samples is the load ramping up.
+    return { startMs, startCpuMs, idleMb, loadMb: median(load.rssMb.slice(4)), peakMb, rps: load.rps };
   } finally {
-    if (child.exitCode === null) {
-      child.kill('SIGKILL');
-      await exited;
-    }
+    await stop(server);
   }
 }
 
 const rows: string[] = [];
-const loadBefore = loadavg()[0];
+const results: Record<string, unknown>[] = [];
 for (const database of DATABASES) {
   let scratch: ScratchDatabase | undefined;
   let dataDir: string | undefined;
@@ -173,28 +93,39 @@ for (const database of DATABASES) {
     let key: string;
     if (database === 'postgresql') {
       scratch = await createScratchDatabase(ADMIN_URL, 'fleet_bench_rt');
-      key = await seed({ databaseUrl: scratch.url, dataDir: 'unused' });
-      env = { DATABASE_URL: scratch.url, SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS };
+      key = (await seedFleet({ databaseUrl: scratch.url, dataDir: 'unused' }, 1000)).key;
+      env = { DATABASE_URL: scratch.url };
     } else {
       dataDir = mkdtempSync(path.join(tmpdir(), 'fleet-bench-rt-'));
-      key = await seed({ dataDir });
+      key = (await seedFleet({ dataDir }, 1000)).key;
       env = { DATA_DIR: dataDir };
     }
     const samples = new Map<string, Sample[]>(variants.map(([name]) => [name, []]));
     // Alternating rounds: a noisy moment on the shared machine hits every variant, not one.
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let r = 0; r < ROUNDS; r++) {
       for (const [name, args] of variants) {
         const s = await run(args, env, key);
         samples.get(name)!.push(s);
         console.error(
-          `${database} ${name} round ${round + 1}: start ${s.startMs.toFixed(0)} ms (CPU ${s.startCpuMs} ms), idle ${s.idleMb.toFixed(0)} MB, load ${s.loadMb.toFixed(0)} MB, peak ${s.peakMb.toFixed(0)} MB, ${s.rps.toFixed(0)} req/s`,
+          `${database} ${name} round ${r + 1}: start ${s.startMs.toFixed(0)} ms (CPU ${s.startCpuMs} ms), idle ${s.idleMb.toFixed(0)} MB, load ${s.loadMb.toFixed(0)} MB, peak ${s.peakMb.toFixed(0)} MB, ${s.rps.toFixed(0)} req/s`,
         );
       }
     }
     for (const [name, list] of samples) {
-      const m = (f: keyof Sample) => median(list.map((s) => s[f]));
+      const m = (f: keyof Sample) => round(median(list.map((s) => s[f])), 0);
+      const row = {
+        database,
+        variant: name,
+        startMs: m('startMs'),
+        startCpuMs: m('startCpuMs'),
+        idleRssMb: m('idleMb'),
+        loadRssMb: m('loadMb'),
+        peakRssMb: m('peakMb'),
+        rps: m('rps'),
+      };
+      results.push(row);
       rows.push(
-        `| ${database} | ${name} | ${m('startMs').toFixed(0)} ms | ${m('startCpuMs').toFixed(0)} ms | ${m('idleMb').toFixed(0)} MB | ${m('loadMb').toFixed(0)} MB | ${m('peakMb').toFixed(0)} MB | ${m('rps').toFixed(0)} |`,
+        `| ${database} | ${name} | ${row.startMs} ms | ${row.startCpuMs} ms | ${row.idleRssMb} MB | ${row.loadRssMb} MB | ${row.peakRssMb} MB | ${row.rps} |`,
       );
     }
   } finally {
@@ -202,13 +133,13 @@ for (const database of DATABASES) {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }
-// Start-up and throughput are CPU-bound: on a shared machine, read them next to the load average.
+// Start-up and throughput are CPU-bound: on a shared machine, read them next to the load average (in the JSON).
 console.log(
-  `\nmedians of ${ROUNDS} alternating rounds; ${DURATION}s of mixed load (assets list + /me), 50 connections, 1,000 assets;`,
+  `\nmedians of ${ROUNDS} alternating rounds; ${DURATION}s of mixed load (assets list + /me), 50 connections, 1,000 assets\n`,
 );
-console.log(`load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end\n`);
 console.log(
   '| Database | Run | Start-up to healthy | CPU until healthy | Idle RSS | RSS under load | Peak RSS | req/s |',
 );
 console.log('|---|---|---|---|---|---|---|---|');
 for (const row of rows) console.log(row);
+writeResults('runtime', { rounds: ROUNDS, durationSec: DURATION, assets: 1000, variants: results });

@@ -1,39 +1,28 @@
-// Scale benchmark (issue 11): every read endpoint at production volume on PostgreSQL, page 1 against a deep
-// page, sequential and 10 concurrent, each next to its raw baseline (the same query on the pg driver from
-// this process), plus the CSV export rate and the two hot writes against their raw equivalents.
+// Scale benchmark: every read endpoint at production volume on PostgreSQL, page 1 against a deep page,
+// sequential and 10 concurrent, each next to its raw baseline (the same query on the pg driver from this
+// process), plus the CSV export rate and the two hot writes against their raw equivalents.
 //
 // Usage: npm run bench:scale                 seeds fleet_scale once (~3 min), then measures (~4 min)
 //        npm run bench:scale -- --drop       drops the scale database
 // Env: BENCH_DATABASE_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/postgres),
 //      BENCH_SCALE_DB (database name, default fleet_scale), BENCH_ROUNDS (alternating rounds, default 3),
-//      BENCH_SAMPLES (requests per sequential measurement, default 60),
-//      BENCH_CLIENT (undici, the default: requests on a pool of 10 keep-alive connections, as a load tool or a
-//      server-side integrator sends them; fetch: Node's fetch, whose own CPU on the shared cores adds to the tail).
-import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+//      BENCH_SAMPLES (requests per sequential measurement, default 60), BENCH_ONLY (a regex of endpoint names),
+//      BENCH_CLIENT (undici, the default, or fetch: see bench/lib/http-client.ts).
 import pg from 'pg';
-import { dropScaleDatabase, ensureScaleDatabase } from './scale-db.ts';
-import { measureWrites } from './scale-writes.ts';
-import { seededId } from './scale-seed.ts';
-import {
-  apiClient,
-  CLIENT,
-  concurrent,
-  f,
-  median,
-  ROUNDS,
-  SAMPLES,
-  sequential,
-  timed,
-  type Stats,
-} from './scale-measure.ts';
-import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
+import { ADMIN_URL, log, num } from './lib/env.ts';
+import { apiClient, CLIENT, concurrent, sequential, type Stats } from './lib/http-client.ts';
+import { writeResults } from './lib/results.ts';
+import { dropScaleDatabase, ensureScaleDatabase } from './lib/scale/db.ts';
+import { seededId } from './lib/scale/seed.ts';
+import { measureWrites } from './lib/scale/writes.ts';
+import { API_ENTRY, startApi, stop } from './lib/server.ts';
+import { statusMb } from './lib/proc.ts';
+import { median, ms as f, round, timed } from './lib/stats.ts';
 
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = process.env.BENCH_SCALE_DB ?? 'fleet_scale';
+const ROUNDS = num('BENCH_ROUNDS', 3);
+const SAMPLES = num('BENCH_SAMPLES', 60);
 const PORT = 4320;
-const log = (m: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
 
 if (process.argv.includes('--drop')) {
   await dropScaleDatabase(ADMIN_URL, DB_NAME);
@@ -43,7 +32,6 @@ if (process.argv.includes('--drop')) {
 
 const scale = await ensureScaleDatabase(ADMIN_URL, DB_NAME, log);
 const pool = new pg.Pool({ connectionString: scale.url, max: 10 });
-const base = `http://127.0.0.1:${PORT}/api/v1`;
 const { call, close: closeClient } = apiClient(PORT, scale.key);
 const cursor = (values: unknown[]) => Buffer.from(JSON.stringify(values)).toString('base64url');
 const id = (kind: string, n: number) => seededId(pool as unknown as pg.ClientBase, scale.tag, kind, n);
@@ -55,9 +43,9 @@ async function measure(api: () => Promise<unknown>, raw: (() => Promise<unknown>
   const conc: Stats[] = [];
   const rawRuns: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    seq.push(await sequential(api));
-    conc.push(await concurrent(api));
-    if (raw) rawRuns.push((await sequential(raw)).p50);
+    seq.push(await sequential(api, SAMPLES));
+    conc.push(await concurrent(api, SAMPLES * 2));
+    if (raw) rawRuns.push((await sequential(raw, SAMPLES)).p50);
   }
   const m = (xs: Stats[], k: keyof Stats) => median(xs.map((x) => x[k]));
   return {
@@ -95,29 +83,13 @@ const deepPage = async (sql: string, params: unknown[], page: number, limit = 50
 // descending key the queue indexes hold, so the raw baseline reads the same index.
 const QUEUE_ORDER = `priority DESC, COALESCE(TIMESTAMPTZ '9999-12-31 00:00:00+00' - "dueAt", INTERVAL '-1000000 years') DESC, "createdAt" DESC, id DESC`;
 
-const api = fork(fileURLToPath(new URL('../src/main.ts', import.meta.url)), [], {
-  execArgv: ['--import', 'tsx'],
-  env: {
-    ...process.env,
-    DATABASE_URL: scale.url,
-    SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS,
-    PORT: String(PORT),
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '100000000',
-  },
-  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+const { server: api } = await startApi({
+  port: PORT,
+  args: API_ENTRY.tsx,
+  env: { DATABASE_URL: scale.url },
+  inheritEnv: true,
 });
-const children: ChildProcess[] = [api];
 try {
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {
-      /* starting */
-    }
-    if (i > 150) throw new Error('API did not become healthy');
-    await new Promise((r) => setTimeout(r, 200));
-  }
   const org = scale.orgId;
   const busyAsset = await id('a', 1);
   const usageProject = await id('p', 1);
@@ -283,18 +255,21 @@ try {
       `| ${r.name} | ${f(r.seqP50)} | ${f(r.seqP99)} | ${f(r.concP50)} | ${f(r.concP99)} | ${r.raw === null ? '' : f(r.raw)} | ${r.raw === null ? '' : `${(r.seqP50 / r.raw).toFixed(1)}x`} |`,
     );
   }
+  const deep: Record<string, number> = {};
   console.log('\nDeep page / page 1 (sequential p50):');
   for (let i = 0; i < rows.length - 1; i++) {
     const [a, b] = [rows[i], rows[i + 1]];
-    if (a.name.endsWith('page 1') && b.name.startsWith(a.name.slice(0, -1)))
+    if (a.name.endsWith('page 1') && b.name.startsWith(a.name.slice(0, -1))) {
+      deep[a.name.slice(0, -8)] = round(b.seqP50 / a.seqP50, 2);
       console.log(`  ${a.name.slice(0, -8).padEnd(28)} ${(b.seqP50 / a.seqP50).toFixed(2)}x`);
+    }
   }
   console.log(`\nequipment-usage response: ${(usageBytes / 1024).toFixed(1)} KiB`);
 
   // CSV export of every tool (50,000 rows): rows/s against one raw SELECT of the same rows, and the server's RSS.
-  const rss = () => Number(require_rss(api.pid!));
+  let csv = null;
   if (wanted('csv')) {
-    const rssBefore = rss();
+    const rssBefore = statusMb(api.pid, 'VmRSS');
     const csvRuns: number[] = [];
     const copyRuns: number[] = [];
     let csvRows = 0;
@@ -305,20 +280,39 @@ try {
       csvRows = body.toString('utf8').split('\r\n').length - 2;
       copyRuns.push(await timed(() => pool.query(`SELECT * FROM tools WHERE "orgId" = $1 ORDER BY name, id`, [org])));
     }
-    const rssAfter = rss();
-    const csvMs = median(csvRuns);
+    const rssAfter = statusMb(api.pid, 'VmRSS');
+    csv = {
+      rows: csvRows,
+      rowsPerSecond: Math.round(csvRows / (median(csvRuns) / 1000)),
+      rawRowsPerSecond: Math.round(csvRows / (median(copyRuns) / 1000)),
+      rssBeforeMb: round(rssBefore, 0),
+      rssAfterMb: round(rssAfter, 0),
+    };
     console.log(
-      `CSV export: ${csvRows} rows, ${Math.round(csvRows / (csvMs / 1000))} rows/s (raw SELECT of every row on pg ${Math.round(csvRows / (median(copyRuns) / 1000))} rows/s); server RSS ${(rssBefore / 1024).toFixed(0)} -> ${(rssAfter / 1024).toFixed(0)} MiB over ${ROUNDS} exports`,
+      `CSV export: ${csv.rows} rows, ${csv.rowsPerSecond} rows/s (raw SELECT of every row on pg ${csv.rawRowsPerSecond} rows/s); server RSS ${csv.rssBeforeMb} -> ${csv.rssAfterMb} MiB over ${ROUNDS} exports`,
     );
   }
-  if (wanted('writes')) await measureWrites(call, pool, scale, id);
+  const writes = wanted('writes')
+    ? await measureWrites(call, pool, scale, id, { rounds: ROUNDS, samples: SAMPLES })
+    : null;
+  writeResults('scale', {
+    client: CLIENT,
+    rounds: ROUNDS,
+    samples: SAMPLES,
+    endpoints: rows.map((r) => ({
+      name: r.name,
+      seqP50Ms: round(r.seqP50, 2),
+      seqP99Ms: round(r.seqP99, 2),
+      concP50Ms: round(r.concP50, 2),
+      concP99Ms: round(r.concP99, 2),
+      rawP50Ms: r.raw === null ? null : round(r.raw, 2),
+    })),
+    deepPageOverPage1: deep,
+    equipmentUsageBytes: usageBytes,
+    csv,
+    writes,
+  });
 } finally {
-  for (const c of children) c.kill('SIGTERM');
+  await stop(api);
   await Promise.all([pool.end(), closeClient()]);
-}
-
-function require_rss(pid: number): string {
-  // RSS in KiB of the API process, from /proc (Linux).
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return /VmRSS:\s+(\d+)/.exec(status)?.[1] ?? '0';
 }

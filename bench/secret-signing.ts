@@ -4,14 +4,17 @@
 // and sealed secrets decrypted every time (cache off). 1,000 subscriptions, one in four in a rotation overlap
 // (two secrets), a 1 KB event body; medians over BENCH_ROUNDS (21) rounds of BENCH_OPS (20,000) signings each,
 // each round in another order (a rotation of the three), so no variant always runs first or last.
-// Usage: npx tsx bench/secret-signing.ts
+// Usage: npm run bench:secrets. Env: BENCH_ROUNDS (21), BENCH_OPS (20000).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createKeyring } from '../src/core/secret-keys.ts';
 import { createSecretBox, type StoredSecrets } from '../src/delivery/secret-box.ts';
 import { newWebhookSecret, signEnvelope } from '../src/delivery/signer.ts';
+import { num } from './lib/env.ts';
+import { writeResults } from './lib/results.ts';
+import { median, round } from './lib/stats.ts';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 21);
-const OPS = Number(process.env.BENCH_OPS ?? 20_000);
+const ROUNDS = num('BENCH_ROUNDS', 21);
+const OPS = num('BENCH_OPS', 20_000);
 const SUBSCRIPTIONS = 1_000;
 
 const keyring = createKeyring([{ id: 'k1', key: randomBytes(32) }]);
@@ -47,7 +50,6 @@ function run(variant: Variant): number {
   return OPS / (Number(process.hrtime.bigint() - started) / 1e9);
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const variants: Variant[] = ['plaintext', 'sealed, cached', 'sealed, no cache'];
 run('sealed, cached'); // warm-up (and fills the cache)
 run('plaintext');
@@ -95,3 +97,17 @@ console.log(
   `\nPer delivery (median µs): opening the secrets ${median(costs.open).toFixed(1)} cached, ` +
     `${median(costs.openNoCache).toFixed(1)} without the cache; signing them ${median(costs.sign).toFixed(1)}`,
 );
+writeResults('secret-signing', {
+  rounds: ROUNDS,
+  opsPerRound: OPS,
+  variants: variants.map((v) => ({
+    name: v,
+    signingsPerSecond: Math.round(median(results.get(v)!)),
+    vsPlaintext: round(median(ratios.get(v)!), 2),
+  })),
+  perDeliveryUs: {
+    openCached: round(median(costs.open), 1),
+    openUncached: round(median(costs.openNoCache), 1),
+    sign: round(median(costs.sign), 1),
+  },
+});

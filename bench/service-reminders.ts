@@ -1,11 +1,12 @@
-// Benchmark of service programs (issue 28) on PostgreSQL: 100,000 assets with 5 reminders each (500,000).
+// Benchmark of service programs on PostgreSQL: 100,000 assets with 5 reminders each (500,000).
 // - GET /service-reminders?status=DUE_SOON,OVERDUE: p50 of the first page and of a deep page (cursor 1,000 pages in).
 // - POST /hours on an asset with 10 reminders against one with none: requests per second, alternating rounds,
 //   compared by the median of the rounds (same run, same process).
 // - The calendar sweep over the 500,000: one tick (EXPLAIN of its one claim query, and its time for a batch).
 // Usage: npm run bench:reminders. Env: BENCH_DATABASE_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/
 // postgres), BENCH_DB (database created for the run and dropped after, default fleet_bench_reminders), BENCH_ROUNDS
-// (5), BENCH_SAMPLES (200). Requests go through app.inject (in process, no network), both sides alike.
+// (5), BENCH_SAMPLES (200), BENCH_ASSETS (100000), BENCH_DEPTH (1000 pages). Requests go through app.inject (in
+// process, no network), both sides alike.
 import pg from 'pg';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
@@ -19,15 +20,17 @@ import { SWEEP_CLAIM_SQL } from '../src/modules/service-reminders/service-remind
 import { listReminders, reminderCursor } from '../src/modules/service-reminders/service-reminders.repository.ts';
 import { ListRemindersQuery } from '../src/modules/service-reminders/service-reminders.schemas.ts';
 import type { SqlRunner } from '../src/db/database.ts';
-import { median, pct } from './scale-measure.ts';
-import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
+import { ADMIN_URL, log, num, text } from './lib/env.ts';
+import { BENCH_SECRETS_KEYS } from './lib/keys.ts';
+import { writeResults } from './lib/results.ts';
+import { median, pct, round } from './lib/stats.ts';
 
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const NAME = process.env.BENCH_DB ?? 'fleet_bench_reminders';
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
-const ASSETS = Number(process.env.BENCH_ASSETS ?? 100_000);
-const log = (m: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
+const NAME = text('BENCH_DB', 'fleet_bench_reminders');
+const ROUNDS = num('BENCH_ROUNDS', 5);
+const SAMPLES = num('BENCH_SAMPLES', 200);
+const ASSETS = num('BENCH_ASSETS', 100_000);
+const DEPTH = num('BENCH_DEPTH', 1000);
+const deepLabel = `urgent, page ${(DEPTH + 1).toLocaleString('en')}`;
 const url = (() => {
   const u = new URL(ADMIN_URL);
   u.pathname = `/${NAME}`;
@@ -145,29 +148,30 @@ async function main() {
     const urgent = '/api/v1/service-reminders?status=DUE_SOON,OVERDUE&limit=50';
     let cursor: string | null = null;
     let rows = 0;
-    const DEPTH = Number(process.env.BENCH_DEPTH ?? 1000);
     for (let page = 0; page < DEPTH; page++) {
       const body = await get(`${urgent}${cursor ? `&cursor=${cursor}` : ''}`);
       rows += body.serviceReminders.length;
       cursor = body.nextCursor;
       if (!cursor) throw new Error(`the list ended after ${page + 1} pages (${rows} rows)`);
     }
-    const results: Record<string, string> = {};
+    const results: Record<string, unknown> = {};
+    const http: Record<string, { p50Ms: number; p99Ms: number }> = {};
+    const sql: Record<string, { p50Ms: number; indexes: string }> = {};
     for (const [label, path] of [
       ['urgent, first page', urgent],
-      ['urgent, page 1,001', `${urgent}&cursor=${cursor}`],
+      [deepLabel, `${urgent}&cursor=${cursor}`],
       ['every status, first page', '/api/v1/service-reminders?limit=50'],
     ] as const) {
       const s = await timeGet(path);
-      results[label] = `p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms`;
-      log(`GET ${label}: ${results[label]}`);
+      http[label] = { p50Ms: round(s.p50, 2), p99Ms: round(s.p99, 2) };
+      log(`GET ${label}: p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms`);
     }
 
     // The statement alone, as PostgreSQL runs it (EXPLAIN ANALYZE through the repository's own SQL).
     const deep = reminderCursor(cursor!);
     for (const [label, after] of [
       ['urgent, first page', null],
-      ['urgent, page 1,001', deep],
+      [deepLabel, deep],
     ] as const) {
       const times: number[] = [];
       let indexes = '';
@@ -188,6 +192,7 @@ async function main() {
         };
         await listReminders(explaining, org.id, ListRemindersQuery.parse({ status: 'DUE_SOON,OVERDUE' }), after);
       }
+      sql[label] = { p50Ms: round(median(times), 2), indexes };
       log(`SQL ${label}: p50 ${median(times).toFixed(2)} ms in PostgreSQL (${indexes})`);
     }
 
@@ -227,13 +232,31 @@ async function main() {
       `EXPLAIN (FORMAT JSON, ANALYZE) ${SWEEP_CLAIM_SQL.replace(' FOR UPDATE SKIP LOCKED', '')}`,
       [new Date(), 500],
     );
-    const text = JSON.stringify(plan['QUERY PLAN']);
+    const planText = JSON.stringify(plan['QUERY PLAN']);
     log(
-      `sweep claim plan: ${/service_reminders_calendar_idx/.test(text) ? 'Index Scan service_reminders_calendar_idx' : text}`,
+      `sweep claim plan: ${/service_reminders_calendar_idx/.test(planText) ? 'Index Scan service_reminders_calendar_idx' : planText}`,
     );
     const t = performance.now();
     const swept = await deps.services.serviceReminders.sweep(new Date());
-    log(`sweep tick: ${swept} reminders re-evaluated in ${(performance.now() - t).toFixed(0)} ms (of 500,000)`);
+    const sweepMs = performance.now() - t;
+    log(
+      `sweep tick: ${swept} reminders re-evaluated in ${sweepMs.toFixed(0)} ms (of ${(ASSETS * 5).toLocaleString('en')})`,
+    );
+    Object.assign(results, {
+      assets: ASSETS,
+      reminders: ASSETS * 5,
+      samples: SAMPLES,
+      rounds: ROUNDS,
+      http,
+      sql,
+      postHoursPerSecond: { noReminders: round(none, 0), tenReminders: round(ten, 0), ratio: round(ten / none, 3) },
+      sweep: {
+        claimUsesCalendarIndex: /service_reminders_calendar_idx/.test(planText),
+        swept,
+        ms: Math.round(sweepMs),
+      },
+    });
+    writeResults('service-reminders', results);
     await app.close();
   } finally {
     await db.close().catch(() => {});

@@ -1,5 +1,5 @@
 // Benchmark: the webhook delivery engine of ONE process against a loopback HTTPS receiver (own process).
-// Usage: npx tsx bench/webhook-delivery.ts   Env: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres),
+// Usage: npm run bench:webhook-delivery   Env: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres),
 // BENCH_ROUNDS (3), BENCH_DELIVERIES per throughput run (2000), BENCH_SECONDS per latency run (8)
 // BENCH_ONLY=throughput (the two throughput comparisons only).
 // Prints, from alternating rounds and compared by median (the machine is shared and noisy):
@@ -31,16 +31,14 @@ import { EVENT_EXAMPLES } from '../src/delivery/event-examples.ts';
 import { signEnvelope } from '../src/delivery/signer.ts';
 import { emit } from '../src/events/outbox.ts';
 import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
-import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
+import { ADMIN_URL, num, sleep } from './lib/env.ts';
+import { BENCH_SECRETS_KEYS } from './lib/keys.ts';
+import { writeResults } from './lib/results.ts';
+import { median, pct, round, roundRatios } from './lib/stats.ts';
 
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 2000);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const pct = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+const ROUNDS = num('BENCH_ROUNDS', 3);
+const DELIVERIES = num('BENCH_DELIVERIES', 2000);
+const SECONDS = num('BENCH_SECONDS', 8);
 
 /** The receiver: 200 at once; /hang never answers; /fail answers 500; /lat records arrival per toolId. */
 function receiverProcess() {
@@ -74,6 +72,8 @@ async function main() {
     env: { ...process.env, BENCH_CERT: pems.cert, BENCH_KEY: pems.private },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  // A failed run exits without reaching the clean-up below: the receiver must not outlive it.
+  process.once('exit', () => receiver.kill());
   const { port } = await new Promise<{ port: number }>((resolve) =>
     receiver.once('message', (m) => resolve(m as { port: number })),
   );
@@ -270,7 +270,7 @@ async function main() {
     number
   >;
   // Ratios pair the two sides of the same round (measured back to back), then take the median over rounds.
-  const ratio = (a: number[], b: number[]) => (a.length ? Number(median(a.map((x, i) => x / b[i])).toFixed(2)) : null);
+  const ratio = (a: number[], b: number[]) => (a.length ? round(roundRatios(a, b).median, 2) : null);
   const summary = {
     benchmark: 'webhook-delivery',
     rounds: ROUNDS,
@@ -291,6 +291,7 @@ async function main() {
     isolationRatioP99: ratio(results.besideP99, results.aloneP99),
   };
   console.log(JSON.stringify(summary));
+  writeResults('webhook-delivery', summary);
   receiver.kill();
   rmSync(caFile, { force: true });
   await db.close();

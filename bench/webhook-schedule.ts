@@ -1,7 +1,7 @@
-// Benchmark: the retry schedule behind an open circuit breaker (issue 24), one process, PostgreSQL.
-// Usage: npx tsx bench/webhook-schedule.ts   Env: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres),
+// Benchmark: the retry schedule behind an open circuit breaker, one process, PostgreSQL.
+// Usage: npm run bench:webhook-schedule   Env: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres),
 // BENCH_HANGING (500 deliveries), BENCH_SECONDS (10: the healthy tenant's run, 10 events/s).
-// Set-up as in the issue: WEBHOOK_RETRY_SCHEDULE=1,1,1,1,1,1, WEBHOOK_TIMEOUT_MS=1000, a 1 s poll, breaker defaults.
+// Set-up: WEBHOOK_RETRY_SCHEDULE=1,1,1,1,1,1, WEBHOOK_TIMEOUT_MS=1000, a 1 s poll, breaker defaults.
 // Prints: the healthy tenant's commit-to-receipt p50/p99 while the hanging receiver's deliveries walk the schedule,
 // the dead endpoint's worst lateness of any attempt against its due time, its attempts per delivery and the time
 // until all of them are ABANDONED.
@@ -18,14 +18,13 @@ import { createDelivery } from '../src/delivery/delivery.ts';
 import { EVENT_EXAMPLES } from '../src/delivery/event-examples.ts';
 import { emit } from '../src/events/outbox.ts';
 import { createTenant } from '../test/helpers/fixtures.ts';
-import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
+import { ADMIN_URL, num, sleep } from './lib/env.ts';
+import { BENCH_SECRETS_KEYS } from './lib/keys.ts';
+import { writeResults } from './lib/results.ts';
+import { pct } from './lib/stats.ts';
 
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const HANGING = Number(process.env.BENCH_HANGING ?? 500);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pct = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+const HANGING = num('BENCH_HANGING', 500);
+const SECONDS = num('BENCH_SECONDS', 10);
 
 async function main() {
   const receiver = await startReceiver();
@@ -78,25 +77,25 @@ async function main() {
   await watch.stop();
   const logs = [...watch.logs.values()];
   const latencies = [...committed].filter(([id]) => arrived.has(id)).map(([id, at]) => arrived.get(id)! - at);
-  console.log(
-    JSON.stringify({
-      benchmark: 'webhook-schedule',
-      hangingDeliveries: HANGING,
-      healthy: {
-        sent: committed.size,
-        received: latencies.length,
-        p50Ms: pct(latencies, 50),
-        p99Ms: pct(latencies, 99),
-      },
-      dead: {
-        abandoned: logs.filter((l) => l.status === 'ABANDONED').length,
-        attemptsPerDelivery: [...new Set(logs.map((l) => l.attempts.length))],
-        worstLatenessMs: watch.worstLatenessMs(),
-        allAbandonedWithinSec: Number(abandonedAfterSec.toFixed(1)),
-        realSends: receiver.requests.filter((r) => r.path === '/hang').length,
-      },
-    }),
-  );
+  const summary = {
+    benchmark: 'webhook-schedule',
+    hangingDeliveries: HANGING,
+    healthy: {
+      sent: committed.size,
+      received: latencies.length,
+      p50Ms: pct(latencies, 50),
+      p99Ms: pct(latencies, 99),
+    },
+    dead: {
+      abandoned: logs.filter((l) => l.status === 'ABANDONED').length,
+      attemptsPerDelivery: [...new Set(logs.map((l) => l.attempts.length))],
+      worstLatenessMs: watch.worstLatenessMs(),
+      allAbandonedWithinSec: Number(abandonedAfterSec.toFixed(1)),
+      realSends: receiver.requests.filter((r) => r.path === '/hang').length,
+    },
+  };
+  console.log(JSON.stringify(summary));
+  writeResults('webhook-schedule', summary);
   await delivery.close();
   await receiver.close();
   await db.close();

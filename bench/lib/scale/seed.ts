@@ -1,4 +1,4 @@
-// Seeds the volumes of issue 11 into a PostgreSQL database, in SQL (generate_series), in a few minutes:
+// Seeds the scale benchmark's volumes into a PostgreSQL database, in SQL (generate_series), in a few minutes:
 // one organisation with 100,000 assets, 1.92 M meter logs (100 busy assets with 2,000 each; one project with
 // 80,000), 20,000 flags, 50,000 work orders, 30,000 repairs, 50,000 tools, 200,000 tool events (one busy tool
 // with 2,500), 500 projects and 50 yards; beside it a second organisation at a quarter of that size.

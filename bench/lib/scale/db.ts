@@ -1,10 +1,10 @@
-// The scale benchmark's database: created and seeded once (minutes), then reused by every run until
+// bench/scale.ts's database: created and seeded once (minutes), then reused by every run until
 // `npm run bench:scale -- --drop`. A small meta table records the seed version, the orgs and the API key.
 import pg from 'pg';
-import { openDatabase } from '../src/db/database.ts';
-import { migrate } from '../src/db/migrator.ts';
-import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
-import { SEED_VERSION, seedOrganisation } from './scale-seed.ts';
+import { openDatabase } from '../../../src/db/database.ts';
+import { migrate } from '../../../src/db/migrator.ts';
+import { createOrgAdmin } from '../../../src/modules/orgs/orgs.service.ts';
+import { SEED_VERSION, seedOrganisation } from './seed.ts';
 
 export interface ScaleDatabase {
   url: string;

@@ -1,36 +1,28 @@
-// The scale benchmark's client and timing: requests to the API (undici or fetch), percentiles, sequential and
-// concurrent runs. BENCH_ROUNDS, BENCH_SAMPLES and BENCH_CLIENT are read here (see scale.ts).
+// Requests to a running API from the benchmark's own process, one at a time or from ten workers, with their
+// latencies: the scale and pooler benchmarks' client. BENCH_CLIENT picks undici (default) or Node's fetch.
 import { Pool as HttpPool } from 'undici';
+import { text } from './env.ts';
+import { median, pct, timed } from './stats.ts';
 
-export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-export const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 60);
-export const CLIENT = process.env.BENCH_CLIENT ?? 'undici';
+/** undici: a pool of 10 keep-alive connections, as a load tool or a server-side integrator sends requests; fetch:
+ * Node's fetch, whose own CPU on the shared cores adds to the tail. */
+export const CLIENT = text('BENCH_CLIENT', 'undici');
 if (CLIENT !== 'undici' && CLIENT !== 'fetch') throw new Error('BENCH_CLIENT is undici or fetch');
-
-export const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
-export const median = (xs: number[]) => pct(xs, 50);
-/** A duration for the printed tables. */
-export const f = (x: number) => `${x.toFixed(1)} ms`;
-
-export async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
-}
 
 export interface Stats {
   p50: number;
   p99: number;
 }
-export async function sequential(fn: () => Promise<unknown>, n = SAMPLES): Promise<Stats> {
+
+/** `n` calls one after another. */
+export async function sequential(fn: () => Promise<unknown>, n: number): Promise<Stats> {
   const xs: number[] = [];
   for (let i = 0; i < n; i++) xs.push(await timed(fn));
   return { p50: median(xs), p99: pct(xs, 99) };
 }
-export async function concurrent(fn: () => Promise<unknown>, n = SAMPLES * 2, workers = 10): Promise<Stats> {
+
+/** `n` calls from `workers` closed loops. */
+export async function concurrent(fn: () => Promise<unknown>, n: number, workers = 10): Promise<Stats> {
   const xs: number[] = [];
   let left = n;
   await Promise.all(

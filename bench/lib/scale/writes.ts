@@ -1,17 +1,20 @@
-// The scale benchmark's writes: POST /hours against the same transaction hand-written on pg, and POST /work-orders
+// bench/scale.ts's writes: POST /hours against the same transaction hand-written on pg, and POST /work-orders
 // at 10 concurrent in one organisation against the same create spread over ten and GET /health (same run).
 // What they add is removed at the end, so every run measures the seeded volumes.
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { createSpreadOrgs, removeBenchWrites, type ScaleDatabase } from './scale-db.ts';
-import { concurrent, f, median, ROUNDS, SAMPLES, timed, type Call, type Stats } from './scale-measure.ts';
+import { concurrent, type Call, type Stats } from '../http-client.ts';
+import { median, ms as f, round, timed } from '../stats.ts';
+import { createSpreadOrgs, removeBenchWrites, type ScaleDatabase } from './db.ts';
 
 export async function measureWrites(
   call: Call,
   pool: pg.Pool,
   scale: ScaleDatabase,
   id: (kind: string, n: number) => Promise<string>,
-): Promise<void> {
+  o: { rounds: number; samples: number },
+) {
+  const [ROUNDS, SAMPLES] = [o.rounds, o.samples];
   const org = scale.orgId;
   // Writes: POST /hours against the same transaction hand-written on pg; POST /work-orders at 10 concurrent.
   const hourAssets = await Promise.all(Array.from({ length: 20 }, (_, i) => id('a', 50_000 + i)));
@@ -102,10 +105,14 @@ export async function measureWrites(
   console.log(
     `POST /hours at 10 concurrent: ${apiW.toFixed(0)}/s; the same transaction on raw pg ${rawW.toFixed(0)}/s: ${(apiW / rawW).toFixed(2)}x`,
   );
-  const spread = (runs: Stats[]) => {
+  const tail = (runs: Stats[]) => {
     const p50 = median(runs.map((x) => x.p50));
     const p99 = median(runs.map((x) => x.p99));
-    return `p50 ${f(p50)}, p99 ${f(p99)} (p99/p50 ${(p99 / p50).toFixed(2)})`;
+    return { p50Ms: round(p50, 2), p99Ms: round(p99, 2), p99OverP50: round(p99 / p50, 2) };
+  };
+  const spread = (runs: Stats[]) => {
+    const t = tail(runs);
+    return `p50 ${f(t.p50Ms)}, p99 ${f(t.p99Ms)} (p99/p50 ${t.p99OverP50.toFixed(2)})`;
   };
   console.log(
     `POST /work-orders at 10 concurrent, one organisation: ${spread(woRuns)}; numbers ${gaps[0].n} over a span of ${gaps[0].span} (gap-free: ${gaps[0].n === Number(gaps[0].span)})`,
@@ -114,4 +121,15 @@ export async function measureWrites(
   console.log(`  same run, GET /health: ${spread(healthRuns)}`);
   console.log(`  same run, POST /hours on 20 assets: ${spread(writeRuns.hours)}`);
   await removeBenchWrites(pool, org, seqBefore[0].n, writesStarted, spreadKeys.length);
+  return {
+    postHours: { apiPerSecond: round(apiW, 0), rawPerSecond: round(rawW, 0), ratio: round(apiW / rawW, 2) },
+    postWorkOrders: {
+      oneOrganisation: tail(woRuns),
+      spreadOverTen: tail(spreadRuns),
+      health: tail(healthRuns),
+      postHoursTail: tail(writeRuns.hours),
+      numbers: gaps[0].n,
+      span: Number(gaps[0].span),
+    },
+  };
 }
