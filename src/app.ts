@@ -4,7 +4,7 @@ import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-z
 import type { AppDeps } from './composition.ts';
 import { registerApiChain } from './http/api-chain.ts';
 import { registerIdempotency } from './http/idempotency.ts';
-import { applyCors, registerPreflightRoute } from './http/cors.ts';
+import { needsCors, registerCors } from './http/cors.ts';
 import {
   clientErrorHandler,
   registerErrorHandling,
@@ -66,9 +66,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('key', null);
   app.decorateRequest('rateLimit', null);
   // First, so that every answer carries them, a 503 while shutting down included; a preflight ends here.
-  app.addHook('onRequest', (request, reply, done) => {
+  const cors = registerCors(app);
+  app.addHook('onRequest', function (request, reply, done) {
     reply.header('X-Request-Id', request.id);
-    if (!applyCors(request, reply)) done();
+    if (needsCors(request)) cors.call(this, request, reply, done);
+    else done();
   });
   registerShutdownRefusal(app);
   registerRequestDeadline(app, deps.config.requestTimeoutMs);
@@ -77,7 +79,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerRouteDocs(app);
   deps.metrics.register(app);
 
-  registerPreflightRoute(app);
   recordRoutes(app, deps.config.publicBaseUrl);
   for (const routes of PUBLIC_MODULES) await app.register(routes(deps));
 

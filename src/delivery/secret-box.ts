@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { open, seal } from '../core/aead.ts';
 import type { Keyring } from '../core/secret-keys.ts';
 
@@ -42,7 +43,7 @@ export function keyIdOf(stored: string): string | null {
 export interface SecretBoxOptions {
   /** How long a decrypted secret is kept in memory (default 5 minutes). */
   cacheTtlMs?: number;
-  /** How many decrypted secrets are kept at most (default 10,000; the oldest go first). */
+  /** How many decrypted secrets are kept at most (default 10,000; the least recently used go first). */
   cacheMax?: number;
   now?: () => number;
 }
@@ -57,7 +58,13 @@ export function createSecretBox(keyring: Keyring, options: SecretBoxOptions = {}
   const ttlMs = options.cacheTtlMs ?? 5 * 60_000;
   const max = options.cacheMax ?? 10_000;
   const now = options.now ?? Date.now;
-  const cache = new Map<string, { stored: string; secret: string; until: number }>();
+  const cache = new LRUCache<string, { stored: string; secret: string }>({
+    max,
+    ttl: ttlMs,
+    // Each get reads the clock (no 1 ms reuse of a reading), so an injected clock is obeyed at once.
+    ttlResolution: 0,
+    perf: { now },
+  });
 
   function sealSecret(subscriptionId: string, slot: SecretSlot, secret: string): string {
     const { id, key } = keyring.primary;
@@ -93,13 +100,10 @@ export function createSecretBox(keyring: Keyring, options: SecretBoxOptions = {}
   function openSecret(subscriptionId: string, slot: SecretSlot, stored: string): string {
     // Keyed by row and slot; a hit must be for this very ciphertext (a changed or copied one is opened afresh).
     const cacheKey = `${slot}:${subscriptionId}`;
-    const t = now();
     const hit = cache.get(cacheKey);
-    if (hit && hit.stored === stored && hit.until > t) return hit.secret;
+    if (hit?.stored === stored) return hit.secret;
     const secret = decrypt(subscriptionId, slot, stored);
-    cache.delete(cacheKey);
-    if (cache.size >= max) cache.delete(cache.keys().next().value!);
-    cache.set(cacheKey, { stored, secret, until: t + ttlMs });
+    cache.set(cacheKey, { stored, secret });
     return secret;
   }
 

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/database.ts';
 import { runHooks } from '../db/transaction.ts';
 import type { AuthenticatedKey, Scope } from '../core/context.ts';
@@ -7,18 +8,49 @@ import { hashApiKey, isWellFormedKey } from '../core/api-keys.ts';
 
 const unauthorized = (code: string, message: string) => new ApiError(401, code, message);
 
+/** Verified keys, unknown hashes and header spellings each kept at most (the least recently used go first). */
+const CACHE_MAX = 10_000;
+
+interface Entry {
+  key: AuthenticatedKey;
+  until: number;
+}
+
 /**
  * Resolves bearer tokens to keys. Verified keys are cached for `ttlMs` so authentication costs no
  * database round trip on most requests; a revocation, expiry change or user removal therefore takes
- * effect within `ttlMs` (5 s by default). `lastUsedAt` is recorded in memory and flushed in bulk.
+ * effect within `ttlMs` (5 s by default). Concurrent requests with the same uncached key share one lookup.
+ * `lastUsedAt` is recorded in memory and flushed in bulk.
  */
-export function createAuthenticator(db: Database, options: { ttlMs: number; flushIntervalMs?: number }) {
-  const cache = new Map<string, { key: AuthenticatedKey; until: number }>();
-  // The same entries by the Authorization header that presented them.
-  const byHeader = new Map<string, { key: AuthenticatedKey; until: number }>();
+export function createAuthenticator(
+  db: Database,
+  options: { ttlMs: number; flushIntervalMs?: number; maxEntries?: number },
+) {
+  const max = options.maxEntries ?? CACHE_MAX;
+  // The caches' own TTL bounds memory; whether an entry still stands is `until` against the caller's clock.
+  const lru = <V extends object | number>() => new LRUCache<string, V>({ max, ttl: Math.max(1, options.ttlMs) });
   // Unknown hashes are remembered too, so a flood of made-up keys cannot turn into a flood of queries.
-  const unknown = new Map<string, number>();
-  const UNKNOWN_CAP = 10_000;
+  const unknown = lru<number>();
+  // Bumped by forget(): a lookup that was in flight meanwhile may have read the row before the change.
+  let generation = 0;
+  const cache = new LRUCache<string, Entry>({
+    max,
+    ttl: Math.max(1, options.ttlMs),
+    // fetch() runs this once per hash however many requests wait for it; undefined: unknown, nothing cached.
+    fetchMethod: async (hash) => {
+      const started = generation;
+      const key = await load(hash);
+      const until = started === generation ? Date.now() + options.ttlMs : 0;
+      if (!key) {
+        if (options.ttlMs > 0) unknown.set(hash, until);
+        return undefined;
+      }
+      unknown.delete(hash);
+      return { key, until };
+    },
+  });
+  // The same entries by the Authorization header that presented them.
+  const byHeader = lru<Entry>();
   // Milliseconds: a Date is made only when a use is read or flushed, not on every request.
   const pendingLastUsed = new Map<string, number>();
   const knownScopes = new Set<string>(SCOPES);
@@ -103,24 +135,11 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
     if (!entry || entry.until <= nowMs) {
       if ((unknown.get(hash) ?? 0) > nowMs) throw unauthorized('unknown_token', 'The API key is not known');
       beforeLookup?.();
-      const key = await load(hash);
-      if (!key) {
-        cache.delete(hash);
-        if (options.ttlMs > 0) {
-          if (unknown.size >= UNKNOWN_CAP) unknown.clear();
-          unknown.set(hash, nowMs + options.ttlMs);
-        }
-        throw unauthorized('unknown_token', 'The API key is not known');
-      }
-      unknown.delete(hash);
-      entry = { key, until: nowMs + options.ttlMs };
-      if (options.ttlMs > 0) cache.set(hash, entry);
+      // A cached entry past the caller's clock is looked up again (forceRefresh); one in flight is joined.
+      entry = await cache.fetch(hash, { forceRefresh: entry !== undefined });
+      if (!entry) throw unauthorized('unknown_token', 'The API key is not known');
     }
-    if (options.ttlMs > 0 && authorization !== undefined && cache.get(hash) === entry) {
-      // Spellings of one header (case, spaces) are distinct entries: bounded like the unknown hashes.
-      if (byHeader.size >= UNKNOWN_CAP) byHeader.clear();
-      byHeader.set(authorization, entry);
-    }
+    if (options.ttlMs > 0 && authorization !== undefined && entry.until > nowMs) byHeader.set(authorization, entry);
     return entry;
   }
 
@@ -142,11 +161,13 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
    */
   function forget(match: { keyIds?: readonly string[]; creatorId?: string }): void {
     const drop = () => {
+      generation++;
       for (const map of [cache, byHeader]) {
-        for (const [k, entry] of map) {
+        const stale: string[] = [];
+        for (const [k, entry] of map.entries())
           if (match.keyIds?.includes(entry.key.keyId) || (match.creatorId && entry.key.creator?.id === match.creatorId))
-            map.delete(k);
-        }
+            stale.push(k);
+        for (const k of stale) map.delete(k);
       }
     };
     drop();
@@ -169,11 +190,8 @@ export function createAuthenticator(db: Database, options: { ttlMs: number; flus
 
   const timer = setInterval(() => {
     flushLastUsed().catch(() => {});
-    // Entries are dropped lazily on access; sweep the rest so keys no longer used do not accumulate.
-    const now = Date.now();
-    for (const [hash, entry] of cache) if (entry.until <= now) cache.delete(hash);
-    for (const [header, entry] of byHeader) if (entry.until <= now) byHeader.delete(header);
-    for (const [hash, until] of unknown) if (until <= now) unknown.delete(hash);
+    // Expired entries are dropped lazily on access; sweep the rest, so no plaintext header outlives its TTL long.
+    for (const map of [cache, byHeader, unknown]) map.purgeStale();
   }, options.flushIntervalMs ?? 5_000);
   timer.unref();
 

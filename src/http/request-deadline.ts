@@ -30,10 +30,10 @@ type WithEntry = FastifyRequest & { [ENTRY]?: Entry };
  * answered with an error can never commit afterwards. A read has nothing to commit: its statements are bounded
  * by the database timeouts, and it runs without a scope (no async context to track, see lazy-context.ts).
  *
- * Fastify's own handlerTimeout would do the answering with an AbortController, a timer and a 'close' listener per
- * request; here every request sits in one list in arrival order (all share the timeout, so the oldest expires
- * first) under one timer armed for the oldest: a request costs two pointer updates. As with handlerTimeout, a
- * request whose client has gone away is left alone (nobody is waiting for the 503).
+ * Not Fastify's handlerTimeout (a timer, an AbortController and a 'close' listener per request): every request
+ * sits in one list in arrival order (all share the timeout, so the oldest expires first) under one timer armed
+ * for the oldest, two pointer updates per request; docs/adr/0026-request-deadline-and-fastify.md. As with
+ * handlerTimeout, a request whose client has gone away is left alone (nobody is waiting for the 503).
  */
 export function registerRequestDeadline(app: FastifyInstance, timeoutMs: number) {
   let head: Entry | null = null;

@@ -1,4 +1,4 @@
-import cron, { type ScheduledTask } from 'node-cron';
+import cron, { type Logger, type ScheduledTask } from 'node-cron';
 import type { AppDeps } from '../composition.ts';
 import { JOBS, type JobDefinition } from './jobs.ts';
 
@@ -8,8 +8,8 @@ export interface Scheduler {
 }
 
 /**
- * Runs each registered job on its cron. A tick never overlaps the previous one of the same job; a failing
- * tick is logged and the next one runs as usual.
+ * Runs each registered job on its cron. A tick never overlaps the previous one of the same job (node-cron's
+ * noOverlap skips it); a failing tick is logged and the next one runs as usual.
  *
  * Every expression is checked at once (a bad WEBHOOK_DISPATCH_CRON fails the start). The tasks themselves can be
  * scheduled `delayMs` later: node-cron builds an Intl date formatter for its first task, ~40-60 ms of ICU set-up
@@ -26,27 +26,28 @@ export function startScheduler(
     if (!cron.validate(job.cron)) throw new Error(`job ${job.name}: invalid cron expression "${job.cron}"`);
   const running = new Set<Promise<unknown>>();
   let tasks: ScheduledTask[] = [];
+  // node-cron's own notes (a tick skipped for overlap, a missed second) go to our log, not to the console.
+  const cronLogger = (job: string): Logger => ({
+    info: (msg) => deps.logger.debug({ job }, msg),
+    warn: (msg) => deps.logger.debug({ job }, msg),
+    debug: () => {},
+    error: (msg, err) => deps.logger.error({ err: err ?? msg, job }, 'scheduled job failed'),
+  });
   const schedule = () => {
-    tasks = jobs.map((job) => {
-      let busy = false;
-      return cron.schedule(
+    tasks = jobs.map((job) =>
+      cron.schedule(
         job.cron,
-        async () => {
-          if (busy) return;
-          busy = true;
+        () => {
           const tick = job
             .run()
             .catch((err: unknown) => deps.logger.error({ err, job: job.name }, 'scheduled job failed'))
-            .finally(() => {
-              busy = false;
-              running.delete(tick);
-            });
+            .finally(() => running.delete(tick));
           running.add(tick);
-          await tick;
+          return tick;
         },
-        { name: job.name },
-      );
-    });
+        { name: job.name, noOverlap: true, logger: cronLogger(job.name) },
+      ),
+    );
   };
   const timer = delayMs > 0 ? setTimeout(schedule, delayMs) : null;
   if (!timer) schedule();

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig } from '../../src/config.ts';
 import { hashApiKey } from '../../src/core/api-keys.ts';
+import { acquireDataDirLock } from '../../src/db/data-dir-lock.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { nodeArgs } from '../helpers/node-process.ts';
 
@@ -213,12 +214,19 @@ describe('admin CLI as a process', { timeout: 120_000 }, () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'fleet-cli-'));
     try {
       mkdirSync(dir, { recursive: true });
-      writeFileSync(path.join(dir, 'server.lock'), String(process.pid));
-      const res = run({ DATA_DIR: dir }, 'key', 'list', '--org', 'x');
-      expect(res.status).toBe(1);
-      expect(res.stderr.trim().split('\n')).toHaveLength(1);
-      expect(res.stderr).toContain(`in use by another process (pid ${process.pid})`);
-      expect(res.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+      // The lock as a server of this release holds it, then as one of an earlier release did (a pid file).
+      const lock = acquireDataDirLock(dir);
+      for (const holding of ['lock', 'pid file']) {
+        if (holding === 'pid file') {
+          lock.release();
+          writeFileSync(path.join(dir, 'server.lock'), String(process.pid));
+        }
+        const res = run({ DATA_DIR: dir }, 'key', 'list', '--org', 'x');
+        expect(res.status, holding).toBe(1);
+        expect(res.stderr.trim().split('\n')).toHaveLength(1);
+        expect(res.stderr).toContain(`in use by another process (pid ${process.pid})`);
+        expect(res.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -33,7 +33,7 @@ describe('secret box', () => {
   });
 
   it('caches an opened secret for a bounded time', () => {
-    let now = 0;
+    let now = 1_000;
     const ring = countingKeyring();
     const box = createSecretBox(ring, { cacheTtlMs: 1_000, now: () => now });
     const id = randomUUID();
@@ -41,7 +41,7 @@ describe('secret box', () => {
     box.openSecret(id, 'current', sealed);
     box.openSecret(id, 'current', sealed);
     expect(ring.lookups).toBe(1);
-    now = 1_001;
+    now = 2_001;
     box.openSecret(id, 'current', sealed);
     expect(ring.lookups).toBe(2);
     // A new ciphertext for the row (rotation, re-encryption) is opened afresh.
@@ -49,7 +49,7 @@ describe('secret box', () => {
     expect(ring.lookups).toBe(3);
   });
 
-  it('keeps at most cacheMax secrets, dropping the oldest', () => {
+  it('keeps at most cacheMax secrets, dropping the least recently used', () => {
     const ring = countingKeyring();
     const box = createSecretBox(ring, { cacheMax: 2 });
     const rows = [randomUUID(), randomUUID(), randomUUID()].map((id) => ({
@@ -62,5 +62,10 @@ describe('secret box', () => {
     expect(ring.lookups).toBe(3);
     box.openSecret(rows[0].id, 'current', rows[0].sealed); // evicted by the third
     expect(ring.lookups).toBe(4);
+    // The second was used before the third: it went out when the first came back, and the third stays.
+    box.openSecret(rows[2].id, 'current', rows[2].sealed);
+    expect(ring.lookups).toBe(4);
+    box.openSecret(rows[1].id, 'current', rows[1].sealed);
+    expect(ring.lookups).toBe(5);
   });
 });

@@ -23,7 +23,9 @@ function countingJob(fail = false) {
 
 function fakeDeps() {
   const errors: unknown[] = [];
-  const deps = { logger: { error: (...args: unknown[]) => errors.push(args) } } as unknown as AppDeps;
+  const deps = {
+    logger: { error: (...args: unknown[]) => errors.push(args), debug: () => {} },
+  } as unknown as AppDeps;
   return { deps, errors };
 }
 
@@ -48,6 +50,31 @@ describe('scheduler', () => {
     expect(errors.length).toBeGreaterThanOrEqual(1);
     expect(JSON.stringify(errors[0])).toContain('scheduled job failed');
   }, 10_000);
+
+  it('never starts a tick of a job while its previous one runs (node-cron noOverlap), and stop waits for it', async () => {
+    const { deps, errors } = fakeDeps();
+    let running = 0;
+    let most = 0;
+    let ticks = 0;
+    const slow: JobDefinition = {
+      name: 'slow',
+      cron: '* * * * * *',
+      run: async () => {
+        ticks += 1;
+        running += 1;
+        most = Math.max(most, running);
+        await sleep(2_300);
+        running -= 1;
+      },
+    };
+    scheduler = startScheduler(deps, { jobs: [slow] });
+    await eventually(() => ticks >= 2, 10_000);
+    expect(most).toBe(1);
+    await scheduler.stop();
+    scheduler = null;
+    expect(running).toBe(0);
+    expect(errors).toEqual([]);
+  }, 15_000);
 
   it('schedules nothing when stopped before its delay', async () => {
     const { deps } = fakeDeps();
