@@ -4,7 +4,7 @@ import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-z
 import type { AppDeps } from './composition.ts';
 import { registerApiChain } from './http/api-chain.ts';
 import { registerIdempotency } from './http/idempotency.ts';
-import { needsCors, registerCors } from './http/cors.ts';
+import { registerCors } from './http/cors.ts';
 import {
   clientErrorHandler,
   registerErrorHandling,
@@ -66,12 +66,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('key', null);
   app.decorateRequest('rateLimit', null);
   // First, so that every answer carries them, a 503 while shutting down included; a preflight ends here.
-  const cors = registerCors(app);
-  app.addHook('onRequest', function (request, reply, done) {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
-    if (needsCors(request)) cors.call(this, request, reply, done);
-    else done();
+    done();
   });
+  await registerCors(app);
   registerShutdownRefusal(app);
   registerRequestDeadline(app, deps.config.requestTimeoutMs);
   registerErrorHandling(app);

@@ -1,5 +1,5 @@
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { REPLAYED_HEADER } from './idempotency.ts';
 
 /**
@@ -36,34 +36,7 @@ export const CORS_OPTIONS = {
   hideOptionsRoute: true,
 } satisfies FastifyCorsOptions;
 
-/**
- * Registers @fastify/cors (its OPTIONS route and request decorator) and returns its onRequest hook instead of
- * adding it, for the caller to run only on requests that can be CORS ones: those with an Origin, and every
- * OPTIONS (a malformed preflight gets its 400 from the plugin). A browser sends Origin with every cross-origin
- * request, so the rest (servers, curl, same-origin pages) skip the plugin's per-request work; see
- * docs/adr/0024-cors-hook-on-origin.md.
- */
-export function registerCors(app: FastifyInstance): onRequestHookHandler {
-  let hook: onRequestHookHandler | undefined;
-  let failure: Error | undefined;
-  // The plugin only decorates, adds its hook and its OPTIONS route, all synchronously; anything else fails here.
-  const host = {
-    decorateRequest: (name: string, value: unknown) => app.decorateRequest(name, value),
-    options: (...args: unknown[]) => Reflect.apply(app.options, app, args) as unknown,
-    addHook: (name: string, fn: onRequestHookHandler) => {
-      if (name !== 'onRequest' || hook) throw new Error(`@fastify/cors added an unexpected ${name} hook`);
-      hook = fn;
-    },
-  };
-  (fastifyCors as unknown as (i: unknown, o: FastifyCorsOptions, next: (err?: Error) => void) => void)(
-    host,
-    CORS_OPTIONS,
-    (err) => (failure = err),
-  );
-  if (failure || !hook) throw failure ?? new Error('@fastify/cors added no hook');
-  return hook;
+/** Registers @fastify/cors with the contract's options; its onRequest hook runs on every request. */
+export async function registerCors(app: FastifyInstance): Promise<void> {
+  await app.register(fastifyCors, CORS_OPTIONS);
 }
-
-/** Whether a request needs the CORS hook: it comes from a browser page of another origin, or is an OPTIONS. */
-export const needsCors = (request: FastifyRequest) =>
-  request.headers.origin !== undefined || request.raw.method === 'OPTIONS';
