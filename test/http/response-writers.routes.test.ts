@@ -58,11 +58,11 @@ describe('every route and status', () => {
     }
     expect(seen.length).toBeGreaterThan(100);
     const neverValid: string[] = [];
-    let compiled = 0;
+    const notCompiled: string[] = [];
     for (const [schema, routes] of bySchema) {
       const { method, url, httpStatus } = routes[0];
       const where = `${method} ${url} ${httpStatus}`;
-      if (isCompiled(schema)) compiled += routes.length;
+      if (!isCompiled(schema)) notCompiled.push(...routes.map((r) => `${r.method} ${r.url} ${r.httpStatus}`));
       // Without `verify`: the writer the app uses in production, from the second answer on.
       const serialise = createSerializerCompiler()({ schema, method, url, httpStatus } as never) as (
         data: unknown,
@@ -86,8 +86,7 @@ describe('every route and status', () => {
     }
     // The route schemas whose answers the arbitrary never made valid (refinements it cannot know of).
     expect(neverValid).toEqual([]);
-    // Most routes get a compiled writer; the rest are schemas JSON Schema cannot describe exactly.
-    console.log(`${seen.length} route statuses, ${bySchema.size} schemas, ${compiled} route statuses compiled`);
-    expect(compiled / seen.length).toBeGreaterThan(0.5);
+    // Nearly every route gets a compiled writer; the rest (transforms, dates...) keep JSON.stringify of zod's output.
+    expect(notCompiled.length, notCompiled.join('\n')).toBeLessThan(seen.length / 20);
   }, 600_000);
 });
