@@ -1,7 +1,7 @@
 /**
- * Answers that are made once and then sent many times (the parts of GET /me fixed for a cached key) are marked
- * immutable: frozen all the way down, so nothing can change them, and known to the response serialisers, which
- * then write each one's JSON once per schema instead of once per response (src/http/response-serializer.ts).
+ * Answers that are made once and then sent many times are marked immutable: frozen all the way down, so nothing
+ * can change them, and known to the response serialisers, which check and write an answer marked as a whole once
+ * per schema instead of once per response (src/http/response-serializer.ts).
  */
 const IMMUTABLE = new WeakSet<object>();
 
