@@ -10,7 +10,7 @@
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate, readMigrations, type Migration } from '../src/db/migrator.ts';
-import { createScratchDatabase } from '../test/helpers/scratch-database.ts';
+import { createScratchDatabase } from '../test/helpers/db/scratch-database.ts';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const ROWS = Number(process.env.BENCH_ROWS ?? 2_000_000);

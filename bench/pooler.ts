@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
 import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
-import { createScratchDatabase } from '../test/helpers/scratch-database.ts';
+import { createScratchDatabase } from '../test/helpers/db/scratch-database.ts';
 import { apiClient, concurrent, median, ROUNDS, SAMPLES, timed, type Call } from './scale-measure.ts';
 import { BENCH_SECRETS_KEYS } from './bench-keys.ts';
 
