@@ -23,7 +23,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { createScratchDatabase } from '../test/helpers/scratch-database.ts';
+import { createScratchDatabase } from '../test/helpers/db/scratch-database.ts';
 import { GUARDED_RECORD_LOG_SQL } from '../src/modules/hours/hours.operations.ts';
 import { ASSET_WITH_PROJECT } from '../src/modules/hours/hours.repository.ts';
 import { ADMIN_URL, flag, num } from './lib/env.ts';

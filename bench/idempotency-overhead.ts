@@ -10,7 +10,7 @@ import { createDeps } from '../src/composition.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
-import { createScratchDatabase } from '../test/helpers/scratch-database.ts';
+import { createScratchDatabase } from '../test/helpers/db/scratch-database.ts';
 import { ADMIN_URL, flag, num } from './lib/env.ts';
 import { BENCH_SECRETS_KEYS } from './lib/keys.ts';
 import { writeResults } from './lib/results.ts';

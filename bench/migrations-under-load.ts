@@ -10,7 +10,7 @@
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate, readMigrations, type Migration } from '../src/db/migrator.ts';
-import { createScratchDatabase } from '../test/helpers/scratch-database.ts';
+import { createScratchDatabase } from '../test/helpers/db/scratch-database.ts';
 import { ADMIN_URL, num } from './lib/env.ts';
 import { writeResults } from './lib/results.ts';
 

@@ -17,7 +17,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
-import { createScratchDatabase } from '../test/helpers/scratch-database.ts';
+import { createScratchDatabase } from '../test/helpers/db/scratch-database.ts';
 import { ADMIN_URL, log, num } from './lib/env.ts';
 import { apiClient, concurrent, type Call } from './lib/http-client.ts';
 import { writeResults } from './lib/results.ts';

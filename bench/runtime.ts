@@ -17,7 +17,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createScratchDatabase, type ScratchDatabase } from '../test/helpers/scratch-database.ts';
+import { createScratchDatabase, type ScratchDatabase } from '../test/helpers/db/scratch-database.ts';
 import { ADMIN_URL, num, sleep, text } from './lib/env.ts';
 import { measureLoad } from './lib/load.ts';
 import { cpuMs, statusMb } from './lib/proc.ts';

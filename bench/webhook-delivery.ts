@@ -21,7 +21,7 @@ import pino from 'pino';
 import selfsigned from 'selfsigned';
 import { Agent, request } from 'undici';
 import type { FastifyBaseLogger } from 'fastify';
-import { createScratchDatabase } from '../test/helpers/scratch-database.ts';
+import { createScratchDatabase } from '../test/helpers/db/scratch-database.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';

@@ -7,9 +7,9 @@
 // until all of them are ABANDONED.
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
-import { createScratchDatabase } from '../test/helpers/scratch-database.ts';
-import { queueAll, watchAttempts } from '../test/delivery/attempt-log.ts';
-import { startReceiver } from '../test/delivery/receiver.ts';
+import { createScratchDatabase } from '../test/helpers/db/scratch-database.ts';
+import { queueAll, watchAttempts } from '../test/helpers/delivery/attempt-log.ts';
+import { startReceiver } from '../test/helpers/delivery/receiver.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
@@ -17,7 +17,7 @@ import { transaction } from '../src/db/transaction.ts';
 import { createDelivery } from '../src/delivery/delivery.ts';
 import { EVENT_EXAMPLES } from '../src/delivery/event-examples.ts';
 import { emit } from '../src/events/outbox.ts';
-import { createTenant } from '../test/helpers/fixtures.ts';
+import { createTenant } from '../test/helpers/app/tenants.ts';
 import { ADMIN_URL, num, sleep } from './lib/env.ts';
 import { BENCH_SECRETS_KEYS } from './lib/keys.ts';
 import { writeResults } from './lib/results.ts';

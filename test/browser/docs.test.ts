@@ -9,9 +9,9 @@ import {
   pageWidths,
   startServer,
   watchPage,
-} from '../helpers/browser.ts';
-import type { TestApp } from '../helpers/app.ts';
-import type { TestTenant } from '../helpers/fixtures.ts';
+} from '../helpers/browser/browser.ts';
+import type { TestApp } from '../helpers/app/test-app.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
 import { EVENT_TYPES } from '../../src/events/catalog.ts';
 
 let t: TestApp;

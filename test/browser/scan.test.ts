@@ -8,9 +8,9 @@ import {
   pageWidths,
   startServer,
   watchPage,
-} from '../helpers/browser.ts';
-import type { TestApp } from '../helpers/app.ts';
-import type { TestTenant } from '../helpers/fixtures.ts';
+} from '../helpers/browser/browser.ts';
+import type { TestApp } from '../helpers/app/test-app.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
 
 let t: TestApp;
 let origin: string;

@@ -7,8 +7,8 @@ import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig } from '../../src/config.ts';
 import { hashApiKey } from '../../src/core/api-keys.ts';
 import { acquireDataDirLock } from '../../src/db/data-dir-lock.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { nodeArgs } from '../helpers/node-process.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db/test-database.ts';
+import { nodeArgs } from '../helpers/processes/node-process.ts';
 
 let db: TestDatabase;
 const config = loadConfig({ PUBLIC_BASE_URL: 'http://localhost:3000' });

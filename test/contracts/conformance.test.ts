@@ -2,11 +2,11 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationsOf } from '../../src/contracts/openapi-rules.ts';
 import { WALKTHROUGH, fill, valueAt, type Step } from '../../src/contracts/walkthrough.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createResponseValidator } from './response-validator.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import { createResponseValidator } from '../helpers/contracts/response-validator.ts';
 import { takesIdempotencyKey } from '../../src/contracts/errors.ts';
 import { claimKey, fingerprint } from '../../src/http/idempotency-store.ts';
-import type { TestTenant } from '../helpers/fixtures.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
 
 /**
  * Conformance gate: every operation, and every status it documents, is driven over HTTP and each answer is

@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
 
 let t: TestApp;
 let doc: any;

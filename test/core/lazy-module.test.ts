@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { nodeArgs } from '../helpers/node-process.ts';
+import { nodeArgs } from '../helpers/processes/node-process.ts';
 
 describe('packages loaded on first use', () => {
   it('starts the app without undici, prom-client or @fastify/swagger, and loads each on its first use', () => {

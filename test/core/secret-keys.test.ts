@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { KEY_FILE_NAME, parseEncryptionKeys, resolveKeyring, SecretKeyError } from '../../src/core/secret-keys.ts';
-import { nodeArgs } from '../helpers/node-process.ts';
+import { nodeArgs } from '../helpers/processes/node-process.ts';
 
 const b64 = () => randomBytes(32).toString('base64');
 const logs: string[] = [];

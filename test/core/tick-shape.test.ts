@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { keepTickObjectShape, keptTickObject } from '../../src/core/tick-shape.ts';
-import { TS_NODE_ARGS } from '../helpers/node-process.ts';
+import { TS_NODE_ARGS } from '../helpers/processes/node-process.ts';
 
 const MODULE = fileURLToPath(new URL('../../src/core/tick-shape.ts', import.meta.url));
 

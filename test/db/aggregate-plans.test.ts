@@ -3,8 +3,8 @@ import type { RequestContext } from '../../src/core/context.ts';
 import type { Project } from '../../src/generated/prisma/client.ts';
 import { equipmentUsage, EquipmentUsageQuery } from '../../src/modules/projects/project-usage.ts';
 import { createToolActivity } from '../../src/modules/tools/tools.activity.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { nodes, plansOf, scansOf } from '../helpers/plans.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db/test-database.ts';
+import { nodes, plansOf, scansOf } from '../helpers/db/query-plans.ts';
 
 /**
  * The plans of the two aggregates (tool utilization, project equipment usage), read with EXPLAIN through the

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db/test-database.ts';
 
 /**
  * Proves the hand-written SQL migrations produce exactly the database the Prisma schema describes:

@@ -17,8 +17,8 @@ import { ListWorkOrdersQuery } from '../../src/modules/work-orders/work-orders.s
 import { listYards } from '../../src/modules/yards/yards.repository.ts';
 import { listEvents } from '../../src/modules/events/events.repository.ts';
 import { ListEventsQuery } from '../../src/modules/events/events.schemas.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { nodes, plansOf, type PlanNode } from '../helpers/plans.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db/test-database.ts';
+import { nodes, plansOf, type PlanNode } from '../helpers/db/query-plans.ts';
 
 /**
  * The plan of every list query, read with EXPLAIN through the repositories' own SQL. On test-sized tables

@@ -12,9 +12,9 @@ import {
   type Migration,
 } from '../../src/db/migrator.ts';
 import { isNoTransaction } from '../../src/db/migration-sql.ts';
-import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
-import { createScratchDatabase } from '../helpers/scratch-database.ts';
-import { TEST_DATABASE_URL } from '../helpers/test-env.ts';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db/test-database.ts';
+import { createScratchDatabase } from '../helpers/db/scratch-database.ts';
+import { TEST_DATABASE_URL } from '../helpers/run/test-env.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {

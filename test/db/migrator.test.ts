@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrate, MigrationError, readMigrations } from '../../src/db/migrator.ts';
-import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db/test-database.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {

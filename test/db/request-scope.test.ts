@@ -6,7 +6,7 @@ import {
   newRequestScope,
   runInRequestScope,
 } from '../../src/db/request-scope.ts';
-import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db/test-database.ts';
 
 /**
  * The request deadline on pool connections. pg-pool hands a waiting caller its connection from inside the

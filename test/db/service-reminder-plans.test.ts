@@ -4,8 +4,8 @@ import { ASSET_WITH_PROJECT } from '../../src/modules/hours/hours.repository.ts'
 import { listReminders } from '../../src/modules/service-reminders/service-reminders.repository.ts';
 import { ListRemindersQuery } from '../../src/modules/service-reminders/service-reminders.schemas.ts';
 import { SWEEP_CLAIM_SQL } from '../../src/modules/service-reminders/service-reminders.sweep.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { nodes, plansOf, type PlanNode } from '../helpers/plans.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db/test-database.ts';
+import { nodes, plansOf, type PlanNode } from '../helpers/db/query-plans.ts';
 
 /**
  * The plans of the service reminders' three hot queries (issue 28), read with EXPLAIN and sequential scans priced

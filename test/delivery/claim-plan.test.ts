@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClaims } from '../../src/delivery/claims.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { nodes, plansOf, scansOf } from '../helpers/plans.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db/test-database.ts';
+import { nodes, plansOf, scansOf } from '../helpers/db/query-plans.ts';
 
 /**
  * The claim reads a subscription's queue in due order, whatever the planner's statistics say: a burst of events

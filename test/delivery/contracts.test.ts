@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENT_TYPES, eventCatalog } from '../../src/events/catalog.ts';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { EXAMPLE_SECRET } from '../../src/contracts/asyncapi.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { loadPublishedVerifier } from './helpers.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import { loadPublishedVerifier } from '../helpers/delivery/harness.ts';
 
 let t: TestApp;
 beforeAll(async () => {

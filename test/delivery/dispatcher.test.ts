@@ -5,11 +5,11 @@ import { transaction } from '../../src/db/transaction.ts';
 import { createDelivery } from '../../src/delivery/delivery.ts';
 import { EVENT_EXAMPLES } from '../../src/delivery/event-examples.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { makeAsset, makeWebhook } from '../helpers/factories.ts';
-import type { TestTenant } from '../helpers/fixtures.ts';
-import { loadPublishedVerifier, silentLogger, startReceiver, type Receiver } from './helpers.ts';
-import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import { makeAsset, makeWebhook } from '../helpers/app/factories.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
+import { loadPublishedVerifier, silentLogger, startReceiver, type Receiver } from '../helpers/delivery/harness.ts';
+import { TEST_SECRETS_KEYS } from '../helpers/run/test-env.ts';
 
 let t: TestApp;
 let acme: TestTenant;

@@ -4,12 +4,12 @@ import { EVENT_EXAMPLES } from '../../src/delivery/event-examples.ts';
 import { createDelivery } from '../../src/delivery/delivery.ts';
 import { loadConfig } from '../../src/config.ts';
 import { emit } from '../../src/events/outbox.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { makeAsset, makeWebhook } from '../helpers/factories.ts';
-import { onPostgres } from '../helpers/db.ts';
-import type { TestTenant } from '../helpers/fixtures.ts';
-import { eventually, silentLogger, startReceiver, type Receiver } from './helpers.ts';
-import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import { makeAsset, makeWebhook } from '../helpers/app/factories.ts';
+import { onPostgres } from '../helpers/db/test-database.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
+import { eventually, silentLogger, startReceiver, type Receiver } from '../helpers/delivery/harness.ts';
+import { TEST_SECRETS_KEYS } from '../helpers/run/test-env.ts';
 
 let receiver: Receiver;
 const apps: TestApp[] = [];

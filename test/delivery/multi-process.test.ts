@@ -10,11 +10,17 @@ import { emit } from '../../src/events/outbox.ts';
 import { createDelivery } from '../../src/delivery/delivery.ts';
 import type { Dispatcher } from '../../src/delivery/dispatcher.ts';
 import { EVENT_EXAMPLES } from '../../src/delivery/event-examples.ts';
-import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
-import { makeAsset, makeWebhook } from '../helpers/factories.ts';
-import { createTenant } from '../helpers/fixtures.ts';
-import { appOn, loadPublishedVerifier, silentLogger, startReceiver, type Receiver } from './helpers.ts';
-import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db/test-database.ts';
+import { makeAsset, makeWebhook } from '../helpers/app/factories.ts';
+import { createTenant } from '../helpers/app/tenants.ts';
+import {
+  appOn,
+  loadPublishedVerifier,
+  silentLogger,
+  startReceiver,
+  type Receiver,
+} from '../helpers/delivery/harness.ts';
+import { TEST_SECRETS_KEYS } from '../helpers/run/test-env.ts';
 
 let receiver: Receiver;
 beforeAll(async () => {

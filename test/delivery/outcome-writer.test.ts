@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Claims, RecordedOutcome } from '../../src/delivery/claims.ts';
 import { createOutcomeWriter } from '../../src/delivery/outcome-writer.ts';
-import { silentLogger } from './helpers.ts';
+import { silentLogger } from '../helpers/delivery/harness.ts';
 
 const outcome = (id: string): RecordedOutcome => ({
   id,

@@ -11,11 +11,11 @@ import { transaction } from '../../src/db/transaction.ts';
 import { createDelivery } from '../../src/delivery/delivery.ts';
 import { EVENT_EXAMPLES } from '../../src/delivery/event-examples.ts';
 import { emit } from '../../src/events/outbox.ts';
-import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
-import { createTenant } from '../helpers/fixtures.ts';
-import { eventually, silentLogger, startReceiver, type Receiver } from './helpers.ts';
-import { nodeArgs } from '../helpers/node-process.ts';
-import { TEST_DATABASE_DIRECT, TEST_DATABASE_POOLER_URL, TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db/test-database.ts';
+import { createTenant } from '../helpers/app/tenants.ts';
+import { eventually, silentLogger, startReceiver, type Receiver } from '../helpers/delivery/harness.ts';
+import { nodeArgs } from '../helpers/processes/node-process.ts';
+import { TEST_DATABASE_DIRECT, TEST_DATABASE_POOLER_URL, TEST_SECRETS_KEYS } from '../helpers/run/test-env.ts';
 
 /** Whether this run's apps get DATABASE_DIRECT_URL (always, unless the run goes through a pooler alone). */
 const listens = !TEST_DATABASE_POOLER_URL || TEST_DATABASE_DIRECT;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneWebhookHistory } from '../../src/delivery/retention.ts';
 import { JOBS } from '../../src/jobs/jobs.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { createDelivery, type Delivery } from '../../src/delivery/delivery.ts';
-import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
-import { queueAll, watchAttempts } from './attempt-log.ts';
-import { expectScheduleKept, LATENESS_TOLERANCE_MS } from './schedule-expect.ts';
-import { eventually, silentLogger, startReceiver, type Receiver, type Reply } from './helpers.ts';
-import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db/test-database.ts';
+import { queueAll, watchAttempts } from '../helpers/delivery/attempt-log.ts';
+import { expectScheduleKept, LATENESS_TOLERANCE_MS } from '../helpers/delivery/schedule-expect.ts';
+import { eventually, silentLogger, startReceiver, type Receiver, type Reply } from '../helpers/delivery/harness.ts';
+import { TEST_SECRETS_KEYS } from '../helpers/run/test-env.ts';
 
 // The set-up (see schedule.test.ts) at volume, and with two instances sharing the work.
 const ENV = { WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1', WEBHOOK_POLL_MS: '1000', WEBHOOK_TIMEOUT_MS: '1000' };

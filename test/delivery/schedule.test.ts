@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { eventually, startReceiver, type Receiver, type Reply } from './helpers.ts';
-import { queueAll, watchAttempts } from './attempt-log.ts';
-import { expectScheduleKept, LATENESS_TOLERANCE_MS } from './schedule-expect.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import { eventually, startReceiver, type Receiver, type Reply } from '../helpers/delivery/harness.ts';
+import { queueAll, watchAttempts } from '../helpers/delivery/attempt-log.ts';
+import { expectScheduleKept, LATENESS_TOLERANCE_MS } from '../helpers/delivery/schedule-expect.ts';
 
 // The set-up: a compressed schedule (1 s × 6), a 1 s dispatch tick (the poll), a 1 s send timeout, and
 // the breaker at its defaults (5 failures, 30 s cooldown: capped to the shortest retry delay).

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookSender, firstBytes, firstChars, type WebhookSender } from '../../src/delivery/sender.ts';
 import { newWebhookSecret, signatureFor, signEnvelope } from '../../src/delivery/signer.ts';
-import { startReceiver, type Receiver } from './helpers.ts';
+import { startReceiver, type Receiver } from '../helpers/delivery/harness.ts';
 
 describe('signer', () => {
   it('matches an independently computed HMAC-SHA256 (openssl dgst -sha256 -hmac)', () => {

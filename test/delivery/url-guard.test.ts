@@ -2,10 +2,10 @@ import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkWebhookUrl, guardedLookup, isPrivateAddress, type LookupAll } from '../../src/delivery/url-guard.ts';
 import { createWebhookSender } from '../../src/delivery/sender.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { makeAsset } from '../helpers/factories.ts';
-import type { TestTenant } from '../helpers/fixtures.ts';
-import { startReceiver, type Receiver } from './helpers.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import { makeAsset } from '../helpers/app/factories.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
+import { startReceiver, type Receiver } from '../helpers/delivery/harness.ts';
 
 const REFUSED = [
   '0.0.0.0',

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createResolver, schemaArbitrary } from './openapi-schema-arbitrary.ts';
+import { createResolver, schemaArbitrary } from '../helpers/fuzz/openapi-schema-arbitrary.ts';
 
 // The generator must keep working when openapi.yaml moves to named schemas, $refs, examples and other
 // media types: a hand-written document using those features.

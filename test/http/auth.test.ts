@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import type { TestTenant } from '../helpers/fixtures.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
 import { createOrgAdmin } from '../../src/modules/orgs/orgs.service.ts';
 import { generateApiKey, hashApiKey } from '../../src/core/api-keys.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import type { TestTenant } from '../helpers/fixtures.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
 
 let t: TestApp;
 let acme: TestTenant;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { makeAsset, makeTool } from '../helpers/factories.ts';
-import type { TestTenant } from '../helpers/fixtures.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import { makeAsset, makeTool } from '../helpers/app/factories.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
 import { createOrgAdmin } from '../../src/modules/orgs/orgs.service.ts';
 import { generateApiKey } from '../../src/core/api-keys.ts';
 import { encodeCursor } from '../../src/core/pagination.ts';

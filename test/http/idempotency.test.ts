@@ -4,10 +4,10 @@ import { claimKey, pruneIdempotencyKeys } from '../../src/http/idempotency-store
 import { buildApp } from '../../src/app.ts';
 import { createDeps } from '../../src/composition.ts';
 import { openDatabase } from '../../src/db/database.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { onPostgres } from '../helpers/db.ts';
-import { makeAsset, makeWebhook } from '../helpers/factories.ts';
-import type { TestTenant } from '../helpers/fixtures.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import { onPostgres } from '../helpers/db/test-database.ts';
+import { makeAsset, makeWebhook } from '../helpers/app/factories.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
 
 let t: TestApp;
 let tenant: TestTenant;

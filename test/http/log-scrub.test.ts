@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestApp } from '../helpers/app.ts';
+import { createTestApp } from '../helpers/app/test-app.ts';
 import { scrubUrl } from '../../src/logger.ts';
 
 const KEY = 'flt_' + 'a'.repeat(43);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
 import { createMemoryStore, createRedisStore } from '../../src/http/rate-limit.ts';
-import { awayFromMinuteBoundary } from '../helpers/clock.ts';
+import { awayFromMinuteBoundary } from '../helpers/app/minute-window.ts';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import type { TestTenant } from '../helpers/fixtures.ts';
-import { holdWrite } from '../helpers/hold.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
+import { holdWrite } from '../helpers/app/hold-write.ts';
 import { requestScopesTracked } from '../../src/db/request-scope.ts';
 
 /**

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createResolver, schemaArbitrary, type Json } from '../fuzz/openapi-schema-arbitrary.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createResolver, schemaArbitrary, type Json } from '../helpers/fuzz/openapi-schema-arbitrary.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
 import { isCompiled } from '../../src/http/response-serializer.ts';
 
 type Route = { schema: unknown; method: string; url: string; httpStatus: string };

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../../src/composition.ts';
 import { startScheduler, type Scheduler } from '../../src/jobs/scheduler.ts';
 import type { JobDefinition } from '../../src/jobs/jobs.ts';
-import { eventually } from '../delivery/helpers.ts';
+import { eventually } from '../helpers/delivery/harness.ts';
 
 /** A job every second that counts its ticks; `fail` makes each tick throw after counting. */
 function countingJob(fail = false) {

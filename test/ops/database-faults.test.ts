@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.ts';
-import { appOnDatabase, type AppOnDatabase } from '../helpers/app.ts';
-import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
-import { createTenant, type TestTenant } from '../helpers/fixtures.ts';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
+import { appOnDatabase, type AppOnDatabase } from '../helpers/app/test-app.ts';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db/test-database.ts';
+import { createTenant, type TestTenant } from '../helpers/app/tenants.ts';
+import { startTcpProxy, type TcpProxy } from '../helpers/net/tcp-proxy.ts';
 
 // The proxy sits between the app and PostgreSQL; PGlite runs in-process and has no network to cut.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { awayFromMinuteBoundary } from '../helpers/clock.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import { awayFromMinuteBoundary } from '../helpers/app/minute-window.ts';
 
 const TOKEN = 'metrics-token-0123456789';
 let t: TestApp;

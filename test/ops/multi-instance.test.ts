@@ -21,9 +21,9 @@ import { Redis } from 'ioredis';
 import selfsigned from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrgAdmin } from '../../src/modules/orgs/orgs.service.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { nodeArgs } from '../helpers/node-process.ts';
-import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db/test-database.ts';
+import { nodeArgs } from '../helpers/processes/node-process.ts';
+import { TEST_SECRETS_KEYS } from '../helpers/run/test-env.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;

@@ -10,12 +10,12 @@ import {
 } from '../../src/db/request-scope.ts';
 import { transaction } from '../../src/db/transaction.ts';
 import { isDatabaseUnavailable } from '../../src/db/unavailable.ts';
-import { appOnDatabase, type AppOnDatabase } from '../helpers/app.ts';
-import { TEST_DATABASE_URL } from '../helpers/db.ts';
-import { createTenant, type TestTenant } from '../helpers/fixtures.ts';
-import { pgbouncerInstalled, startPgBouncer, type TestPgBouncer } from '../helpers/pgbouncer.ts';
-import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.ts';
-import { inCI } from '../helpers/test-env.ts';
+import { appOnDatabase, type AppOnDatabase } from '../helpers/app/test-app.ts';
+import { TEST_DATABASE_URL } from '../helpers/db/test-database.ts';
+import { createTenant, type TestTenant } from '../helpers/app/tenants.ts';
+import { pgbouncerInstalled, startPgBouncer, type TestPgBouncer } from '../helpers/db/pgbouncer.ts';
+import { createScratchDatabase, type ScratchDatabase } from '../helpers/db/scratch-database.ts';
+import { inCI } from '../helpers/run/test-env.ts';
 
 /**
  * DATABASE_URL pointing at PgBouncer 1.18 in transaction mode (its own, with 2 server connections for many

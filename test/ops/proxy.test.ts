@@ -10,7 +10,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadProxyConfig } from '../../src/config.ts';
 import { startProxy } from '../../src/proxy/proxy.ts';
-import { createTestApp } from '../helpers/app.ts';
+import { createTestApp } from '../helpers/app/test-app.ts';
 
 interface Seen {
   method?: string;

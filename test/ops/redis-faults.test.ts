@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import type { TestTenant } from '../helpers/fixtures.ts';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
+import { startTcpProxy, type TcpProxy } from '../helpers/net/tcp-proxy.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { nodeArgs } from '../helpers/node-process.ts';
+import { nodeArgs } from '../helpers/processes/node-process.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'fleet-shutdown-'));
 const port = 4400 + Math.floor(Math.random() * 500);

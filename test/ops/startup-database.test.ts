@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
-import { nodeArgs } from '../helpers/node-process.ts';
-import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db/test-database.ts';
+import { startTcpProxy, type TcpProxy } from '../helpers/net/tcp-proxy.ts';
+import { nodeArgs } from '../helpers/processes/node-process.ts';
+import { TEST_SECRETS_KEYS } from '../helpers/run/test-env.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -3,8 +3,8 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FleetApiError, FleetClient, OPERATIONS, RESOURCES, type OperationId } from '@fleet-ops/sdk';
 import { WALKTHROUGH, fill, valueAt } from '../../src/contracts/walkthrough.ts';
-import type { TestTenant } from '../helpers/fixtures.ts';
-import { startSdkServer, type SdkServer } from './server.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
+import { startSdkServer, type SdkServer } from '../helpers/sdk/sdk-server.ts';
 
 let s: SdkServer;
 let tenant: TestTenant;

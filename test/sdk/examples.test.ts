@@ -6,8 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import selfsigned from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestTenant } from '../helpers/fixtures.ts';
-import { startSdkServer, type SdkServer } from './server.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
+import { startSdkServer, type SdkServer } from '../helpers/sdk/sdk-server.ts';
 
 /** The examples run as a user runs them (docs/getting-started.md): `npx tsx examples/<file>.ts` with env vars. */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestTenant } from '../helpers/fixtures.ts';
-import { recordingFetch, startSdkServer, type SdkServer } from './server.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
+import { recordingFetch, startSdkServer, type SdkServer } from '../helpers/sdk/sdk-server.ts';
 
 /**
  * The SDK's automatic Idempotency-Key against the real server: a create whose answer was lost is retried and

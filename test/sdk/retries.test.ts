@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FleetApiError, FleetClient, FleetConnectionError, FleetTimeoutError } from '@fleet-ops/sdk';
-import type { TestTenant } from '../helpers/fixtures.ts';
-import { recordingFetch, startSdkServer, type SdkServer } from './server.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
+import { recordingFetch, startSdkServer, type SdkServer } from '../helpers/sdk/sdk-server.ts';
 
 let s: SdkServer;
 let tenant: TestTenant;

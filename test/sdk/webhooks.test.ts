@@ -2,8 +2,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook, WebhookVerificationError, type WebhookEvent } from '@fleet-ops/sdk';
 import { signatureFor } from '../../src/delivery/signer.ts';
-import { startReceiver, type ReceivedRequest, type Receiver } from '../delivery/helpers.ts';
-import { startSdkServer, type SdkServer } from './server.ts';
+import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/delivery/harness.ts';
+import { startSdkServer, type SdkServer } from '../helpers/sdk/sdk-server.ts';
 
 let s: SdkServer;
 let receiver: Receiver;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrgAdmin } from '../../../src/modules/orgs/orgs.service.ts';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import { makeAsset, makeProject } from '../../helpers/factories.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
-import { securitySuite } from '../../helpers/security.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import { makeAsset, makeProject } from '../../helpers/app/factories.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
+import { securitySuite } from '../../helpers/app/security-suite.ts';
 
 let t: TestApp;
 let acme: TestTenant;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
 
 /** A billing provider that records requests; `hang` makes it accept and never answer. */
 function provider() {

@@ -10,9 +10,9 @@ import type {
   NotificationMessage,
   NotificationTransport,
 } from '../../../src/modules/notifications/notifications.transport.ts';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import { makeAsset, makeFlag, makeHoursLog } from '../../helpers/factories.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import { makeAsset, makeFlag, makeHoursLog } from '../../helpers/app/factories.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
 
 let t: TestApp;
 let acme: TestTenant;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import { makeAsset, makeProject } from '../../helpers/factories.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import { makeAsset, makeProject } from '../../helpers/app/factories.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
 
 let t: TestApp;
 let acme: TestTenant;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import { makeProject } from '../../helpers/factories.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
-import { securitySuite } from '../../helpers/security.ts';
-import { holdWrite } from '../../helpers/hold.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import { makeProject } from '../../helpers/app/factories.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
+import { securitySuite } from '../../helpers/app/security-suite.ts';
+import { holdWrite } from '../../helpers/app/hold-write.ts';
 
 let t: TestApp;
 let acme: TestTenant;

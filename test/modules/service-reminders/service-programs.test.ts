@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
 import {
   makeAsset,
   makeHoursLog,
   makeServiceProgram,
   makeServiceReminder,
   makeServiceTask,
-} from '../../helpers/factories.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
-import { securitySuite } from '../../helpers/security.ts';
+} from '../../helpers/app/factories.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
+import { securitySuite } from '../../helpers/app/security-suite.ts';
 
 const DAY = 86_400_000;
 let t: TestApp;

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/core/clock.ts';
 import { openDatabase, type Database } from '../../../src/db/database.ts';
 import { createServiceReminderService } from '../../../src/modules/service-reminders/service-reminders.service.ts';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import { onPostgres } from '../../helpers/db.ts';
-import { makeAsset, makeServiceProgram, makeServiceTask } from '../../helpers/factories.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import { onPostgres } from '../../helpers/db/test-database.ts';
+import { makeAsset, makeServiceProgram, makeServiceTask } from '../../helpers/app/factories.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
 
 /**
  * "Never two", across instances: two services on two connection pools of one PostgreSQL database (what two

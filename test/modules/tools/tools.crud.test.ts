@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
-import { securitySuite } from '../../helpers/security.ts';
-import { toolHelpers } from './tools-helpers.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
+import { securitySuite } from '../../helpers/app/security-suite.ts';
+import { toolHelpers } from '../../helpers/tools/tool-helpers.ts';
 
 let t: TestApp;
 let acme: TestTenant;

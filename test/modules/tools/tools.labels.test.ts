@@ -1,8 +1,8 @@
 import jsqr from 'jsqr';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
 
 const BASE = 'https://fleet.example.com';
 let t: TestApp;

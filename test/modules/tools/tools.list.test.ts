@@ -1,9 +1,9 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
 import { csvCell, TOOL_CSV_COLUMNS } from '../../../src/modules/tools/tools.csv.ts';
-import { toolHelpers } from './tools-helpers.ts';
+import { toolHelpers } from '../../helpers/tools/tool-helpers.ts';
 
 let t: TestApp;
 let acme: TestTenant;

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/core/clock.ts';
 import { JOBS } from '../../../src/jobs/jobs.ts';
 import { createWebhookRepository } from '../../../src/modules/webhooks/webhooks.repository.ts';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import { makeAsset, makeWebhook } from '../../helpers/factories.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
-import { startReceiver, type Receiver } from '../../delivery/helpers.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import { makeAsset, makeWebhook } from '../../helpers/app/factories.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
+import { startReceiver, type Receiver } from '../../helpers/delivery/harness.ts';
 
 /** The service's clock, moved forward by the test instead of sleeping. */
 let offsetMs = 0;

@@ -4,11 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeps, type AppDeps } from '../../../src/composition.ts';
 import { createKeyring } from '../../../src/core/secret-keys.ts';
 import { createSecretBox } from '../../../src/delivery/secret-box.ts';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import { onPostgres } from '../../helpers/db.ts';
-import { makeAsset, makeWebhook } from '../../helpers/factories.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
-import { loadPublishedVerifier, startReceiver, type ReceivedRequest, type Receiver } from '../../delivery/helpers.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import { onPostgres } from '../../helpers/db/test-database.ts';
+import { makeAsset, makeWebhook } from '../../helpers/app/factories.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
+import {
+  loadPublishedVerifier,
+  startReceiver,
+  type ReceivedRequest,
+  type Receiver,
+} from '../../helpers/delivery/harness.ts';
 
 let t: TestApp;
 let acme: TestTenant;

@@ -5,10 +5,10 @@ import { openDatabase, type Database } from '../../../src/db/database.ts';
 import { migrate, readMigrations } from '../../../src/db/migrator.ts';
 import { signEnvelope } from '../../../src/delivery/signer.ts';
 import { JOBS } from '../../../src/jobs/jobs.ts';
-import { onPostgres, TEST_DATABASE_URL } from '../../helpers/db.ts';
-import { createTenant, type TestTenant } from '../../helpers/fixtures.ts';
-import { createScratchDatabase, type ScratchDatabase } from '../../helpers/scratch-database.ts';
-import { appOn, loadPublishedVerifier, startReceiver, type Receiver } from '../../delivery/helpers.ts';
+import { onPostgres, TEST_DATABASE_URL } from '../../helpers/db/test-database.ts';
+import { createTenant, type TestTenant } from '../../helpers/app/tenants.ts';
+import { createScratchDatabase, type ScratchDatabase } from '../../helpers/db/scratch-database.ts';
+import { appOn, loadPublishedVerifier, startReceiver, type Receiver } from '../../helpers/delivery/harness.ts';
 
 /** The migration that adds the ciphertext columns: the database is left just before it, as 8ba511f left it. */
 const ENCRYPTION = '20261126110000_webhook_secret_ciphertext';

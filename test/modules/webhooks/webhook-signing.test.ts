@@ -3,11 +3,16 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Clock } from '../../../src/core/clock.ts';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import { makeAsset, makeWebhook } from '../../helpers/factories.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
-import { securitySuite } from '../../helpers/security.ts';
-import { loadPublishedVerifier, startReceiver, type ReceivedRequest, type Receiver } from '../../delivery/helpers.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import { makeAsset, makeWebhook } from '../../helpers/app/factories.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
+import { securitySuite } from '../../helpers/app/security-suite.ts';
+import {
+  loadPublishedVerifier,
+  startReceiver,
+  type ReceivedRequest,
+  type Receiver,
+} from '../../helpers/delivery/harness.ts';
 
 /** A clock the test moves forward instead of sleeping (secret overlaps are hours long). */
 let offsetMs = 0;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../../src/events/catalog.ts';
 import { emit } from '../../../src/events/outbox.ts';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import { makeAsset, makeWebhook } from '../../helpers/factories.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
-import { securitySuite } from '../../helpers/security.ts';
-import { loadPublishedVerifier, startReceiver, type Receiver } from '../../delivery/helpers.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import { makeAsset, makeWebhook } from '../../helpers/app/factories.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
+import { securitySuite } from '../../helpers/app/security-suite.ts';
+import { loadPublishedVerifier, startReceiver, type Receiver } from '../../helpers/delivery/harness.ts';
 
 let t: TestApp;
 let acme: TestTenant;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import { onPostgres } from '../../helpers/db.ts';
-import { holdWrite } from '../../helpers/hold.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import { onPostgres } from '../../helpers/db/test-database.ts';
+import { holdWrite } from '../../helpers/app/hold-write.ts';
 
 let t: TestApp;
 

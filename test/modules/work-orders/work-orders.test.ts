@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
-import { makeAsset, makeWorkOrder } from '../../helpers/factories.ts';
-import { securitySuite } from '../../helpers/security.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
+import { makeAsset, makeWorkOrder } from '../../helpers/app/factories.ts';
+import { securitySuite } from '../../helpers/app/security-suite.ts';
 
 let t: TestApp;
 let acme: TestTenant;

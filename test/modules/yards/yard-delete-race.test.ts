@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
-import { onPostgres } from '../../helpers/db.ts';
-import { holdWrite } from '../../helpers/hold.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
+import { onPostgres } from '../../helpers/db/test-database.ts';
+import { holdWrite } from '../../helpers/app/hold-write.ts';
 
 let t: TestApp;
 let acme: TestTenant;

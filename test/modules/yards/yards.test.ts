@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import { makeAsset, makeYard } from '../../helpers/factories.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
-import { securitySuite } from '../../helpers/security.ts';
-import { holdWrite } from '../../helpers/hold.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import { makeAsset, makeYard } from '../../helpers/app/factories.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
+import { securitySuite } from '../../helpers/app/security-suite.ts';
+import { holdWrite } from '../../helpers/app/hold-write.ts';
 
 let t: TestApp;
 let acme: TestTenant;

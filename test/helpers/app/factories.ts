@@ -2,7 +2,7 @@
 // defaults the services add. Each factory sends a minimal valid body merged with `overrides`, throws when the API
 // does not answer 201 (setup that silently failed makes a later assertion lie), and returns the new id.
 // Tests whose subject is the create call itself (validation, security, status codes) call the API directly.
-import type { Res, TestApp } from './app.ts';
+import type { Res, TestApp } from './test-app.ts';
 
 /** Any app with a test client: the usual TestApp, or a second instance a test starts beside it. */
 type WithApi = Pick<TestApp, 'api'>;

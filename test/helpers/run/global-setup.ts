@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { TestProject } from 'vitest/node';
-import { createScratchDatabase } from './helpers/scratch-database.ts';
-import { openDatabase, type SqlRunner } from '../src/db/database.ts';
-import { migrate } from '../src/db/migrator.ts';
-import { TEST_DATABASE_URL } from './helpers/test-env.ts';
+import { createScratchDatabase } from '../db/scratch-database.ts';
+import { openDatabase, type SqlRunner } from '../../../src/db/database.ts';
+import { migrate } from '../../../src/db/migrator.ts';
+import { TEST_DATABASE_URL } from './test-env.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

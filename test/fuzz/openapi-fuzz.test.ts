@@ -3,10 +3,10 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import type { TestTenant } from '../helpers/fixtures.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import type { TestTenant } from '../helpers/app/tenants.ts';
 import { generateApiKey } from '../../src/core/api-keys.ts';
-import { createResolver, schemaArbitrary, type Json } from './openapi-schema-arbitrary.ts';
+import { createResolver, schemaArbitrary, type Json } from '../helpers/fuzz/openapi-schema-arbitrary.ts';
 
 /**
  * Property-based fuzzing of every operation in openapi.yaml (read at test time): schema-shaped inputs

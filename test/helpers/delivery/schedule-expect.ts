@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { DeliveryLog, Watch } from './attempt-log.ts';
-import { eventually } from './helpers.ts';
+import { eventually } from './harness.ts';
 
 /**
  * How late an attempt may be against its due time in these tests: the issue's bound (one 1 s tick + 1 s) plus

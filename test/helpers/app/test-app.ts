@@ -1,15 +1,15 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import type { Database } from '../../src/db/database.ts';
+import type { Database } from '../../../src/db/database.ts';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
-import { buildApp } from '../../src/app.ts';
-import { createDeps, type AppDeps } from '../../src/composition.ts';
-import { loadConfig } from '../../src/config.ts';
-import type { Clock } from '../../src/core/clock.ts';
-import { loggerOptions } from '../../src/logger.ts';
-import { createTestDatabase, type TestDatabase } from './db.ts';
-import { createTenant, type TestTenant } from './fixtures.ts';
-import { ECHO_ERROR_LOGS, TEST_SECRETS_KEYS } from './test-env.ts';
+import { buildApp } from '../../../src/app.ts';
+import { createDeps, type AppDeps } from '../../../src/composition.ts';
+import { loadConfig } from '../../../src/config.ts';
+import type { Clock } from '../../../src/core/clock.ts';
+import { loggerOptions } from '../../../src/logger.ts';
+import { createTestDatabase, type TestDatabase } from '../db/test-database.ts';
+import { createTenant, type TestTenant } from './tenants.ts';
+import { ECHO_ERROR_LOGS, TEST_SECRETS_KEYS } from '../run/test-env.ts';
 
 export interface TestApp {
   app: FastifyInstance;

@@ -1,4 +1,4 @@
-import type { SqlRunner } from '../../src/db/database.ts';
+import type { SqlRunner } from '../../../src/db/database.ts';
 
 /** A node of `EXPLAIN (FORMAT JSON)`, as far as the plan tests read it. */
 export interface PlanNode {

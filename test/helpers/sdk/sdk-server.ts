@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { FleetClient, type ClientOptions } from '@fleet-ops/sdk';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestApp, type TestApp } from '../app/test-app.ts';
 
 export interface SdkServer {
   t: TestApp;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Database } from '../../src/db/database.ts';
-import { createOrgAdmin } from '../../src/modules/orgs/orgs.service.ts';
+import type { Database } from '../../../src/db/database.ts';
+import { createOrgAdmin } from '../../../src/modules/orgs/orgs.service.ts';
 
 export interface TestTenant {
   orgId: string;

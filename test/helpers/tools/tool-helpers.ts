@@ -1,6 +1,6 @@
-import type { TestApp } from '../../helpers/app.ts';
-import { makeTool } from '../../helpers/factories.ts';
-import type { TestTenant } from '../../helpers/fixtures.ts';
+import type { TestApp } from '../app/test-app.ts';
+import { makeTool } from '../app/factories.ts';
+import type { TestTenant } from '../app/tenants.ts';
 
 /** Small shorthands shared by the tools test files. */
 export function toolHelpers(ctx: () => { t: TestApp; acme: TestTenant }) {

@@ -1,5 +1,5 @@
-import type { Tx } from '../../src/db/transaction.ts';
-import type { TestApp } from './app.ts';
+import type { Tx } from '../../../src/db/transaction.ts';
+import type { TestApp } from './test-app.ts';
 
 /**
  * Runs `write` in a transaction that stays open until release() is called, so a request sent meanwhile

@@ -1,8 +1,8 @@
-import type { Database } from '../../src/db/database.ts';
-import { transaction } from '../../src/db/transaction.ts';
-import { EVENT_EXAMPLES } from '../../src/delivery/event-examples.ts';
-import { emit } from '../../src/events/outbox.ts';
-import { createTenant } from '../helpers/fixtures.ts';
+import type { Database } from '../../../src/db/database.ts';
+import { transaction } from '../../../src/db/transaction.ts';
+import { EVENT_EXAMPLES } from '../../../src/delivery/event-examples.ts';
+import { emit } from '../../../src/events/outbox.ts';
+import { createTenant } from '../app/tenants.ts';
 
 export interface Attempt {
   n: number;

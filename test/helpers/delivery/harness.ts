@@ -5,14 +5,14 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pino from 'pino';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
-import { createDeps, type AppDeps } from '../../src/composition.ts';
-import { loadConfig } from '../../src/config.ts';
-import type { Database } from '../../src/db/database.ts';
-import { apiClient } from '../helpers/app.ts';
-import { TEST_SECRETS_KEYS } from '../helpers/test-env.ts';
+import { buildApp } from '../../../src/app.ts';
+import { createDeps, type AppDeps } from '../../../src/composition.ts';
+import { loadConfig } from '../../../src/config.ts';
+import type { Database } from '../../../src/db/database.ts';
+import { apiClient } from '../app/test-app.ts';
+import { TEST_SECRETS_KEYS } from '../run/test-env.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 export * from './receiver.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SCOPES, type Scope } from '../../src/core/context.ts';
-import type { TestApp } from './app.ts';
-import type { TestTenant } from './fixtures.ts';
+import { SCOPES, type Scope } from '../../../src/core/context.ts';
+import type { TestApp } from './test-app.ts';
+import type { TestTenant } from './tenants.ts';
 
 export interface SecurityRoute {
   /** How the route reads in test names, e.g. 'GET /assets/:id'. */

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-const SCRIPT = fileURLToPath(new URL('../../scripts/pgbouncer.sh', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../../../scripts/pgbouncer.sh', import.meta.url));
 
 export const pgbouncerInstalled = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].some((p) => existsSync(p));
 

@@ -1,13 +1,13 @@
 import { openAsBlob } from 'node:fs';
 import { inject } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/database.ts';
-import { migrateDatabase } from '../../src/db/direct.ts';
-import { migrate } from '../../src/db/migrator.ts';
+import { openDatabase, type Database } from '../../../src/db/database.ts';
+import { migrateDatabase } from '../../../src/db/direct.ts';
+import { migrate } from '../../../src/db/migrator.ts';
 import { createScratchDatabase } from './scratch-database.ts';
 
-import { TEST_DATABASE_DIRECT, TEST_DATABASE_POOLER_URL, TEST_DATABASE_URL } from './test-env.ts';
+import { TEST_DATABASE_DIRECT, TEST_DATABASE_POOLER_URL, TEST_DATABASE_URL } from '../run/test-env.ts';
 
-export { TEST_DATABASE_URL, onPostgres } from './test-env.ts';
+export { TEST_DATABASE_URL, onPostgres } from '../run/test-env.ts';
 
 export interface TestDatabase extends Database {
   /** What an app on this database is given as DATABASE_URL (through the pooler when the run has one). */

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { describe } from 'vitest';
-import { createTestApp, type TestApp } from './app.ts';
-import { CHROMIUM_PATH, inCI } from './test-env.ts';
+import { createTestApp, type TestApp } from '../app/test-app.ts';
+import { CHROMIUM_PATH, inCI } from '../run/test-env.ts';
 
 /**
  * Browser tests drive Debian's Chromium (package `chromium`) through playwright-core: no browser download.
