@@ -71,7 +71,7 @@ const webhookSecretSealing: Job<'webhookSecrets'> = ({ webhookSecrets }) => ({
 
 /**
  * Every minute: the calendar sweep of service reminders (DUE_SOON starts, due dates, snooze ends): indexed batches
- * of 200, each its own transaction, until nothing more is due or 40 s have passed (service-reminders.sweep.ts).
+ * of 200, each its own transaction, until nothing more is due or 40 s have passed (service-reminder-sweep.job.ts).
  */
 const serviceReminderSweep: Job<'services'> = ({ services }) => ({
   name: 'service-reminder-sweep',

@@ -3,7 +3,7 @@ import type { SqlRunner } from '../../src/db/database.ts';
 import { ASSET_WITH_PROJECT } from '../../src/modules/hours/hours.repository.ts';
 import { listReminders } from '../../src/modules/service-reminders/service-reminders.repository.ts';
 import { ListRemindersQuery } from '../../src/modules/service-reminders/service-reminders.schemas.ts';
-import { SWEEP_CLAIM_SQL } from '../../src/modules/service-reminders/service-reminders.sweep.ts';
+import { SWEEP_CLAIM_SQL } from '../../src/modules/service-reminders/service-reminder-sweep.job.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { nodes, plansOf, type PlanNode } from '../helpers/plans.ts';
 

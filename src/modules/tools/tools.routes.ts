@@ -5,7 +5,7 @@ import { batchRoute } from '../../core/batch.ts';
 import { TOOL_BATCH_CAP } from './tools.service.ts';
 import { contextOf } from '../../core/context.ts';
 import { IdParams } from '../../core/schemas.ts';
-import { csvFileName } from './tools.csv.ts';
+import { csvFileName } from './tool-csv.adapter.ts';
 import {
   AdjustStockResponse,
   CheckinResponse,
@@ -19,7 +19,7 @@ import {
   ToolEventsResponse,
   ToolIdResponse,
   UtilizationResponse,
-} from './tools.responses.ts';
+} from './tool-responses.schemas.ts';
 import {
   AdjustStockBody,
   CheckinBody,

@@ -3,7 +3,7 @@ import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { makeAsset, makeHoursLog, makeServiceReminder, makeServiceTask, makeWebhook } from '../../helpers/factories.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';
 import { startReceiver, type Receiver } from '../../delivery/helpers.ts';
-import { sweepCalendarTick } from '../../../src/modules/service-reminders/service-reminders.sweep.ts';
+import { sweepCalendarTick } from '../../../src/modules/service-reminders/service-reminder-sweep.job.ts';
 
 const DAY = 86_400_000;
 let t: TestApp;

@@ -5,7 +5,7 @@ import { loadConfig } from '../../../src/config.ts';
 import { createKeyring, parseEncryptionKeys, type EncryptionKey } from '../../../src/core/secret-keys.ts';
 import { openDatabase, type Database } from '../../../src/db/database.ts';
 import { createSecretBox } from '../../../src/delivery/secret-box.ts';
-import { createWebhookSecretStore } from '../../../src/modules/webhooks/webhook-secrets.ts';
+import { createWebhookSecretStore } from '../../../src/modules/webhooks/webhook-secrets.repository.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { makeWebhook } from '../../helpers/factories.ts';
 import type { TestTenant } from '../../helpers/fixtures.ts';

@@ -1,6 +1,6 @@
-import type { AuthenticatedKey, RateLimitState } from '../../core/context.ts';
-import { immutable } from '../../core/immutable.ts';
-import type { ServiceDeps } from '../../service-deps.ts';
+import type { AuthenticatedKey, RateLimitState } from '../core/context.ts';
+import { immutable } from '../core/immutable.ts';
+import type { ServiceDeps } from '../service-deps.ts';
 
 const PING_TIMEOUT_MS = 2_000;
 

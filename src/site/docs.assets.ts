@@ -23,7 +23,7 @@ export interface StaticAsset {
 }
 
 export function scalarBundlePath(): string {
-  // scripts/build.mjs puts it here (dist/modules/docs/vendor/), which runtime-files.txt ships as part of dist.
+  // scripts/build.mjs puts it here (dist/site/vendor/), which runtime-files.txt ships as part of dist.
   const built = fileURLToPath(new URL('./vendor/scalar-api-reference.js', import.meta.url));
   if (existsSync(built)) return built;
   try {
