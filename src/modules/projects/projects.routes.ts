@@ -4,7 +4,7 @@ import { batchRoute } from '../../core/batch.ts';
 import { PROJECT_BATCH_CAP } from './projects.service.ts';
 import { contextOf } from '../../core/context.ts';
 import { IdParams } from '../../core/schemas.ts';
-import { EquipmentUsageQuery, EquipmentUsageResponse } from './project-usage.repository.ts';
+import { EquipmentUsageQuery, EquipmentUsageResponse } from './project-usage.schemas.ts';
 import {
   CreateProjectBody,
   ListProjectsQuery,
