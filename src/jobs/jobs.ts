@@ -61,7 +61,7 @@ const renewalHeadsUps: Job<'services'> = ({ services }) => ({
 
 /**
  * Every minute: webhook secrets written in plaintext by instances of the previous release during a rolling
- * upgrade are sealed (a no-op statement once the upgrade is over; see "Upgrading" in the README).
+ * upgrade are sealed (a no-op statement once the upgrade is over; docs/adr/0008-secrets-envelope.md).
  */
 const webhookSecretSealing: Job<'webhookSecrets'> = ({ webhookSecrets }) => ({
   name: 'webhook-secrets-seal',

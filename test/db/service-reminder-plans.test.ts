@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { nodes, plansOf, type PlanNode } from '../helpers/plans.ts';
 
 /**
- * The plans of the service reminders' three hot queries (issue 28), read with EXPLAIN and sequential scans priced
+ * The plans of the service reminders' three hot queries, read with EXPLAIN and sequential scans priced
  * out: the urgency list reads one range per status of the index in its order, starting at the cursor, and never
  * sorts more than a page; the calendar sweep is one range of the calendar index; the reading path's probe is one
  * lookup of the meter-alert index. Dropping an index or writing a predicate it cannot use fails here.

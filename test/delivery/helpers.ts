@@ -20,7 +20,7 @@ type Verify = (rawBody: Buffer | string, headers: Record<string, unknown>, secre
 
 /**
  * The receiver-side verifier exactly as published: the first ```js block after the "Verifying signatures"
- * heading of the webhook docs (or the README, once the notes are merged there), loaded as a module.
+ * heading of the published webhook docs (the first of the candidate files below), loaded as a module.
  */
 export async function loadPublishedVerifier(): Promise<{ verifyWebhook: Verify; source: string }> {
   const candidates = ['docs/api-notes/webhooks.md', 'README.md'].map((f) => path.join(ROOT, f)).filter(existsSync);

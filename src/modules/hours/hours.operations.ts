@@ -321,8 +321,8 @@ export async function recordReadingOptimistic(
 
 /**
  * recordReading() in raw SQL on the driver (db.sqlTransaction): the same rules and the same rows in four
- * round trips (BEGIN, lock, write, COMMIT) instead of Prisma's interactive transaction, which cost POST /hours
- * most of its throughput (issue 11). Returns null when the reading must open an AUTO_PM flag: that rare
+ * round trips (BEGIN, lock, write, COMMIT) instead of Prisma's interactive transaction, the cost of POST /hours
+ * (docs/adr/0006-raw-sql-reading-path.md). Returns null when the reading must open an AUTO_PM flag: that rare
  * case (once per service interval) rolls back and takes the full path, recordReading(), which creates the
  * flag, its event and its notifications through the flags module.
  */
