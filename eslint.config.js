@@ -55,6 +55,32 @@ export default tseslint.config(
     },
   },
   {
+    // Rules and schemas are plain functions and shapes: the roles that do I/O may use them, never the reverse.
+    files: ['src/modules/**/*.rules.ts', 'src/modules/**/*.schemas.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '**/*.routes.ts',
+                '**/*.service.ts',
+                '**/*.repository.ts',
+                '**/*.operations.ts',
+                '**/*.job.ts',
+                '**/*.adapter.ts',
+                '**/db/database.ts',
+                '**/db/transaction.ts',
+              ],
+              message: 'Rules and schemas do no I/O: the caller passes them the data.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Routes call services; only services and repositories talk to the database.
     files: ['src/modules/**/*.routes.ts', 'src/meta/**/*.routes.ts'],
     rules: {
