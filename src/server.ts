@@ -18,7 +18,7 @@ const SCHEDULER_DELAY_MS = 1_000;
 async function start() {
   const config = loadConfig();
   // Bounded old-space growth and no pretenuring keep request garbage young, where collecting it is cheap, instead
-  // of piling up in old space until a late full collection (docs/operations/tuning.md). V8 reads both flags at
+  // of piling up in old space until a late full collection (docs/adr/0016-v8-heap-growth.md). V8 reads both flags at
   // every collection, so setting them here, before the app allocates much, takes effect; heap limits
   // (--max-old-space-size, --max-semi-space-size) are fixed when the isolate is created: NODE_OPTIONS only.
   if (config.heapGrowthPercent > 0) {
