@@ -1,8 +1,9 @@
-// Lint rules that protect the architecture (README "Development"): services free of Fastify, routes free of the
-// database, files small enough to read. Import cycles (type imports included) are checked by `npm run lint:cycles`.
-// Formatting is Prettier's (.prettierrc.json).
+// Lint rules that protect the architecture (docs/development/module-anatomy.md): module files named by role,
+// services free of Fastify, routes free of the database, files small enough to read. Import cycles (type imports
+// included) are checked by `npm run lint:cycles`. Formatting is Prettier's (.prettierrc.json).
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import anatomy from './eslint-rules/anatomy.js';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'src/generated/', 'sdk/dist/', 'sdk/src/generated/', 'dist/', 'coverage/', 'data/'] },
@@ -10,7 +11,9 @@ export default tseslint.config(
   prettier,
   {
     files: ['**/*.ts'],
+    plugins: { anatomy },
     rules: {
+      'anatomy/no-max-lines-disable': 'error',
       'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }],
       'max-len': [
         'error',
@@ -29,9 +32,15 @@ export default tseslint.config(
     rules: { 'max-lines': ['error', { max: 450, skipBlankLines: true, skipComments: true }] },
   },
   {
+    // One module anatomy: src/modules/<module>/<topic>.<role>.ts (docs/adr/0011-module-anatomy.md); and no source
+    // file past the hard limit, comments included.
+    files: ['src/**/*.ts'],
+    rules: { 'anatomy/module-file-name': 'error', 'anatomy/hard-max-lines': ['error', { max: 400 }] },
+  },
+  {
     // Services, repositories and domain rules see plain data: Fastify stays in routes and src/http/.
-    files: ['src/modules/**/*.ts'],
-    ignores: ['src/modules/**/*.routes.ts', 'src/modules/index.ts'],
+    files: ['src/modules/**/*.ts', 'src/meta/**/*.ts'],
+    ignores: ['src/modules/**/*.routes.ts', 'src/modules/index.ts', 'src/meta/**/*.routes.ts'],
     rules: {
       // A logger's type is all a service may take from Fastify.
       '@typescript-eslint/no-restricted-imports': [
@@ -46,8 +55,34 @@ export default tseslint.config(
     },
   },
   {
+    // Rules and schemas are plain functions and shapes: the roles that do I/O may use them, never the reverse.
+    files: ['src/modules/**/*.rules.ts', 'src/modules/**/*.schemas.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '**/*.routes.ts',
+                '**/*.service.ts',
+                '**/*.repository.ts',
+                '**/*.operations.ts',
+                '**/*.job.ts',
+                '**/*.adapter.ts',
+                '**/db/database.ts',
+                '**/db/transaction.ts',
+              ],
+              message: 'Rules and schemas do no I/O: the caller passes them the data.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Routes call services; only services and repositories talk to the database.
-    files: ['src/modules/**/*.routes.ts'],
+    files: ['src/modules/**/*.routes.ts', 'src/meta/**/*.routes.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

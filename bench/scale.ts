@@ -79,7 +79,7 @@ const iso = (d: unknown) => (d as Date).toISOString();
 const deepPage = async (sql: string, params: unknown[], page: number, limit = 50) =>
   keyAt(sql, params, (page - 1) * limit - 1);
 
-// The work-order queue's order as the API writes it (work-orders.queue.ts): dueAt ascending, undated last, as the
+// The work-order queue's order as the API writes it (work-orders.repository.ts): dueAt ascending, undated last, as the
 // descending key the queue indexes hold, so the raw baseline reads the same index.
 const QUEUE_ORDER = `priority DESC, COALESCE(TIMESTAMPTZ '9999-12-31 00:00:00+00' - "dueAt", INTERVAL '-1000000 years') DESC, "createdAt" DESC, id DESC`;
 

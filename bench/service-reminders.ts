@@ -16,7 +16,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
 import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
-import { SWEEP_CLAIM_SQL } from '../src/modules/service-reminders/service-reminders.sweep.ts';
+import { SWEEP_CLAIM_SQL } from '../src/modules/service-reminders/service-reminder-sweep.job.ts';
 import { listReminders, reminderCursor } from '../src/modules/service-reminders/service-reminders.repository.ts';
 import { ListRemindersQuery } from '../src/modules/service-reminders/service-reminders.schemas.ts';
 import type { SqlRunner } from '../src/db/database.ts';

@@ -3,7 +3,7 @@
 // Relative `./x.ts` imports become `./x.js` (rewriteRelativeImportExtensions); dist/ mirrors src/ at the same
 // depth, so files read by relative URL (CHANGELOG.md, prisma/migrations, .git) resolve from both.
 // Then it copies the /docs reference's browser bundle from its npm package (a development dependency) next to
-// the module that serves it (src/modules/docs/docs.assets.ts), so the image ships that one file and not the
+// the module that serves it (src/site/docs.assets.ts), so the image ships that one file and not the
 // package's ~240 MB of dependencies.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
@@ -17,6 +17,6 @@ const tsc = require.resolve('typescript/bin/tsc');
 const result = spawnSync(process.execPath, [tsc, '-p', `${root}tsconfig.build.json`], { cwd: root, stdio: 'inherit' });
 if (result.status !== 0) process.exit(result.status ?? 1);
 
-const vendor = `${root}dist/modules/docs/vendor`;
+const vendor = `${root}dist/site/vendor`;
 mkdirSync(vendor, { recursive: true });
 copyFileSync(require.resolve('@scalar/api-reference/browser/standalone.js'), `${vendor}/scalar-api-reference.js`);

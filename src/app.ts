@@ -28,7 +28,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const serializerCompiler = createSerializerCompiler({ verify: deps.testHooks.verifySerializers });
   const app = Fastify({
     // zod validates and serialises every route: naming the compilers here keeps Fastify from loading its default
-    // ones (ajv, fast-json-stringify), ~50 ms of start-up and their memory, for nothing.
+    // ones (ajv, fast-json-stringify), their start-up time and their memory, for nothing.
     schemaController: {
       compilersFactory: {
         buildValidator: (() => validatorCompiler) as never,

@@ -17,7 +17,7 @@ import { createBillingSync } from './jobs/billing-sync.ts';
 import { createDelivery, type Delivery } from './delivery/delivery.ts';
 import { createSecretBox, type SecretBox } from './delivery/secret-box.ts';
 import { keyringFromConfig, type Keyring } from './core/secret-keys.ts';
-import { createWebhookSecretStore, type WebhookSecretStore } from './modules/webhooks/webhook-secrets.ts';
+import { createWebhookSecretStore, type WebhookSecretStore } from './modules/webhooks/webhook-secrets.repository.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics, type DeliveryMetricOutcome, type Metrics } from './metrics.ts';
 import { createServices, type Services } from './modules/services.ts';

@@ -5,7 +5,7 @@ import { lazyModule } from './core/lazy-module.ts';
 import type { Database } from './db/database.ts';
 import { registerHttpMetrics } from './http/request-metrics.ts';
 
-// Loaded only by a process whose metrics can be read (~80 ms of start-up on a slow machine otherwise).
+// Loaded only by a process whose metrics can be read: it costs start-up time (docs/adr/0010-lazy-start-up.md).
 const promClient = lazyModule<typeof import('prom-client')>('prom-client');
 
 /** `webhook_deliveries_total{outcome}`: one per attempt; an unsent last attempt counts as abandoned. */

@@ -17,14 +17,10 @@ const SCHEDULER_DELAY_MS = 1_000;
 
 async function start() {
   const config = loadConfig();
-  // Garbage under load (README, Memory and start-up). V8 sizes its heap limit from the machine's memory (4 GB on
-  // 16 GB and more) and then lets old space grow up to 4x the live heap before its next full collection; and its
-  // allocation-site pretenuring, seeing 50 requests' objects survive young collections, allocates them straight in
-  // old space, where they wait as garbage for that collection: 260-330 MB RSS under 50 concurrent lists over a
-  // ~41 MB live heap. Growth bounded to 30% and pretenuring off: ~175-185 MB, and less CPU per request, not more
-  // (objects now die young, where collecting them is cheap). Both flags are read by V8 at every collection, so
-  // setting them here, before the app allocates much, takes effect; heap limits (--max-old-space-size,
-  // --max-semi-space-size) are fixed when the isolate is created and can only be set in NODE_OPTIONS.
+  // Bounded old-space growth and no pretenuring keep request garbage young, where collecting it is cheap, instead
+  // of piling up in old space until a late full collection (docs/adr/0016-v8-heap-growth.md). V8 reads both flags at
+  // every collection, so setting them here, before the app allocates much, takes effect; heap limits
+  // (--max-old-space-size, --max-semi-space-size) are fixed when the isolate is created: NODE_OPTIONS only.
   if (config.heapGrowthPercent > 0) {
     v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
     v8.setFlagsFromString('--no-allocation-site-pretenuring');
@@ -75,20 +71,20 @@ async function start() {
   const log = deps.logger;
   if (applied.length) log.info({ applied }, 'migrations applied');
   // Secrets left in plaintext by the previous release are sealed before this instance signs anything (it
-  // reads either form, so deliveries never wait for this); see "Upgrading" in the README.
+  // reads either form, so deliveries never wait for this; docs/adr/0008-secrets-envelope.md).
   const sealed = await deps.webhookSecrets.reseal('plaintext');
   if (sealed.resealed) log.info({ sealed: sealed.resealed }, 'webhook signing secrets encrypted at rest');
   for (const f of sealed.failed)
     log.warn({ subscriptionId: f.subscriptionId }, `webhook secret not sealed: ${f.reason}`);
   const app = await buildApp(deps);
-  // Prisma instantiates its query compiler on its first query (~150 ms): here, so the first request does not wait.
+  // Prisma instantiates its query compiler on its first query: here, so the first request does not wait.
   await db.prisma.$executeRaw`SELECT 1`;
   await app.listen({ port: config.port, host: config.host });
   log.info(
     {
       database: db.kind,
       dataDir: db.kind === 'pglite' ? config.dataDir : undefined,
-      // How other instances' commits wake this one's webhook dispatcher (README, "Running in production").
+      // How other instances' commits wake this one's webhook dispatcher (docs/adr/0013-outbox-and-delivery-claims.md).
       crossInstanceWakeups:
         db.kind === 'pglite'
           ? undefined

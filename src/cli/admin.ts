@@ -7,7 +7,7 @@ import { migrateDatabase } from '../db/direct.ts';
 import { AdminError, createOrgAdmin, type OrgAdmin } from '../modules/orgs/orgs.service.ts';
 import { createKeyring, resolveKeyring, SecretKeyError, type Keyring } from '../core/secret-keys.ts';
 import { createSecretBox } from '../delivery/secret-box.ts';
-import { createWebhookSecretStore } from '../modules/webhooks/webhook-secrets.ts';
+import { createWebhookSecretStore } from '../modules/webhooks/webhook-secrets.repository.ts';
 
 const USAGE = `Usage: npm run --silent admin -- <command> [flags] [--json]
   org create --name N [--slug S]

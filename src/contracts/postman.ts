@@ -19,7 +19,7 @@ export function postmanCollection(openapi: Json): Json {
   const missing = missingSteps([...byId.keys()]);
   if (missing.length) {
     throw new Error(
-      `The Postman walkthrough has no step for: ${missing.join(', ')}. Add one to WALKTHROUGH in src/contracts/walkthrough.ts ` +
+      `The Postman walkthrough has no step for: ${missing.join(', ')}. Add one to its part under src/contracts/walkthrough/ ` +
         '(request, expected status, ids to save, fields to check); the conformance test runs it too.',
     );
   }

@@ -44,8 +44,8 @@ const swaggerOptions = (publicBaseUrl: string): FastifyDynamicSwaggerOptions => 
 /**
  * Keeps every route added to `app` from here on (as the onRoute hooks added before this one leave it) for the
  * OpenAPI document, as @fastify/swagger's own hook would. The plugin itself is loaded only when a document is
- * asked for (swaggerDocument): registering it at start-up loaded ~90 modules, its YAML writer among them, for
- * ~100 ms of every start and their memory, for a document most processes never render.
+ * asked for (swaggerDocument): registering it at start-up loaded its modules, its YAML writer among them, on
+ * every start, for a document most processes never render (docs/adr/0010-lazy-start-up.md).
  */
 export function recordRoutes(app: FastifyInstance, publicBaseUrl: string) {
   const routes: RouteOptions[] = [];

@@ -4,8 +4,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * An AsyncLocalStorage that is enabled only while work runs in it, and for `idleMs` after.
  *
  * On Node 20 an enabled AsyncLocalStorage switches on async hooks for the whole process: every promise, tick and
- * socket write of every request, whatever it does, then pays for context tracking (measured: about a tenth of
- * the CPU of GET /me). The contexts built on this (a write request's deadline scope, an idempotent request's
+ * socket write of every request, whatever it does, then pays for context tracking (docs/adr/0010-lazy-start-up.md).
+ * The contexts built on this (a write request's deadline scope, an idempotent request's
  * transaction) are needed only while such work is in flight, so between them, and in a process serving reads,
  * no request pays for them. Work started in a context but not awaited by it (fire and forget) keeps the context
  * only while the storage stays enabled; nothing here relies on such work seeing it.

@@ -9,10 +9,9 @@ import { createHook } from 'node:async_hooks';
  * computed keys that cache has no polymorphic state: once it meets a second hidden class it falls back to the
  * runtime for good. The entries' hidden classes live only as long as some entry does. A full garbage collection
  * that runs while the queue is empty (common at start-up, and with HEAP_GROWTH_PERCENT's more frequent full
- * collections) frees them, the next entry gets new ones, and from then on the process pays three runtime calls per
- * nextTick, about thirty per HTTP request: ~13% of the instructions of GET /me (callgrind), 2–3 µs of CPU per
- * request on this machine. Whether it had happened decided which processes of one build were fast and which slow
- * (README, Benchmarks). One entry kept alive keeps its hidden classes, and the ones every later entry takes, alive.
+ * collections) frees them, the next entry gets new ones, and from then on every nextTick goes through the runtime,
+ * several times per HTTP request (docs/adr/0004-nexttick-shape.md has the measurements). One entry kept alive
+ * keeps its hidden classes, and the ones every later entry takes, alive.
  *
  * The entry is caught by an async hook enabled only for that one nextTick call: enabling and disabling it leaves
  * nothing behind (no init hooks, no promise hooks, no execution-resource tracking afterwards).

@@ -99,7 +99,7 @@ export const DEFAULT_DB_TIMEOUTS: DatabaseTimeouts = {
 };
 
 // Each engine's driver is loaded only when it is chosen: a PostgreSQL process never maps PGlite's WASM and
-// data files, and an embedded one never loads pg (see "Memory and start-up" in the README).
+// data files, and an embedded one never loads pg (docs/adr/0010-lazy-start-up.md).
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const timeouts = { ...DEFAULT_DB_TIMEOUTS, ...options.timeouts };
   return options.databaseUrl

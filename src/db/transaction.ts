@@ -65,8 +65,9 @@ export interface SqlTx extends SqlQuery {
 
 /**
  * transaction() in raw SQL on the driver, for hot paths where Prisma's interactive transaction is the cost
- * (a round trip per statement plus ~0.5 ms of adapter CPU each). Same guarantees: one connection, commit
- * or rollback as a whole, every statement under the fail-fast deadlines, hooks only after a commit.
+ * (a round trip per statement plus the adapter's CPU each; docs/adr/0006-raw-sql-reading-path.md). Same
+ * guarantees: one connection, commit or rollback as a whole, every statement under the fail-fast deadlines,
+ * hooks only after a commit.
  */
 export async function sqlTransaction<T>(db: Database, fn: (tx: SqlTx) => Promise<T>): Promise<T> {
   const hooks: (() => void)[] = [];

@@ -28,8 +28,8 @@ interface Circuit {
  * - half-open (the cooldown has passed since the last failure): one delivery is sent for real as a probe
  *   while the others wait for its answer (at most the send timeout); success closes the breaker, failure
  *   opens it again for the same cooldown (no doubling: the probe cadence must keep up with the schedule).
- * Each process learns a receiver's health from its own sends (see the README: nothing shared is needed for the
- * schedule to hold, and no write per attempt is added).
+ * Each process learns a receiver's health from its own sends: nothing shared is needed for the schedule to hold,
+ * and no write per attempt is added (docs/adr/0007-per-process-breaker.md).
  */
 export function createBreakers(options: BreakerOptions) {
   const now = options.now ?? Date.now;

@@ -55,8 +55,8 @@ const dueRowsOf = (subscription: string) => `
       ORDER BY d."nextAttemptAt"`;
 
 /**
- * The two statements of every delivery, on the driver below Prisma (its driver-adapter path costs ~0.5 ms of CPU
- * per query) and prepared once per connection where that is safe: the claim is on a busy subscription's critical
+ * The two statements of every delivery, on the driver below Prisma (its driver-adapter path adds CPU to every
+ * query) and prepared once per connection where that is safe: the claim is on a busy subscription's critical
  * path, since its senders drain while it runs.
  * Claim parameters: $1 round-robin start, $2 caps (json), $3 rows per subscription, $4 blocked (json), $5 limit,
  * $6 lease seconds, $7 instance id.

@@ -7,7 +7,7 @@ export type SecretSlot = 'current' | 'previous';
 
 /**
  * A subscription's secret columns as stored. `secret` and `previousSecret` are the plaintext columns of
- * releases before 0.2 (NULL once sealed; see "Upgrading" in the README); the ciphertexts are
+ * releases before 0.2 (NULL once sealed; docs/adr/0008-secrets-envelope.md); the ciphertexts are
  * `v1:<key id>:<base64 of iv | tag | AES-256-GCM ciphertext>`.
  */
 export interface StoredSecrets {
@@ -49,7 +49,7 @@ export interface SecretBoxOptions {
 }
 
 /**
- * Seals and opens webhook signing secrets under the keyring. Opening costs a GCM decryption (a few µs) per
+ * Seals and opens webhook signing secrets under the keyring. Opening costs a GCM decryption per
  * secret, so the dispatcher's hot path goes through a small cache: bounded in size and time, one entry per
  * subscription and slot, used only for the very ciphertext it was opened from (a ciphertext copied onto another
  * row never hits another row's entry; a re-encrypted or rotated one is opened afresh).

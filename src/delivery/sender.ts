@@ -29,8 +29,8 @@ export interface WebhookSenderOptions {
 
 const BODY_PREFIX_BYTES = 2048;
 
-// undici costs ~130 ms of start-up to load: a process loads it when it first sends (a receiver waits for the
-// send, nobody waits for that process's first healthy answer).
+// undici is slow to load (docs/adr/0010-lazy-start-up.md): a process loads it when it first sends (a receiver
+// waits for the send, nobody waits for that process's first healthy answer).
 const undici = lazyModule<typeof import('undici')>('undici');
 
 /**

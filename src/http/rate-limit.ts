@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AuthenticatedKey, RateLimitState } from '../core/context.ts';
 import { lazyModule } from '../core/lazy-module.ts';
 
-// ioredis costs ~100 ms and ~20 MB RSS to load, so only a process configured with REDIS_URL loads it.
+// ioredis costs start-up time and memory to load, so only a process configured with REDIS_URL loads it.
 const ioredis = lazyModule<typeof import('ioredis')>('ioredis');
 
 export interface WindowCount {

@@ -3,7 +3,7 @@ import type { Database } from '../db/database.ts';
 import type { Background } from './background.ts';
 import { lazyModule } from '../core/lazy-module.ts';
 
-// undici costs ~130 ms of start-up to load; a process without BILLING_SYNC_URL never needs it.
+// undici is slow to load (docs/adr/0010-lazy-start-up.md); a process without BILLING_SYNC_URL never needs it.
 const undici = lazyModule<typeof import('undici')>('undici');
 
 /** Assets that count for billing: everything not archived or sold. */

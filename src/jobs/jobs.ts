@@ -61,7 +61,7 @@ const renewalHeadsUps: Job<'services'> = ({ services }) => ({
 
 /**
  * Every minute: webhook secrets written in plaintext by instances of the previous release during a rolling
- * upgrade are sealed (a no-op statement once the upgrade is over; see "Upgrading" in the README).
+ * upgrade are sealed (a no-op statement once the upgrade is over; docs/adr/0008-secrets-envelope.md).
  */
 const webhookSecretSealing: Job<'webhookSecrets'> = ({ webhookSecrets }) => ({
   name: 'webhook-secrets-seal',
@@ -71,7 +71,7 @@ const webhookSecretSealing: Job<'webhookSecrets'> = ({ webhookSecrets }) => ({
 
 /**
  * Every minute: the calendar sweep of service reminders (DUE_SOON starts, due dates, snooze ends): indexed batches
- * of 200, each its own transaction, until nothing more is due or 40 s have passed (service-reminders.sweep.ts).
+ * of 200, each its own transaction, until nothing more is due or 40 s have passed (service-reminder-sweep.job.ts).
  */
 const serviceReminderSweep: Job<'services'> = ({ services }) => ({
   name: 'service-reminder-sweep',

@@ -12,7 +12,7 @@ export interface Scheduler {
  * noOverlap skips it); a failing tick is logged and the next one runs as usual.
  *
  * Every expression is checked at once (a bad WEBHOOK_DISPATCH_CRON fails the start). The tasks themselves can be
- * scheduled `delayMs` later: node-cron builds an Intl date formatter for its first task, ~40-60 ms of ICU set-up
+ * scheduled `delayMs` later: node-cron builds an Intl date formatter for its first task, an ICU set-up
  * that the server does after it can answer requests rather than before (start-up to the first healthy answer).
  */
 export function startScheduler(

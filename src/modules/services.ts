@@ -1,6 +1,6 @@
 import type { ServiceDeps } from '../service-deps.ts';
 import { createAssetService } from './assets/assets.service.ts';
-import { createMetaService } from './meta/meta.service.ts';
+import { createMetaService } from '../meta/meta.service.ts';
 import { createToolService } from './tools/tools.service.ts';
 import { createProjectService } from './projects/projects.service.ts';
 import { createYardService } from './yards/yards.service.ts';

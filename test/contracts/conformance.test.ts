@@ -15,7 +15,7 @@ import type { TestTenant } from '../helpers/app/tenants.ts';
  */
 const NOT_DRIVEN: Record<string, string> = {
   500: 'an internal error cannot be provoked from outside; its body is the same InternalError everywhere',
-  'getHealth 503': 'needs the database to fail; covered by test/modules/meta (503 when the ping fails)',
+  'getHealth 503': 'needs the database to fail; covered by test/meta (503 when the ping fails)',
   'createRepair 409': 'needs a concurrent close of the work order; covered by test/modules/repairs',
   503: 'needs the database cut off, a request past its deadline or a shutdown; covered by test/ops/database-faults and test/ops/shutdown',
 };

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestContext } from '../../src/core/context.ts';
 import type { Project } from '../../src/generated/prisma/client.ts';
-import { equipmentUsage, EquipmentUsageQuery } from '../../src/modules/projects/project-usage.ts';
-import { createToolActivity } from '../../src/modules/tools/tools.activity.ts';
+import { equipmentUsage } from '../../src/modules/projects/project-usage.repository.ts';
+import { EquipmentUsageQuery } from '../../src/modules/projects/project-usage.schemas.ts';
+import { createToolActivity } from '../../src/modules/tools/tool-activity.repository.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db/test-database.ts';
 import { nodes, plansOf, scansOf } from '../helpers/db/query-plans.ts';
 

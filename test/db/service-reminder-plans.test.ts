@@ -3,12 +3,12 @@ import type { SqlRunner } from '../../src/db/database.ts';
 import { ASSET_WITH_PROJECT } from '../../src/modules/hours/hours.repository.ts';
 import { listReminders } from '../../src/modules/service-reminders/service-reminders.repository.ts';
 import { ListRemindersQuery } from '../../src/modules/service-reminders/service-reminders.schemas.ts';
-import { SWEEP_CLAIM_SQL } from '../../src/modules/service-reminders/service-reminders.sweep.ts';
+import { SWEEP_CLAIM_SQL } from '../../src/modules/service-reminders/service-reminder-sweep.job.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db/test-database.ts';
 import { nodes, plansOf, type PlanNode } from '../helpers/db/query-plans.ts';
 
 /**
- * The plans of the service reminders' three hot queries (issue 28), read with EXPLAIN and sequential scans priced
+ * The plans of the service reminders' three hot queries, read with EXPLAIN and sequential scans priced
  * out: the urgency list reads one range per status of the index in its order, starting at the cursor, and never
  * sorts more than a page; the calendar sweep is one range of the calendar index; the reading path's probe is one
  * lookup of the meter-alert index. Dropping an index or writing a predicate it cannot use fails here.

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { createSerializerCompiler, isCompiled, writerSchema } from '../../src/http/response-serializer.ts';
 import { ErrorResponse } from '../../src/core/schemas.ts';
 import { ListAssetsResponse } from '../../src/modules/assets/assets.schemas.ts';
-import { MeResponse } from '../../src/modules/meta/meta.schemas.ts';
+import { MeResponse } from '../../src/meta/meta.schemas.ts';
 import { HoursCreatedResponse } from '../../src/modules/hours/hours.schemas.ts';
 import { isoFromUtcText } from '../../src/db/utc-text.ts';
 import { immutable } from '../../src/core/immutable.ts';

@@ -1,5 +1,5 @@
 /**
- * What an operator of the Compose stack meets (issue 25): one address for every replica (only the proxy
+ * What an operator of the Compose stack meets: one address for every replica (only the proxy
  * publishes a fixed port; replicas get ephemeral loopback ones, so `--scale api=N` needs no host port range),
  * and no anonymous volumes that replaced containers would leave behind. CI validates the file with a compose
  * client (.ci/run) and starts the proxy from the image layout (scripts/verify-image.mjs); this checks the layout

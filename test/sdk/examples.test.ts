@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestTenant } from '../helpers/app/tenants.ts';
 import { startSdkServer, type SdkServer } from '../helpers/sdk/sdk-server.ts';
 
-/** The examples run as a user runs them (docs/getting-started.md): `npx tsx examples/<file>.ts` with env vars. */
+/** The examples run as a user runs them (docs/api/sdk.md): `npx tsx examples/<file>.ts` with env vars. */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(path.join(os.tmpdir(), 'fleet-examples-'));
 let s: SdkServer;

@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-describe('automatic Idempotency-Key (server side: issue 15)', () => {
+describe('automatic Idempotency-Key (server side)', () => {
   it('a retried create never duplicates', async () => {
     const nickname = `Retried ${Date.now()}`;
     // The first attempt reaches the server and commits, but its answer is lost: the SDK retries with the same key.

@@ -13,7 +13,7 @@ describe('SDK method naming (scripts/sdk-naming.ts)', () => {
     ['api-keys', 'rollApiKey', 'roll'],
     ['work-orders', 'updateWorkOrder', 'update'],
     ['meta', 'getMyUsage', 'getMyUsage'],
-    // Operations other branches add (issue 15): their names follow without a change here.
+    // Operations added later: their names follow without a change here.
     ['events', 'listEvents', 'list'],
     ['events', 'getEvent', 'get'],
     ['webhooks', 'resendWebhookDelivery', 'resendDelivery'],

@@ -4,9 +4,8 @@ import type { Asset } from '../../generated/prisma/client.ts';
 import { isoText } from '../../db/utc-text.ts';
 
 /**
- * The asset list is the hottest read of the API. Through Prisma's driver adapter a query costs about
- * 0.5 ms more CPU than the same SQL on the driver (measured by `npm run bench`), which alone caps the
- * endpoint at ~0.4x of a raw-pg server; so this one query goes straight to the driver. The drift test
+ * The asset list is the hottest read of the API, and Prisma's driver adapter adds CPU to every query, so this
+ * one query goes straight to the driver (docs/adr/0006-raw-sql-reading-path.md). The drift test
  * keeps these column names honest. The database's labels of AssetClass are the wire names (schema.prisma @map).
  */
 export type AssetRowRecord = Pick<

@@ -3,8 +3,7 @@
 // hours.repository.ts.
 import { randomUUID } from 'node:crypto';
 import type { MeterLog } from '../../generated/prisma/client.ts';
-import type { SqlRunner } from '../../db/database.ts';
-import { afterCommit, type SqlTx, type Tx } from '../../db/transaction.ts';
+import { afterCommit, type Tx } from '../../db/transaction.ts';
 import { OUTBOX_NOTIFIED, outboxCtes, outboxEvent, signalQueued } from '../../events/outbox.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { ValidationError } from '../../core/errors.ts';
@@ -13,15 +12,7 @@ import { assertReferences } from '../shared/references.ts';
 import { applyReading, noReminderAlertSql } from '../service-reminders/service-reminders.operations.ts';
 import type { CreateHoursInput } from './hours.schemas.ts';
 import { reviewReasonFor, roundMeter, servicePointReached } from './hours.rules.ts';
-import {
-  ASSET_WITH_PROJECT,
-  findLogByKey,
-  lockMeteredAsset,
-  remindersMove,
-  renewalDue,
-  type LockedAsset,
-  type ReadAsset,
-} from './hours.repository.ts';
+import { lockMeteredAsset, remindersMove, renewalDue, type LockedAsset } from './hours.repository.ts';
 
 /** A reading may be stamped this far ahead of the server clock (device clock skew). */
 const FUTURE_SKEW_MS = 5 * 60 * 1000;
@@ -95,7 +86,7 @@ export async function recordReading(
 }
 
 export const noSuchAsset = () => new ValidationError({ assetId: 'no asset with this id in your organisation' });
-const noSuchProject = () => new ValidationError({ projectId: 'no project with this id in your organisation' });
+export const noSuchProject = () => new ValidationError({ projectId: 'no project with this id in your organisation' });
 
 type NewLog = Pick<
   MeterLog,
@@ -287,81 +278,3 @@ export const GUARDED_RECORD_LOG_SQL = recordLogSql(
       AND ${noReminderAlertSql('$17', '$3', '$7')}`,
   ' FROM moved',
 );
-
-/**
- * The common reading in two round trips and no explicit transaction: read the asset, then one statement
- * that moves its meter, inserts the log and queues hours.logged only if the asset still holds what was read
- * (see recordLogStatement's guard); that statement is its own transaction. Returns null, having written
- * nothing, whenever the full rules need the asset lock: a meterless asset, a reading at a service point
- * (the one-open-AUTO_PM check), or a concurrent change of the asset between the read and the write.
- * Idempotency keys are settled by the unique index: a lost race is a unique violation the caller replays.
- */
-export async function recordReadingOptimistic(
-  sql: SqlRunner,
-  ctx: RequestContext,
-  input: CreateHoursInput,
-  idempotencyKey: string | null,
-): Promise<RecordedReading | null> {
-  const [asset] = await sql.query<ReadAsset>(
-    `${ASSET_WITH_PROJECT} FROM assets WHERE id = $1 AND "orgId" = $2`,
-    [input.assetId, ctx.orgId, input.projectId ?? null, input.hoursReading ?? null],
-    'hours-asset-read',
-  );
-  if (!asset) throw noSuchAsset();
-  if (asset.meterType === 'NONE') return null;
-  if (!asset.projectFound) throw noSuchProject();
-  const now = new Date();
-  const plan = planReading(asset, input, idempotencyKey, now);
-  if (plan.pmCheck || remindersMove(asset, plan)) return null;
-  const { sql: text, params } = recordLogStatement(ctx, asset, plan, null, true);
-  const [row] = await sql.query<MeterLog & { outboxNotified?: string | null }>(text, params, 'hours-record-guarded');
-  if (!row) return null;
-  return { ...logAndSignal(row, signalQueued), replayed: false, renewalDue: renewalDue(asset, now) };
-}
-
-/**
- * recordReading() in raw SQL on the driver (db.sqlTransaction): the same rules and the same rows in four
- * round trips (BEGIN, lock, write, COMMIT) instead of Prisma's interactive transaction, which cost POST /hours
- * most of its throughput (issue 11). Returns null when the reading must open an AUTO_PM flag: that rare
- * case (once per service interval) rolls back and takes the full path, recordReading(), which creates the
- * flag, its event and its notifications through the flags module.
- */
-export async function recordReadingSql(
-  tx: SqlTx,
-  ctx: RequestContext,
-  input: CreateHoursInput,
-  idempotencyKey: string | null,
-): Promise<RecordedReading | null> {
-  const [asset] = await tx.query<ReadAsset>(
-    `${ASSET_WITH_PROJECT} FROM assets WHERE id = $1 AND "orgId" = $2 FOR UPDATE`,
-    [input.assetId, ctx.orgId, input.projectId ?? null, input.hoursReading ?? null],
-    'hours-asset-lock',
-  );
-  if (!asset) throw noSuchAsset();
-  // Re-checked under the lock, in a statement of its own (a snapshot taken after the lock was granted):
-  // identical requests for one asset queue on the lock and find the first one's row.
-  if (idempotencyKey) {
-    const existing = await findLogByKey(tx, ctx.orgId, idempotencyKey);
-    if (existing) return { log: existing, replayed: true };
-  }
-  if (!asset.projectFound) throw noSuchProject();
-  const now = new Date();
-  const plan = planReading(asset, input, idempotencyKey, now);
-  // A reading that changes a service reminder takes the full path (recordReading), which applies it.
-  if (remindersMove(asset, plan)) return null;
-  if (plan.pmCheck) {
-    // Past a service point with its AUTO_PM flag already open (an overdue asset keeps logging): nothing to open.
-    const open = await tx.query(
-      `SELECT 1 FROM flags WHERE "orgId" = $1 AND "assetId" = $2 AND severity = 'AUTO_PM' AND status IN ('OPEN', 'IN_PROGRESS') LIMIT 1`,
-      [ctx.orgId, asset.id],
-    );
-    if (open.length === 0) return null;
-  }
-  const { sql, params } = recordLogStatement(ctx, asset, plan, null);
-  const [row] = await tx.query<MeterLog & { outboxNotified?: string | null }>(sql, params, 'hours-record');
-  return {
-    ...logAndSignal(row, () => tx.afterCommit(signalQueued)),
-    replayed: false,
-    renewalDue: renewalDue(asset, now),
-  };
-}

@@ -8,13 +8,8 @@ import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { findLogByKey, listMeterLogs, lockMeteredAsset } from './hours.repository.ts';
 import { applyReading } from '../service-reminders/service-reminders.operations.ts';
-import {
-  openPmFlagIfDue,
-  recordReading,
-  recordReadingOptimistic,
-  recordReadingSql,
-  type RecordedReading,
-} from './hours.operations.ts';
+import { openPmFlagIfDue, recordReading, type RecordedReading } from './hours.operations.ts';
+import { recordReadingOptimistic, recordReadingSql } from './hours-sql.operations.ts';
 import {
   CreateHoursBody,
   IDEMPOTENCY_KEY_MAX,

@@ -1,7 +1,7 @@
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Tx } from '../../db/transaction.ts';
 import type { EventData } from '../../events/catalog.ts';
-import type { NotificationRecipient } from './notifications.transport.ts';
+import type { NotificationRecipient } from './notification-transport.adapter.ts';
 
 /** Renewal dates this close (or closer) produce a heads-up. */
 export const RENEWAL_WINDOW_DAYS = 30;

@@ -1,7 +1,7 @@
 import type { ServiceDeps } from '../../service-deps.ts';
 import { queueRenewalHeadsUps } from './notifications.repository.ts';
-import { createNotificationSender } from './notifications.sender.ts';
-import { createLoggingTransport, type NotificationTransport } from './notifications.transport.ts';
+import { createNotificationSender } from './notification-sender.job.ts';
+import { createLoggingTransport, type NotificationTransport } from './notification-transport.adapter.ts';
 
 /**
  * Notification delivery and the renewal sweep, run by the jobs in src/jobs/jobs.ts. Pass a real

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../composition.ts';
 import { batchRoute } from '../../core/batch.ts';
+// Loaded before the service: the contract lists the schemas in the order their modules load.
+import { EquipmentUsageQuery, EquipmentUsageResponse } from './project-usage.schemas.ts';
 import { PROJECT_BATCH_CAP } from './projects.service.ts';
 import { contextOf } from '../../core/context.ts';
 import { IdParams } from '../../core/schemas.ts';
-import { EquipmentUsageQuery, EquipmentUsageResponse } from './project-usage.ts';
 import {
   CreateProjectBody,
   ListProjectsQuery,

@@ -6,7 +6,8 @@ import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } 
 import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import { equipmentUsage, type EquipmentUsagePage } from './project-usage.ts';
+import { equipmentUsage } from './project-usage.repository.ts';
+import type { EquipmentUsagePage } from './project-usage.schemas.ts';
 import { codeTakenByOther, duplicateCodeMessage, insertProject, listProjects } from './projects.repository.ts';
 import {
   CreateProjectBody,

@@ -5,8 +5,9 @@ import { notFound, ValidationError } from '../../core/errors.ts';
 import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { assertReferences } from '../shared/references.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import { completeWorkOrder, lockWorkOrder, resolveLinkedFlag } from '../work-orders/work-orders.lifecycle.ts';
-import { checkRepairCost } from './repairs.anomaly.ts';
+import { completeWorkOrder, resolveLinkedFlag } from '../work-orders/work-order-completion.operations.ts';
+import { lockWorkOrder } from '../work-orders/work-orders.repository.ts';
+import { checkRepairCost } from './repair-anomaly.job.ts';
 import { listRepairs } from './repairs.repository.ts';
 import { toRepairDetail, toRepairRow, type CreateRepairInput, type ListRepairsFilter } from './repairs.schemas.ts';
 

@@ -13,7 +13,7 @@ import {
 } from './service-reminders.operations.ts';
 import { evaluate, forecastAt, type ReminderTerms } from './service-reminders.rules.ts';
 import { listReminders, reminderCursor, urgencyKey } from './service-reminders.repository.ts';
-import { sweepCalendar, sweepCalendarTick } from './service-reminders.sweep.ts';
+import { sweepCalendar, sweepCalendarTick } from './service-reminder-sweep.job.ts';
 import {
   NEEDS_INTERVAL,
   toCompletionRow,

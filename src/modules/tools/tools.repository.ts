@@ -6,7 +6,7 @@ import { notFound, ValidationError } from '../../core/errors.ts';
 import type { SqlRunner } from '../../db/database.ts';
 import { decodeCursor, encodeCursor } from '../../core/pagination.ts';
 import { LOW_STOCK_FALLBACK, type ToolFilters } from './tools.schemas.ts';
-import { csvLines, TOOL_CSV_SELECT, type CsvRow } from './tools.csv.ts';
+import { csvLines, TOOL_CSV_SELECT, type CsvRow } from './tool-csv.adapter.ts';
 
 /** 24 random bytes: a label's token cannot be guessed or enumerated (192 bits). */
 export const newScanToken = () => randomBytes(24).toString('base64url');

@@ -5,7 +5,7 @@ import { batchRoute } from '../../core/batch.ts';
 import { TOOL_BATCH_CAP } from './tools.service.ts';
 import { contextOf } from '../../core/context.ts';
 import { IdParams } from '../../core/schemas.ts';
-import { csvFileName } from './tools.csv.ts';
+import { csvFileName } from './tool-csv.adapter.ts';
 import {
   AdjustStockResponse,
   CheckinResponse,
@@ -19,7 +19,10 @@ import {
   ToolEventsResponse,
   ToolIdResponse,
   UtilizationResponse,
-} from './tools.responses.ts';
+  TOOL_CSV_CONTENT,
+  TOOL_CSV_HEADERS,
+  TOOL_QR_CONTENT,
+} from './tool-responses.schemas.ts';
 import {
   AdjustStockBody,
   CheckinBody,
@@ -34,37 +37,6 @@ import {
   UpdateToolBody,
   UtilizationQuery,
 } from './tools.schemas.ts';
-
-// What the two non-JSON answers really are on the wire (src/contracts/openapi-rules.ts publishes them).
-const CSV_CONTENT = {
-  'text/csv': {
-    schema: {
-      type: 'string',
-      description: 'format=csv: a header row and one row per matching tool (22 columns, see docs/api/notes/tools.md)',
-    },
-    example: 'id,name,category\ncm4k2x9q10000a8b7c6d5e4f3,Impact driver 18V,Power tools\n',
-  },
-};
-const CSV_HEADERS = {
-  'Content-Disposition': {
-    description: 'With format=csv: `attachment; filename="service-tools-<YYYY-MM-DD>.csv"`',
-    schema: { type: 'string', example: 'attachment; filename="service-tools-2026-03-14.csv"' },
-  },
-};
-// The SVG example is the start and end of a real label (the path is shortened).
-const QR_SVG =
-  '<svg xmlns="http://www.w3.org/2000/svg" width="600" height="600" viewBox="0 0 37 37" shape-rendering="crispEdges">' +
-  '<path fill="#ffffff" d="M0 0h37v37H0z"/><path stroke="#000000" d="M4 4.5h7m2 0h1m1 0h3m1 0h1m4 0h7"/></svg>\n';
-const QR_CONTENT = {
-  'image/png': {
-    schema: { type: 'string', contentMediaType: 'image/png', description: 'fmt=png (default): a PNG image (binary)' },
-    example: '(binary PNG data: a 600 x 600 px QR code of the scan link)',
-  },
-  'image/svg+xml': {
-    schema: { type: 'string', contentMediaType: 'image/svg+xml', description: 'fmt=svg: an SVG document' },
-    example: QR_SVG,
-  },
-};
 
 export const toolRoutes =
   ({ services }: AppDeps): FastifyPluginAsyncZod =>
@@ -88,8 +60,8 @@ export const toolRoutes =
           response: {
             200: z.union([ListToolsResponse, z.string().describe('format=csv: text/csv file with every matching row')]),
           },
-          'x-content': { 200: CSV_CONTENT },
-          'x-headers': { 200: CSV_HEADERS },
+          'x-content': { 200: TOOL_CSV_CONTENT },
+          'x-headers': { 200: TOOL_CSV_HEADERS },
         },
       },
       async (req, reply) => {
@@ -303,7 +275,7 @@ export const toolRoutes =
           params: IdParams,
           querystring: QrQuery,
           response: { 200: z.string().describe('image/png (default) or image/svg+xml (fmt=svg)') },
-          'x-content': { 200: QR_CONTENT },
+          'x-content': { 200: TOOL_QR_CONTENT },
         },
       },
       async (req, reply) => {

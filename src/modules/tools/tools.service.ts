@@ -6,10 +6,10 @@ import { ValidationError } from '../../core/errors.ts';
 import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../core/batch.ts';
 import { assertReferences, type Reference } from '../shared/references.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import { createToolActivity } from './tools.activity.ts';
-import { createToolCustody } from './tools.custody.ts';
-import { toolCsvStream } from './tools.csv.ts';
-import { renderToolQr } from './tools.qr.ts';
+import { createToolActivity } from './tool-activity.repository.ts';
+import { createToolCustody } from './tool-custody.service.ts';
+import { toolCsvStream } from './tool-csv.adapter.ts';
+import { renderToolQr } from './tool-qr.adapter.ts';
 import { findToolCsvPage, findToolPage } from './tools.repository.ts';
 import {
   auditText,
@@ -19,7 +19,7 @@ import {
   recordToolEvent,
   wouldCycle,
 } from './tools.repository.ts';
-import { toolBookValue, toToolDetail, toToolRow, type ToolBatchResponse } from './tools.responses.ts';
+import { toolBookValue, toToolDetail, toToolRow, type ToolBatchResponse } from './tool-responses.schemas.ts';
 import {
   CreateToolBody,
   UPDATABLE_FIELDS,
@@ -28,7 +28,7 @@ import {
   type ToolFilters,
   type UpdateToolInput,
 } from './tools.schemas.ts';
-import { createToolStock } from './tools.stock.ts';
+import { createToolStock } from './tool-stock.service.ts';
 
 export const TOOL_BATCH_CAP = 100;
 
@@ -183,7 +183,7 @@ export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
     },
 
     /**
-     * Every matching row as CSV (formatted by the database, see tools.csv.ts), read in 5,000-row keyset
+     * Every matching row as CSV (formatted by the database, see tool-csv.adapter.ts), read in 5,000-row keyset
      * pages (each an index range from the last row) so memory stays flat however many tools match; "now" is
      * fixed once so pmOverdue cannot shift mid-export.
      */

@@ -31,7 +31,7 @@ import {
   type RotateSecretInput,
   type UpdateWebhookInput,
 } from './webhooks.schemas.ts';
-import { createWebhookSecretStore } from './webhook-secrets.ts';
+import { createWebhookSecretStore } from './webhook-secrets.repository.ts';
 
 /** The reason shown while a subscription is paused through the API. */
 export const PAUSED_REASON = 'paused with PATCH active: false';

@@ -1,5 +1,5 @@
 // Creating a work order (number, row and workorder.created in one statement): shared by the work-orders service
-// and the tools service (a reported or damaged tool opens one). Queries alone live in work-orders.queue.ts.
+// and the tools service (a reported or damaged tool opens one). Queries alone live in work-orders.repository.ts.
 import { randomUUID } from 'node:crypto';
 import type { WorkOrder, WorkOrderPriority, WorkOrderStatus } from '../../generated/prisma/client.ts';
 import type { SqlRunner } from '../../db/database.ts';

@@ -4,12 +4,13 @@ import type { RequestContext } from '../../core/context.ts';
 import { notFound, ValidationError } from '../../core/errors.ts';
 import { assertReferences } from '../shared/references.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import { assertStatusMove, lockOwnedWorkOrder, recordCompletion, repairTotals } from './work-orders.lifecycle.ts';
-import { listWorkOrders, queueKey } from './work-orders.queue.ts';
+import { recordCompletion } from './work-order-completion.operations.ts';
+import { assertStatusMove } from './work-orders.rules.ts';
+import { listWorkOrders, lockOwnedWorkOrder, queueKey, repairTotals } from './work-orders.repository.ts';
 import { paginate } from '../../core/pagination.ts';
 import { insertWorkOrder, insertWorkOrderAlone } from './work-orders.operations.ts';
 import { createKeyedQueue } from '../../core/keyed-queue.ts';
-import { linkedReminderIds, linkReminders } from './work-orders.reminders.ts';
+import { linkedReminderIds, linkReminders } from './work-order-reminders.operations.ts';
 import {
   toWorkOrderRow,
   WORK_ORDER_PRIORITIES,

@@ -5,11 +5,11 @@ import { queueRenewalHeadsUps } from '../../../src/modules/notifications/notific
 import {
   createNotificationSender,
   NOTIFICATION_MAX_ATTEMPTS,
-} from '../../../src/modules/notifications/notifications.sender.ts';
+} from '../../../src/modules/notifications/notification-sender.job.ts';
 import type {
   NotificationMessage,
   NotificationTransport,
-} from '../../../src/modules/notifications/notifications.transport.ts';
+} from '../../../src/modules/notifications/notification-transport.adapter.ts';
 import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
 import { makeAsset, makeFlag, makeHoursLog } from '../../helpers/app/factories.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';

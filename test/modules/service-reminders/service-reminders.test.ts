@@ -1,15 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
-import {
-  makeAsset,
-  makeHoursLog,
-  makeServiceReminder,
-  makeServiceTask,
-  makeWebhook,
-} from '../../helpers/app/factories.ts';
+import { makeAsset, makeHoursLog, makeServiceReminder, makeServiceTask, makeWebhook } from '../../helpers/app/factories.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';
 import { startReceiver, type Receiver } from '../../helpers/delivery/harness.ts';
-import { sweepCalendarTick } from '../../../src/modules/service-reminders/service-reminders.sweep.ts';
+import { sweepCalendarTick } from '../../../src/modules/service-reminders/service-reminder-sweep.job.ts';
 
 const DAY = 86_400_000;
 let t: TestApp;

@@ -5,17 +5,11 @@ import { loadConfig } from '../../../src/config.ts';
 import { createKeyring, parseEncryptionKeys, type EncryptionKey } from '../../../src/core/secret-keys.ts';
 import { openDatabase, type Database } from '../../../src/db/database.ts';
 import { createSecretBox } from '../../../src/delivery/secret-box.ts';
-import { createWebhookSecretStore } from '../../../src/modules/webhooks/webhook-secrets.ts';
+import { createWebhookSecretStore } from '../../../src/modules/webhooks/webhook-secrets.repository.ts';
 import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
 import { makeWebhook } from '../../helpers/app/factories.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';
-import {
-  appOn,
-  eventually,
-  loadPublishedVerifier,
-  startReceiver,
-  type Receiver,
-} from '../../helpers/delivery/harness.ts';
+import { appOn, eventually, loadPublishedVerifier, startReceiver, type Receiver } from '../../helpers/delivery/harness.ts';
 
 const key = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
 const K1 = key('k1');

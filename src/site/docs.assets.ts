@@ -9,7 +9,7 @@ import { gzip } from 'node:zlib';
 /**
  * The reference's browser bundle: Scalar's standalone build from the `@scalar/api-reference` npm package, served
  * by the service itself so /docs works with no internet. The package is a development dependency (installed it
- * brings ~240 MB of Vue sources the server never runs); `npm run build` copies the one self-contained file (and
+ * brings a Vue toolchain the server never runs); `npm run build` copies the one self-contained file (and
  * its licence) next to the compiled module, which is what the image ships. From the sources (tests, `npm run
  * dev`) it is read straight from node_modules.
  */
@@ -23,7 +23,7 @@ export interface StaticAsset {
 }
 
 export function scalarBundlePath(): string {
-  // scripts/build.mjs puts it here (dist/modules/docs/vendor/), which runtime-files.txt ships as part of dist.
+  // scripts/build.mjs puts it here (dist/site/vendor/), which runtime-files.txt ships as part of dist.
   const built = fileURLToPath(new URL('./vendor/scalar-api-reference.js', import.meta.url));
   if (existsSync(built)) return built;
   try {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppDeps } from '../../composition.ts';
+import type { AppDeps } from '../composition.ts';
 import {
   ChangelogResponse,
   HealthResponse,

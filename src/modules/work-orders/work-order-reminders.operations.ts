@@ -1,5 +1,5 @@
-// The service reminders a work order covers (issue 28): stored in work_order_service_reminders, completed with
-// the order when it becomes DONE (work-orders.lifecycle.ts recordCompletion).
+// The service reminders a work order covers: stored in work_order_service_reminders, completed with
+// the order when it becomes DONE (work-order-completion.operations.ts recordCompletion).
 import type { Tx } from '../../db/transaction.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { ValidationError } from '../../core/errors.ts';

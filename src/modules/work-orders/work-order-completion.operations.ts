@@ -1,62 +1,10 @@
-import type { WorkOrder, WorkOrderStatus } from '../../generated/prisma/client.ts';
+import type { WorkOrder } from '../../generated/prisma/client.ts';
 import type { Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../core/context.ts';
-import { conflict, notFound } from '../../core/errors.ts';
 import { resolveFlag } from '../flags/flags.operations.ts';
 import { completeForWorkOrder } from '../service-reminders/service-reminders.operations.ts';
-import { ACTIVE_STATUSES } from './work-orders.schemas.ts';
-
-/**
- * Allowed status moves. The four active states move freely among themselves and to DONE or CANCELED.
- * DONE is terminal: the order carries its repairs and its completion event, so follow-up work gets a
- * new order. CANCELED can be re-opened into any active state, but not closed directly as DONE.
- * Setting the current status again is always a no-op.
- */
-export function allowedNextStatuses(from: WorkOrderStatus): WorkOrderStatus[] {
-  if (from === 'DONE') return [];
-  if (from === 'CANCELED') return [...ACTIVE_STATUSES];
-  return [...ACTIVE_STATUSES, 'CANCELED', 'DONE'].filter((s) => s !== from) as WorkOrderStatus[];
-}
-
-export function assertStatusMove(from: WorkOrderStatus, to: WorkOrderStatus): void {
-  if (from === to) return;
-  const allowed = allowedNextStatuses(from);
-  if (!allowed.includes(to)) {
-    throw conflict(
-      'invalid_status_transition',
-      allowed.length === 0
-        ? `Work order is ${from}, a terminal status; it cannot move to ${to}`
-        : `Work order is ${from}; it can move to ${allowed.join(', ')}, not ${to}`,
-    );
-  }
-}
-
-/**
- * Loads a work order of the caller's organisation with its row locked until the transaction ends, so
- * concurrent PATCHes and repairs see each other's status and a completion is recorded once.
- */
-export async function lockWorkOrder(tx: Tx, orgId: string, id: string): Promise<WorkOrder | null> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id FROM work_orders WHERE id = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
-  if (rows.length === 0) return null;
-  return tx.workOrder.findFirst({ where: { id, orgId } });
-}
-
-export async function lockOwnedWorkOrder(tx: Tx, orgId: string, id: string): Promise<WorkOrder> {
-  const wo = await lockWorkOrder(tx, orgId, id);
-  if (!wo) throw notFound('Work order');
-  return wo;
-}
-
-export async function repairTotals(tx: Tx, orgId: string, workOrderId: string) {
-  const agg = await tx.repair.aggregate({
-    where: { orgId, workOrderId },
-    _sum: { laborHours: true, cost: true },
-    _count: { _all: true },
-  });
-  return { count: agg._count._all, totalLaborHours: agg._sum.laborHours ?? 0, totalCost: agg._sum.cost ?? 0 };
-}
+import { repairTotals } from './work-orders.repository.ts';
 
 /**
  * Records that a (locked) work order has just become DONE: workorder.completed with the repair totals,

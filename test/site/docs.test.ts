@@ -1,8 +1,8 @@
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
-import { prefersHtml } from '../../../src/modules/docs/docs.routes.ts';
-import { EVENT_TYPES } from '../../../src/events/catalog.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import { prefersHtml } from '../../src/site/docs.routes.ts';
+import { EVENT_TYPES } from '../../src/events/catalog.ts';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime } from '../../core/schemas.ts';
+import { dateTime } from '../core/schemas.ts';
 
 export const HealthResponse = z.object({
   ok: z.boolean(),

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/database.ts';
-import type { NotificationMessage, NotificationTransport } from './notifications.transport.ts';
+import type { NotificationMessage, NotificationTransport } from './notification-transport.adapter.ts';
 
 /**
  * Seconds after creation at which attempt 1, 2, ... may run. After the last attempt fails the row is

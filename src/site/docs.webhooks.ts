@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { EVENT_EXAMPLES } from '../../delivery/event-examples.ts';
-import { signEnvelope } from '../../delivery/signer.ts';
-import { eventCatalog, EVENT_TYPES, type EventType } from '../../events/catalog.ts';
+import { EVENT_EXAMPLES } from '../delivery/event-examples.ts';
+import { signEnvelope } from '../delivery/signer.ts';
+import { eventCatalog, EVENT_TYPES, type EventType } from '../events/catalog.ts';
 import { docsPage, escapeHtml } from './docs.html.ts';
 import { CURL_SEND_SNIPPET, NODE_SNIPPET, PYTHON_SNIPPET, SHELL_SNIPPET, TOLERANCE_SEC } from './docs.snippets.ts';
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from '../../composition.ts';
+import type { AppDeps } from '../composition.ts';
 import { acceptsGzip, lazyAsset, scalarBundle, type StaticAsset } from './docs.assets.ts';
 import { DOCS_HEADERS, ENTRY_POINTS, docsPage, escapeHtml } from './docs.html.ts';
 import { REFERENCE_INIT_JS, referenceHtml } from './docs.reference.ts';

@@ -1,6 +1,7 @@
 import type { SqlRunner } from '../../db/database.ts';
+import type { Tx } from '../../db/transaction.ts';
 import type { WorkOrder, WorkOrderPriority } from '../../generated/prisma/client.ts';
-import { ValidationError } from '../../core/errors.ts';
+import { notFound, ValidationError } from '../../core/errors.ts';
 import { decodeCursor, enumFilter } from '../../core/pagination.ts';
 import { isStorableDate } from '../../core/schemas.ts';
 import { ACTIVE_STATUSES, WORK_ORDER_PRIORITIES, type ListWorkOrdersFilter } from './work-orders.schemas.ts';
@@ -81,4 +82,30 @@ export async function listWorkOrders(sql: SqlRunner, orgId: string, query: ListW
       ? branches[0].slice(1, -1)
       : `SELECT * FROM (${branches.join(' UNION ALL ')}) AS page ${ORDER_BY} LIMIT ${limit}`;
   return sql.query<WorkOrder>(text, params);
+}
+
+/**
+ * Loads a work order of the caller's organisation with its row locked until the transaction ends, so
+ * concurrent PATCHes and repairs see each other's status and a completion is recorded once.
+ */
+export async function lockWorkOrder(tx: Tx, orgId: string, id: string): Promise<WorkOrder | null> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id FROM work_orders WHERE id = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
+  if (rows.length === 0) return null;
+  return tx.workOrder.findFirst({ where: { id, orgId } });
+}
+
+export async function lockOwnedWorkOrder(tx: Tx, orgId: string, id: string): Promise<WorkOrder> {
+  const wo = await lockWorkOrder(tx, orgId, id);
+  if (!wo) throw notFound('Work order');
+  return wo;
+}
+
+export async function repairTotals(tx: Tx, orgId: string, workOrderId: string) {
+  const agg = await tx.repair.aggregate({
+    where: { orgId, workOrderId },
+    _sum: { laborHours: true, cost: true },
+    _count: { _all: true },
+  });
+  return { count: agg._count._all, totalLaborHours: agg._sum.laborHours ?? 0, totalCost: agg._sum.cost ?? 0 };
 }

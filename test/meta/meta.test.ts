@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
-import { parseChangelog } from '../../../src/changelog.ts';
+import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import { parseChangelog } from '../../src/changelog.ts';
 
 let t: TestApp;
 beforeAll(async () => {

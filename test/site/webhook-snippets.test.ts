@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { newWebhookSecret, signatureFor } from '../../../src/delivery/signer.ts';
-import { NODE_SNIPPET, PYTHON_SNIPPET, SHELL_SNIPPET } from '../../../src/modules/docs/docs.snippets.ts';
-import { DOCS_EXAMPLE_SECRET, exampleDelivery } from '../../../src/modules/docs/docs.webhooks.ts';
+import { newWebhookSecret, signatureFor } from '../../src/delivery/signer.ts';
+import { NODE_SNIPPET, PYTHON_SNIPPET, SHELL_SNIPPET } from '../../src/site/docs.snippets.ts';
+import { DOCS_EXAMPLE_SECRET, exampleDelivery } from '../../src/site/docs.webhooks.ts';
 
 /**
  * The verification code /docs/webhooks shows is run here, as shown, against signed deliveries: fresh ones

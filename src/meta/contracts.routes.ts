@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppDeps } from '../../composition.ts';
-import { CONTRACT_DOCUMENTS } from '../../contracts/documents.ts';
+import type { AppDeps } from '../composition.ts';
+import { CONTRACT_DOCUMENTS } from '../contracts/documents.ts';
 
 /** Serves the generated contracts; each is rendered once, on first request, from the live route table. */
 export const contractRoutes =
