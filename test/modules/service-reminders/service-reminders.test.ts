@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
-import { makeAsset, makeHoursLog, makeServiceReminder, makeServiceTask, makeWebhook } from '../../helpers/app/factories.ts';
+import {
+  makeAsset,
+  makeHoursLog,
+  makeServiceReminder,
+  makeServiceTask,
+  makeWebhook,
+} from '../../helpers/app/factories.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';
 import { startReceiver, type Receiver } from '../../helpers/delivery/harness.ts';
 import { sweepCalendarTick } from '../../../src/modules/service-reminders/service-reminder-sweep.job.ts';

@@ -9,7 +9,13 @@ import { createWebhookSecretStore } from '../../../src/modules/webhooks/webhook-
 import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
 import { makeWebhook } from '../../helpers/app/factories.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';
-import { appOn, eventually, loadPublishedVerifier, startReceiver, type Receiver } from '../../helpers/delivery/harness.ts';
+import {
+  appOn,
+  eventually,
+  loadPublishedVerifier,
+  startReceiver,
+  type Receiver,
+} from '../../helpers/delivery/harness.ts';
 
 const key = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
 const K1 = key('k1');
