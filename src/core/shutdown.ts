@@ -1,19 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+
 /** The logger methods shutdown uses (pino's, Fastify's). */
 interface ShutdownLog {
   info(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }
 
+/** A shutdown step; it receives the signal that started the shutdown. */
+type Step = [name: string, run: (signal: string) => Promise<unknown>];
+
 /**
  * On SIGTERM or SIGINT, runs the steps in order (once, whatever signals follow) and exits 0, logging its start and
  * its end with each step's duration, so a slow stop says which part was slow. Past `timeoutMs` it gives up and
- * exits 1. Shared by the API server and the load balancer.
+ * exits 1.
  */
-export function exitOnSignals(
-  log: ShutdownLog,
-  timeoutMs: number,
-  steps: [name: string, run: () => Promise<unknown>][],
-): void {
+export function exitOnSignals(log: ShutdownLog, timeoutMs: number, steps: Step[]): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -28,7 +29,7 @@ export function exitOnSignals(
     const durations: Record<string, number> = {};
     for (const [name, run] of steps) {
       const start = performance.now();
-      await run();
+      await run(signal);
       durations[name] = Math.round(performance.now() - start);
     }
     clearTimeout(force);
@@ -38,4 +39,38 @@ export function exitOnSignals(
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+export interface DrainOptions {
+  /** The readiness route (its URL as registered), answered 503 during the drain. */
+  readinessUrl: string;
+  /** The body of that 503, in the route's own response shape. */
+  notReady: () => Promise<object>;
+}
+
+/**
+ * The first shutdown step behind a load balancer (docs/adr/0021-drain-without-health-checks.md): for `ms` the
+ * server keeps listening and answering, but readiness says 503 and every response closes its connection, so no
+ * connection to this process is idle, and none is reused, when it stops listening afterwards; the balancer then
+ * meets a refused connection, which it can retry on another replica for any method. Register before the server
+ * starts; `run` is the step.
+ */
+export function registerDrain(app: FastifyInstance, options: DrainOptions) {
+  let draining = false;
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!draining) return done();
+    reply.header('Connection', 'close');
+    if (request.routeOptions.url !== options.readinessUrl) return done();
+    options.notReady().then(
+      (body) => void reply.code(503).send(body),
+      (err: unknown) => done(err as Error),
+    );
+  });
+  return {
+    run(ms: number): Promise<void> {
+      if (ms <= 0) return Promise.resolve();
+      draining = true;
+      return new Promise((resolve) => setTimeout(resolve, ms));
+    },
+  };
 }
