@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { Server } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The logger methods shutdown uses (pino's, Fastify's). */
 interface ShutdownLog {
@@ -48,6 +50,9 @@ export interface DrainOptions {
   notReady: () => Promise<object>;
 }
 
+/** After it stops listening, how long the server waits for requests on connections it has just accepted. */
+const LINGER_MS = 200;
+
 /**
  * The first shutdown step behind a load balancer (docs/adr/0021-drain-without-health-checks.md): for `ms` the
  * server keeps listening and answering, but readiness says 503 and every response closes its connection, so no
@@ -67,10 +72,16 @@ export function registerDrain(app: FastifyInstance, options: DrainOptions) {
     );
   });
   return {
-    run(ms: number): Promise<void> {
-      if (ms <= 0) return Promise.resolve();
+    async run(ms: number): Promise<void> {
+      if (ms <= 0) return;
       draining = true;
-      return new Promise((resolve) => setTimeout(resolve, ms));
+      await sleep(ms);
+      // Stop listening just after the event loop has accepted what the kernel held (the poll phase runs before
+      // setImmediate's), and without closing idle connections as http.Server's close would: one accepted a moment
+      // ago has not sent its request yet, and closing it would reset a request the balancer cannot resend.
+      await new Promise((resolve) => setImmediate(resolve));
+      Server.prototype.close.call(app.server);
+      await sleep(LINGER_MS);
     },
   };
 }
