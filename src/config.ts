@@ -128,11 +128,11 @@ const schema = z
         path: ['DATABASE_DIRECT_URL'],
         message: 'is the direct connection beside DATABASE_URL (the pooled one): set DATABASE_URL too',
       });
-    if (env.SHUTDOWN_DRAIN_MS >= env.SHUTDOWN_TIMEOUT_MS)
+    if (2 * env.SHUTDOWN_DRAIN_MS >= env.SHUTDOWN_TIMEOUT_MS)
       ctx.addIssue({
         code: 'custom',
         path: ['SHUTDOWN_DRAIN_MS'],
-        message: 'must be shorter than SHUTDOWN_TIMEOUT_MS (the drain is part of the shutdown)',
+        message: 'must be less than half of SHUTDOWN_TIMEOUT_MS (the drain takes up to twice its length)',
       });
   })
   .transform((env) => ({
@@ -192,8 +192,8 @@ const schema = z
     metricsToken: env.METRICS_TOKEN,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     /**
-     * After SIGTERM, how long the server keeps answering (readiness 503, each connection closed after its
-     * response) before it stops listening, so a load balancer moves off it first; 0 = no drain.
+     * After SIGTERM, how long the server keeps answering with readiness 503 before it stops listening, and then
+     * at most how long it waits for the balancer to close its connections (core/shutdown.ts); 0 = no drain.
      */
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     dbTimeouts: {

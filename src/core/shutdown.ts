@@ -50,21 +50,20 @@ export interface DrainOptions {
   notReady: () => Promise<object>;
 }
 
-/** After it stops listening, how long the server waits for requests on connections it has just accepted. */
-const LINGER_MS = 200;
-
 /**
- * The first shutdown step behind a load balancer (docs/adr/0021-drain-without-health-checks.md): for `ms` the
- * server keeps listening and answering, but readiness says 503 and every response closes its connection, so no
- * connection to this process is idle, and none is reused, when it stops listening afterwards; the balancer then
- * meets a refused connection, which it can retry on another replica for any method. Register before the server
- * starts; `run` is the step.
+ * The first shutdown step behind a load balancer (docs/adr/0021-drain-without-health-checks.md). For `ms` the
+ * server answers as usual, but readiness says 503. Then it stops listening, so the balancer meets a refused
+ * connection, which it retries on another replica for any method; it answers what still comes on open connections
+ * with `Connection: close`, and waits (at most `ms` again) for the balancer to close them all, including those it
+ * keeps idle. It never closes an idle connection itself while waiting: the balancer may be sending a request on it.
+ * Register before the server starts; `run` is the step.
  */
 export function registerDrain(app: FastifyInstance, options: DrainOptions) {
-  let draining = false;
+  let notReady = false;
+  let retiring = false;
   app.addHook('onRequest', (request, reply, done) => {
-    if (!draining) return done();
-    reply.header('Connection', 'close');
+    if (!notReady) return done();
+    if (retiring) reply.header('Connection', 'close');
     if (request.routeOptions.url !== options.readinessUrl) return done();
     options.notReady().then(
       (body) => void reply.code(503).send(body),
@@ -74,14 +73,17 @@ export function registerDrain(app: FastifyInstance, options: DrainOptions) {
   return {
     async run(ms: number): Promise<void> {
       if (ms <= 0) return;
-      draining = true;
+      notReady = true;
       await sleep(ms);
       // Stop listening just after the event loop has accepted what the kernel held (the poll phase runs before
-      // setImmediate's), and without closing idle connections as http.Server's close would: one accepted a moment
-      // ago has not sent its request yet, and closing it would reset a request the balancer cannot resend.
+      // setImmediate's): a connection still queued would be reset along with a request it may already carry.
+      // net's close, not http's: http's also closes idle connections, among them ones just accepted.
       await new Promise((resolve) => setImmediate(resolve));
-      Server.prototype.close.call(app.server);
-      await sleep(LINGER_MS);
+      retiring = true;
+      const closed = new Promise<void>((resolve) => Server.prototype.close.call(app.server, () => resolve()));
+      const cap = new AbortController();
+      await Promise.race([closed, sleep(ms, undefined, { signal: cap.signal }).catch(() => {})]);
+      cap.abort();
     },
   };
 }
