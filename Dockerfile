@@ -40,7 +40,7 @@ EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Migrations run at start-up under a PostgreSQL advisory lock, so replicas may start together.
-# SIGTERM drains in-flight requests and the current dispatch tick before exiting (node is PID 1 and handles it).
+# SIGTERM drains (readiness 503 for SHUTDOWN_DRAIN_MS, while a load balancer moves off), then in-flight requests
+# and the current dispatch tick finish before exit (node is PID 1 and handles it).
 # Admin CLI: docker compose run --rm api node dist/cli/admin.js quickstart
-# Load balancer for several replicas (the Compose file's proxy service): node dist/proxy/main.js
 CMD ["node", "dist/main.js"]

@@ -81,6 +81,10 @@ export const envDescriptions = {
     'Enables `GET /metrics` behind this bearer token (16+ characters). Unset: no metrics endpoint and nothing ' +
     'collected. See [Metrics and alerts](operations/metrics-and-alerts.md).',
   SHUTDOWN_TIMEOUT_MS: 'Longest graceful shutdown before the process gives up and exits 1.',
+  SHUTDOWN_DRAIN_MS:
+    'On SIGTERM, how long readiness answers 503 while requests are still served, before the listener closes and ' +
+    'the load balancer is given as long again to close its connections. 0: no drain. Compose sets 3000. Must be ' +
+    'less than half of `SHUTDOWN_TIMEOUT_MS`. See [the edge proxy](operations/edge-proxy.md).',
   DB_CONNECT_TIMEOUT_MS:
     'PostgreSQL: opening a connection, and waiting for a free one in the pool; past it 503 `database_unavailable`.',
   DB_STATEMENT_TIMEOUT_MS:
@@ -126,20 +130,4 @@ export const envDescriptions = {
     '[Secrets and key rotation](operations/secrets.md).',
   GIT_COMMIT: 'Build info for `/api/v1/version` and `/health`. Unset: read from `.git` (set it in images).',
   GIT_BRANCH: 'Build info for `/api/v1/version`. Unset: read from `.git` (set it in images).',
-} as const;
-
-/** The Compose stack's load balancer (`node dist/proxy/main.js`). */
-export const proxyEnvDescriptions = {
-  PORT: 'The proxy’s HTTP port.',
-  HOST: 'Interface the proxy binds.',
-  LOG_LEVEL: 'The proxy’s log level.',
-  PROXY_UPSTREAM: 'Comma-separated `host:port` of the replicas; a name is resolved to all its addresses.',
-  PROXY_HEALTH_PATH: 'Readiness path probed on every replica.',
-  PROXY_HEALTH_INTERVAL_MS: 'How often the names are resolved again and every replica’s readiness is probed.',
-  PROXY_CONNECT_TIMEOUT_MS:
-    'A replica that does not accept the connection this fast is skipped (taken out until its next passing probe).',
-  PROXY_RESPONSE_TIMEOUT_MS:
-    'A replica silent this long: 504 `upstream_timeout` (or the response is cut when it stalls mid-way).',
-  TRUST_PROXY: 'As for the API: whose `X-Forwarded-For` the proxy keeps (Compose passes `PROXY_TRUST_PROXY`).',
-  SHUTDOWN_TIMEOUT_MS: 'The proxy’s longest graceful shutdown.',
 } as const;

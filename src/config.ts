@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { z } from 'zod';
 import { parseEncryptionKeys } from './core/secret-keys.ts';
-import { envDescriptions, proxyEnvDescriptions } from './config-descriptions.ts';
+import { envDescriptions } from './config-descriptions.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -92,6 +92,7 @@ const schema = z
     AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
     METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
     SHUTDOWN_TIMEOUT_MS: positiveInt.default(15_000),
+    SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(0),
     DB_CONNECT_TIMEOUT_MS: positiveInt.default(2_000),
     DB_STATEMENT_TIMEOUT_MS: positiveInt.default(5_000),
     DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: positiveInt.default(10_000),
@@ -127,6 +128,12 @@ const schema = z
         code: 'custom',
         path: ['DATABASE_DIRECT_URL'],
         message: 'is the direct connection beside DATABASE_URL (the pooled one): set DATABASE_URL too',
+      });
+    if (2 * env.SHUTDOWN_DRAIN_MS >= env.SHUTDOWN_TIMEOUT_MS)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SHUTDOWN_DRAIN_MS'],
+        message: 'must be less than half of SHUTDOWN_TIMEOUT_MS (the drain takes up to twice its length)',
       });
   })
   .transform((env) => ({
@@ -185,6 +192,11 @@ const schema = z
     build: { commit: env.GIT_COMMIT, branch: env.GIT_BRANCH },
     metricsToken: env.METRICS_TOKEN,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    /**
+     * After SIGTERM, how long the server keeps answering with readiness 503 before it stops listening, and then
+     * at most how long it waits for the balancer to close its connections (core/shutdown.ts); 0 = no drain.
+     */
+    shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     dbTimeouts: {
       connectMs: env.DB_CONNECT_TIMEOUT_MS,
       statementMs: env.DB_STATEMENT_TIMEOUT_MS,
@@ -228,68 +240,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         ? `Invalid configuration: ${lines[0]}`
         : `Invalid configuration:\n${lines.map((l) => `  ${l}`).join('\n')}`,
     );
-  }
-  return result.data;
-}
-
-const upstream = /^([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/;
-
-/** The load balancer in front of the replicas (`node dist/proxy/main.js`); same conventions as the API's. */
-const proxySchema = z
-  .object({
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-    HOST: z.string().min(1).default('127.0.0.1'),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    // host:port list; each host name is resolved to all its addresses (one per Compose replica).
-    PROXY_UPSTREAM: z
-      .string()
-      .default('api:3000')
-      .transform((v, ctx) => {
-        const targets = v
-          .split(',')
-          .map((p) => p.trim())
-          .filter(Boolean)
-          .map((p) => p.match(upstream));
-        if (!targets.length || targets.some((m) => !m || Number(m[2]) > 65535)) {
-          ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of host:port' });
-          return z.NEVER;
-        }
-        return targets.map((m) => ({ host: m![1].replace(/^\[|\]$/g, ''), port: Number(m![2]) }));
-      }),
-    PROXY_HEALTH_PATH: z.string().startsWith('/').default('/api/v1/health'),
-    PROXY_HEALTH_INTERVAL_MS: positiveInt.min(100).default(5_000),
-    PROXY_CONNECT_TIMEOUT_MS: positiveInt.default(2_000),
-    PROXY_RESPONSE_TIMEOUT_MS: positiveInt.default(30_000),
-    TRUST_PROXY: trustProxy.clone(),
-    SHUTDOWN_TIMEOUT_MS: positiveInt.default(15_000),
-  })
-  .transform((env) => ({
-    port: env.PORT,
-    host: env.HOST,
-    logLevel: env.LOG_LEVEL,
-    upstreams: env.PROXY_UPSTREAM,
-    healthPath: env.PROXY_HEALTH_PATH,
-    /** Also how often upstream names are resolved again (replicas added or replaced). */
-    healthIntervalMs: env.PROXY_HEALTH_INTERVAL_MS,
-    connectTimeoutMs: env.PROXY_CONNECT_TIMEOUT_MS,
-    /** No byte from the upstream for this long: 504 (before the response) or the response is cut. */
-    responseTimeoutMs: env.PROXY_RESPONSE_TIMEOUT_MS,
-    trustProxy: env.TRUST_PROXY,
-    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
-  }));
-
-describeFields(proxySchema.in.shape, proxyEnvDescriptions);
-
-/** The proxy's environment schema, for docs/configuration.md. */
-export const proxyEnvSchema = proxySchema;
-
-export type ProxyConfig = z.output<typeof proxySchema>;
-
-export function loadProxyConfig(env: Record<string, string | undefined> = process.env): ProxyConfig {
-  const result = proxySchema.safeParse(env);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return result.data;
 }

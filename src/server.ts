@@ -7,7 +7,7 @@ import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { migrate, MigrationError, readMigrations } from './db/migrator.ts';
 import { migrateDatabase } from './db/direct.ts';
 import { startScheduler } from './jobs/scheduler.ts';
-import { exitOnSignals } from './core/shutdown.ts';
+import { exitOnSignals, registerDrain } from './core/shutdown.ts';
 import { resolveKeyring, SecretKeyError } from './core/secret-keys.ts';
 import v8 from 'node:v8';
 
@@ -77,6 +77,16 @@ async function start() {
   for (const f of sealed.failed)
     log.warn({ subscriptionId: f.subscriptionId }, `webhook secret not sealed: ${f.reason}`);
   const app = await buildApp(deps);
+  const drain = registerDrain(app, {
+    readinessUrl: '/api/v1/health',
+    notReady: async () => ({
+      ok: false,
+      database: await deps.services.meta.pingDatabase(),
+      apiVersion: 'v1',
+      commit: deps.build.commit,
+      uptimeSec: Math.floor(process.uptime()),
+    }),
+  });
   // Prisma instantiates its query compiler on its first query: here, so the first request does not wait.
   await db.prisma.$executeRaw`SELECT 1`;
   await app.listen({ port: config.port, host: config.host });
@@ -99,8 +109,10 @@ async function start() {
   void deps.delivery.start();
   const scheduler = startScheduler(deps, { delayMs: SCHEDULER_DELAY_MS });
 
-  // Stop taking requests and let in-flight ones finish, then stop jobs, then release the database.
+  // Drain (SIGTERM only: a load balancer's stop; Ctrl-C in a terminal stops at once), stop taking requests and let
+  // in-flight ones finish, then stop jobs, then release the database.
   exitOnSignals(log, config.shutdownTimeoutMs, [
+    ['drainMs', (signal) => drain.run(signal === 'SIGTERM' ? config.shutdownDrainMs : 0)],
     ['httpMs', () => app.close()],
     ['deliveryMs', () => deps.delivery.close()], // aborts sends in progress and releases their claims
     ['schedulerMs', () => scheduler.stop()],

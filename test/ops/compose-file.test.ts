@@ -1,52 +1,88 @@
 /**
- * What an operator of the Compose stack meets: one address for every replica (only the proxy
- * publishes a fixed port; replicas get ephemeral loopback ones, so `--scale api=N` needs no host port range),
- * and no anonymous volumes that replaced containers would leave behind. CI validates the file with a compose
- * client (.ci/run) and starts the proxy from the image layout (scripts/verify-image.mjs); this checks the layout
- * of the file.
+ * What an operator of the Compose stack meets: one address for every replica, served by a stock Caddy 2 with the
+ * repository's Caddyfile (replicas found by name, so `--scale api=N` needs no change), replicas that publish no
+ * port and trust forwarded headers from the Compose network only, a drain longer than Caddy's keep-alive, and no
+ * anonymous volumes that replaced containers would leave behind. CI validates the file with a compose client;
+ * this checks the layout of the files.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 type Service = {
+  image?: string;
+  build?: unknown;
   ports?: string[];
   volumes?: string[];
   command?: string[];
   environment?: Record<string, string>;
   depends_on?: unknown;
+  stop_grace_period?: string;
 };
 const compose = parse(readFileSync(`${ROOT}docker-compose.yml`, 'utf8')) as {
   services: Record<string, Service>;
   volumes?: Record<string, unknown>;
 };
 const dockerfile = readFileSync(`${ROOT}Dockerfile`, 'utf8');
+const caddyfile = readFileSync(`${ROOT}Caddyfile`, 'utf8');
+/** A Caddyfile duration such as `2s` or `100ms`, in milliseconds. */
+const ms = (d: string) => Number.parseFloat(d) * (d.endsWith('ms') ? 1 : d.endsWith('m') ? 60_000 : 1000);
+const setting = (name: string) => caddyfile.match(new RegExp(`^\\s*${name}\\s+(\\S+)\\s*$`, 'm'))?.[1];
 
-describe('docker-compose.yml and the Dockerfile', () => {
-  it('one address: only the proxy publishes a fixed port; replicas get ephemeral loopback ports (no range)', () => {
-    expect(compose.services.proxy.ports).toEqual(['${API_PORT:-3000}:3000']);
-    // 'IP::container' = a host port Compose picks per replica: scaling needs no range and never clashes.
-    expect(compose.services.api.ports).toEqual(['127.0.0.1::3000']);
-    const fixed = Object.entries(compose.services).filter(([, s]) =>
-      s.ports?.some((p) => !p.startsWith('127.0.0.1::')),
-    );
-    expect(fixed.map(([name]) => name)).toEqual(['proxy']);
+describe('docker-compose.yml, the Caddyfile and the Dockerfile', () => {
+  it('the edge is a stock Caddy 2 with the repository Caddyfile; no proxy of our own is left', () => {
+    const { caddy } = compose.services;
+    expect(caddy.image).toBe('caddy:2');
+    expect(caddy.build).toBeUndefined();
+    expect(caddy.volumes).toContain('./Caddyfile:/etc/caddy/Caddyfile:ro');
+    // Certificates outlive the container (automatic HTTPS with a domain in SITE_ADDRESS).
+    expect(caddy.volumes).toContain('caddy_data:/data');
+    expect(caddy.environment?.SITE_ADDRESS).toBe('${SITE_ADDRESS:-:3000}');
+    expect(caddyfile).toMatch(/^\{\$SITE_ADDRESS::3000\} \{$/m);
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'caddy', 'postgres', 'redis']);
+    expect(existsSync(`${ROOT}src/proxy`)).toBe(false);
+    expect(JSON.stringify(compose)).not.toMatch(/dist\/proxy|PROXY_UPSTREAM/);
   });
 
-  it('the proxy runs from the same image in front of every replica of api, which trusts it for X-Forwarded-For', () => {
-    const { proxy, api } = compose.services;
-    expect(proxy.command).toEqual(['node', 'dist/proxy/main.js']);
-    expect(proxy.environment?.PROXY_UPSTREAM).toBe(`api:${api.environment?.PORT}`);
-    expect(api.environment?.TRUST_PROXY).toBe('${TRUST_PROXY:-uniquelocal}');
+  it('one address: only Caddy publishes ports; the replicas publish none', () => {
+    expect(compose.services.caddy.ports?.[0]).toBe('${API_PORT:-3000}:3000');
+    const publishing = Object.entries(compose.services).filter(([, s]) => s.ports?.length);
+    expect(publishing.map(([name]) => name)).toEqual(['caddy']);
   });
 
-  it('no anonymous volumes: the image declares none, and every mount in the file names its volume', () => {
+  it('Caddy finds every replica of api by name and retries a refused connection on another', () => {
+    const { api } = compose.services;
+    expect(caddyfile).toMatch(/dynamic a \{\s*name \{\$API_UPSTREAM_NAME:api\}\s*port \{\$API_UPSTREAM_PORT:3000\}/);
+    expect(api.environment?.PORT).toBe('3000');
+    expect(ms(setting('lb_try_duration') ?? '0')).toBeGreaterThan(ms(setting('dial_timeout') ?? 'x'));
+    expect(caddyfile).toMatch(/^\s*log \{\s*output stdout\s*format json\s*\}/m);
+    expect(setting('max_size')).toBeDefined();
+    for (const t of ['read_header', 'read_body', 'write', 'idle']) expect(setting(t), t).toBeDefined();
+  });
+
+  it('a stopping replica drains for longer than Caddy keeps an idle connection, within the stop grace period', () => {
+    const { api } = compose.services;
+    const drain = Number(api.environment?.SHUTDOWN_DRAIN_MS?.match(/:-(\d+)\}/)?.[1]);
+    const timeout = Number(api.environment?.SHUTDOWN_TIMEOUT_MS?.match(/:-(\d+)\}/)?.[1]);
+    expect(drain).toBeGreaterThan(ms(setting('keepalive') ?? 'x'));
+    expect(2 * drain).toBeLessThan(timeout); // the drain takes up to twice its length
+    expect(timeout).toBeLessThan(ms(api.stop_grace_period ?? '0'));
+  });
+
+  it('the api trusts X-Forwarded-For from the private network only (where Caddy is)', () => {
+    expect(compose.services.api.environment?.TRUST_PROXY).toBe('${TRUST_PROXY:-uniquelocal}');
+    // Caddy 2.6+ replaces a client's X-Forwarded-For unless told to trust it: nothing here tells it to.
+    expect(caddyfile).not.toMatch(/trusted_proxies|header_up\s+X-Forwarded-For/);
+  });
+
+  it('no anonymous volumes: the image declares none, and every named mount in the file names its volume', () => {
     expect(dockerfile).not.toMatch(/^\s*VOLUME\b/m);
     for (const [name, service] of Object.entries(compose.services)) {
       for (const mount of service.volumes ?? []) {
         const source = mount.split(':')[0];
+        if (source.startsWith('./')) continue; // a file of the repository (the Caddyfile)
         expect(Object.keys(compose.volumes ?? {}), `${name} mounts ${mount}`).toContain(source);
       }
     }
