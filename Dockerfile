@@ -11,7 +11,7 @@ ARG NODE_IMAGE=node:26-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund --ignore-scripts
+RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund --strict-allow-scripts
 COPY . .
 RUN npm run build
 RUN --mount=type=cache,target=/root/.npm node scripts/stage-runtime.mjs --install /runtime

@@ -15,8 +15,15 @@ import { createHook } from 'node:async_hooks';
  *
  * The entry is caught by an async hook enabled only for that one nextTick call: enabling and disabling it leaves
  * nothing behind (no init hooks, no promise hooks, no execution-resource tracking afterwards).
+ *
+ * From Node.js 26 on, nextTick builds its entries with a class whose constructor holds their hidden class, so the
+ * megamorphic fall-back above no longer happens; a kept entry still measured cheaper there, so it is kept on every
+ * line (docs/adr/0033-runtime-version-gates.md).
  */
 let kept: object | undefined;
+
+/** Whether this Node.js builds nextTick's entries as an object literal (before 26), for tests and diagnostics. */
+export const tickEntriesAreLiterals = Number(process.versions.node.split('.')[0]) < 26;
 
 export function keepTickObjectShape(): void {
   if (kept) return;
