@@ -12,7 +12,7 @@ const port = 4400 + Math.floor(Math.random() * 500);
 const env = { PATH: process.env.PATH, DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'warn' };
 // The server itself logs at info: its shutdown lines are what an operator reads after a stop. It drains as it
 // does behind Caddy in the Compose stack, for a shorter time.
-const DRAIN_MS = 2_000;
+const DRAIN_MS = 4_000;
 const serverEnv = { ...env, LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: String(DRAIN_MS) };
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
