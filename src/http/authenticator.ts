@@ -28,14 +28,14 @@ export function createAuthenticator(
 ) {
   const max = options.maxEntries ?? CACHE_MAX;
   // The caches' own TTL bounds memory; whether an entry still stands is `until` against the caller's clock.
-  const lru = <V extends object | number>() => new LRUCache<string, V>({ max, ttl: Math.max(1, options.ttlMs) });
+  const bounds = { max, ttl: Math.max(1, options.ttlMs) };
+  const lru = <V extends object | number>() => new LRUCache<string, V>(bounds);
   // Unknown hashes are remembered too, so a flood of made-up keys cannot turn into a flood of queries.
   const unknown = lru<number>();
   // Bumped by forget(): a lookup that was in flight meanwhile may have read the row before the change.
   let generation = 0;
   const cache = new LRUCache<string, Entry>({
-    max,
-    ttl: Math.max(1, options.ttlMs),
+    ...bounds,
     // fetch() runs this once per hash however many requests wait for it; undefined: unknown, nothing cached.
     fetchMethod: async (hash) => {
       const started = generation;
