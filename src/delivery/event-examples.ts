@@ -39,6 +39,8 @@ export const EVENT_EXAMPLES: { [T in EventType]: EventData<T> } = {
     reviewStatus: 'ACCEPTED',
     loggedAt: AT,
     autoFlagId: null,
+    source: 'api',
+    sourceId: null,
   },
   'asset.created': {
     assetId: 'ast_01',

@@ -62,6 +62,8 @@ export const eventCatalog = {
       autoFlagId: nullableId,
       reviewReason: z.string().nullable().optional(),
       loggedById: nullableId.optional(),
+      source: z.enum(['api', 'telematics', 'inspection']).optional(),
+      sourceId: nullableId.optional(),
     }),
   },
   'asset.created': {

@@ -75,6 +75,8 @@ export interface EventDataMap {
     autoFlagId: string | null;
     reviewReason?: string | null;
     loggedById?: string | null;
+    source?: 'api' | 'telematics' | 'inspection';
+    sourceId?: string | null;
   };
   /** An asset is created (single or batch). */
   'asset.created': {

@@ -2136,6 +2136,13 @@ export interface components {
             reviewedAt: string | null;
             autoFlagId: string | null;
             /**
+             * @description api (sent to /hours), telematics (read off a telematics feed) or inspection (a meter item)
+             * @enum {string}
+             */
+            source: "api" | "telematics" | "inspection";
+            /** @description The telematics connection (source telematics) or the inspection (source inspection); else null */
+            sourceId: string | null;
+            /**
              * Format: date-time
              * @description ISO 8601 date-time (UTC on output)
              */
@@ -2172,6 +2179,13 @@ export interface components {
             reviewedById: string | null;
             reviewedAt: string | null;
             autoFlagId: string | null;
+            /**
+             * @description api (sent to /hours), telematics (read off a telematics feed) or inspection (a meter item)
+             * @enum {string}
+             */
+            source: "api" | "telematics" | "inspection";
+            /** @description The telematics connection (source telematics) or the inspection (source inspection); else null */
+            sourceId: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 date-time (UTC on output)
@@ -17693,6 +17707,8 @@ export interface operations {
                      *           "reviewedById": "cm4k2x9q10000a8b7c6d5e4f3",
                      *           "reviewedAt": "2026-03-14T09:30:00.000Z",
                      *           "autoFlagId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "source": "api",
+                     *           "sourceId": "cm4k2x9q10000a8b7c6d5e4f3",
                      *           "loggedAt": "2026-03-14T09:30:00.000Z",
                      *           "createdAt": "2026-03-14T09:30:00.000Z"
                      *         }
@@ -18405,6 +18421,8 @@ export interface operations {
                      *         "reviewedById": "cm4k2x9q10000a8b7c6d5e4f3",
                      *         "reviewedAt": "2026-03-14T09:30:00.000Z",
                      *         "autoFlagId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "source": "api",
+                     *         "sourceId": "cm4k2x9q10000a8b7c6d5e4f3",
                      *         "loggedAt": "2026-03-14T09:30:00.000Z",
                      *         "createdAt": "2026-03-14T09:30:00.000Z",
                      *         "asset": {

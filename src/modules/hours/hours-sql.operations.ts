@@ -9,11 +9,13 @@ import type { RequestContext } from '../../core/context.ts';
 import type { CreateHoursInput } from './hours.schemas.ts';
 import { ASSET_WITH_PROJECT, findLogByKey, remindersMove, renewalDue, type ReadAsset } from './hours.repository.ts';
 import {
+  API_ORIGIN,
   logAndSignal,
   noSuchAsset,
   noSuchProject,
   planReading,
   recordLogStatement,
+  type ReadingOrigin,
   type RecordedReading,
 } from './hours.operations.ts';
 
@@ -30,6 +32,7 @@ export async function recordReadingOptimistic(
   ctx: RequestContext,
   input: CreateHoursInput,
   idempotencyKey: string | null,
+  origin: ReadingOrigin = API_ORIGIN,
 ): Promise<RecordedReading | null> {
   const [asset] = await sql.query<ReadAsset>(
     `${ASSET_WITH_PROJECT} FROM assets WHERE id = $1 AND "orgId" = $2`,
@@ -40,7 +43,7 @@ export async function recordReadingOptimistic(
   if (asset.meterType === 'NONE') return null;
   if (!asset.projectFound) throw noSuchProject();
   const now = new Date();
-  const plan = planReading(asset, input, idempotencyKey, now);
+  const plan = planReading(asset, input, idempotencyKey, now, origin);
   if (plan.pmCheck || remindersMove(asset, plan)) return null;
   const { sql: text, params } = recordLogStatement(ctx, asset, plan, null, true);
   const [row] = await sql.query<MeterLog & { outboxNotified?: string | null }>(text, params, 'hours-record-guarded');
@@ -60,6 +63,7 @@ export async function recordReadingSql(
   ctx: RequestContext,
   input: CreateHoursInput,
   idempotencyKey: string | null,
+  origin: ReadingOrigin = API_ORIGIN,
 ): Promise<RecordedReading | null> {
   const [asset] = await tx.query<ReadAsset>(
     `${ASSET_WITH_PROJECT} FROM assets WHERE id = $1 AND "orgId" = $2 FOR UPDATE`,
@@ -75,7 +79,7 @@ export async function recordReadingSql(
   }
   if (!asset.projectFound) throw noSuchProject();
   const now = new Date();
-  const plan = planReading(asset, input, idempotencyKey, now);
+  const plan = planReading(asset, input, idempotencyKey, now, origin);
   // A reading that changes a service reminder takes the full path (recordReading), which applies it.
   if (remindersMove(asset, plan)) return null;
   if (plan.pmCheck) {

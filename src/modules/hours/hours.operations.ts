@@ -10,7 +10,7 @@ import { ValidationError } from '../../core/errors.ts';
 import { insertFlag } from '../flags/flags.operations.ts';
 import { assertReferences } from '../shared/references.ts';
 import { applyReading, noReminderAlertSql } from '../service-reminders/service-reminders.operations.ts';
-import type { CreateHoursInput } from './hours.schemas.ts';
+import type { CreateHoursInput, READING_SOURCES } from './hours.schemas.ts';
 import { reviewReasonFor, roundMeter, servicePointReached } from './hours.rules.ts';
 import { lockMeteredAsset, remindersMove, renewalDue, type LockedAsset } from './hours.repository.ts';
 
@@ -61,6 +61,7 @@ export async function recordReading(
   ctx: RequestContext,
   input: CreateHoursInput,
   idempotencyKey: string | null,
+  origin: ReadingOrigin = API_ORIGIN,
 ): Promise<RecordedReading> {
   const asset = await lockMeteredAsset(tx, ctx.orgId, input.assetId);
   if (!asset) throw noSuchAsset();
@@ -71,7 +72,7 @@ export async function recordReading(
   }
   await assertReferences(tx, ctx.orgId, [{ field: 'projectId', kind: 'project', id: input.projectId }]);
   const now = new Date();
-  const plan = planReading(asset, input, idempotencyKey, now);
+  const plan = planReading(asset, input, idempotencyKey, now, origin);
   // Held readings skip PM: a typo must not open a service flag (approval applies it, see reviewReading).
   const autoFlagId = plan.pmCheck ? await openPmFlagIfDue(tx, ctx, asset, plan.values.hoursReading) : null;
   const { sql, params } = recordLogStatement(ctx, asset, plan, autoFlagId);
@@ -88,7 +89,7 @@ export async function recordReading(
 export const noSuchAsset = () => new ValidationError({ assetId: 'no asset with this id in your organisation' });
 export const noSuchProject = () => new ValidationError({ projectId: 'no project with this id in your organisation' });
 
-type NewLog = Pick<
+type NewLog = { source: ReadingOrigin['source'] } & Pick<
   MeterLog,
   | 'projectId'
   | 'loggedByDeviceId'
@@ -104,8 +105,17 @@ type NewLog = Pick<
   | 'clientMutationId'
   | 'reviewStatus'
   | 'reviewReason'
+  | 'sourceId'
   | 'loggedAt'
 >;
+
+/** Where a reading comes from: the API, or a telematics connection or an inspection (its id in `id`). */
+export interface ReadingOrigin {
+  source: (typeof READING_SOURCES)[number];
+  id: string | null;
+}
+
+export const API_ORIGIN: ReadingOrigin = { source: 'api', id: null };
 
 export interface ReadingPlan {
   metered: boolean;
@@ -123,6 +133,7 @@ export function planReading(
   input: CreateHoursInput,
   idempotencyKey: string | null,
   now: Date,
+  origin: ReadingOrigin = API_ORIGIN,
 ): ReadingPlan {
   const loggedAt = input.loggedAt ?? now;
   const errors: Record<string, string> = {};
@@ -169,6 +180,8 @@ export function planReading(
       clientMutationId: idempotencyKey,
       reviewStatus: reviewReason ? 'PENDING' : 'NONE',
       reviewReason,
+      source: origin.source,
+      sourceId: origin.id,
       loggedAt,
     },
   };
@@ -211,6 +224,8 @@ export function recordLogStatement(
     loggedById: ctx.actorId,
     loggedAt: v.loggedAt.toISOString(),
     autoFlagId,
+    source: v.source,
+    sourceId: v.sourceId,
   });
   const params: unknown[] = [
     id,
@@ -237,6 +252,8 @@ export function recordLogStatement(
     eventId,
     'hours.logged',
     JSON.stringify(payload),
+    v.source,
+    v.sourceId,
   ];
   if (!guarded) return { sql: RECORD_LOG_SQL, params };
   params.push(
@@ -258,9 +275,10 @@ const recordLogSql = (guard: string, from: string) => `
   ),
   log AS (
     INSERT INTO meter_logs (id, "orgId", "assetId", "projectId", "loggedById", "loggedByDeviceId", "hoursReading", delta, state,
-      "fuelVolume", "fuelUnit", "fuelCostTotal", note, lat, lng, "clientMutationId", "reviewStatus", "reviewReason", "autoFlagId", "loggedAt")
+      "fuelVolume", "fuelUnit", "fuelCostTotal", note, lat, lng, "clientMutationId", "reviewStatus", "reviewReason", "autoFlagId", "loggedAt", source, "sourceId")
     SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::float8, $8::float8, $9::text, $10::float8, $11::text,
-      $12::float8, $13::text, $14::float8, $15::float8, $16::text, $17::"ReviewStatus", $18::text, $19::text, $20::timestamptz${from}
+      $12::float8, $13::text, $14::float8, $15::float8, $16::text, $17::"ReviewStatus", $18::text, $19::text, $20::timestamptz,
+      $25::text, $26::text${from}
     RETURNING *
   ),
   ${outboxCtes({ eventId: '$22', orgId: '$2', type: '$23', data: '$24::jsonb', from: 'log' })}
@@ -272,9 +290,9 @@ const RECORD_LOG_SQL = recordLogSql('', '');
 // service reminder's meter alert created after the read (the caller then takes the path that applies it).
 export const GUARDED_RECORD_LOG_SQL = recordLogSql(
   `
-      AND "meterType"::text = $25 AND "meterUnit" = $26 AND "lastMeterReading" IS NOT DISTINCT FROM $27::float8
-      AND "lastMeterAt" IS NOT DISTINCT FROM $28::timestamptz AND "pmInterval" IS NOT DISTINCT FROM $29::float8
-      AND "pmBaselineReading" IS NOT DISTINCT FROM $30::float8
+      AND "meterType"::text = $27 AND "meterUnit" = $28 AND "lastMeterReading" IS NOT DISTINCT FROM $29::float8
+      AND "lastMeterAt" IS NOT DISTINCT FROM $30::timestamptz AND "pmInterval" IS NOT DISTINCT FROM $31::float8
+      AND "pmBaselineReading" IS NOT DISTINCT FROM $32::float8
       AND ${noReminderAlertSql('$17', '$3', '$7')}`,
   ' FROM moved',
 );

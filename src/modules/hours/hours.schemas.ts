@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { MeterLog } from '../../generated/prisma/client.ts';
 import { csvEnum, cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText } from '../../core/schemas.ts';
 
+export const READING_SOURCES = ['api', 'telematics', 'inspection'] as const;
 export const REVIEW_STATUSES = ['NONE', 'PENDING', 'APPROVED', 'REJECTED'] as const;
 export const FUEL_UNITS = ['GALLON', 'LITER'] as const;
 export const IDEMPOTENCY_KEY_MAX = 128;
@@ -92,6 +93,13 @@ export const HoursLog = z
     reviewedById: z.string().nullable().describe('Who approved or rejected the log'),
     reviewedAt: dateTime().nullable(),
     autoFlagId: z.string().nullable(),
+    source: z
+      .enum(READING_SOURCES)
+      .describe('api (sent to /hours), telematics (read off a telematics feed) or inspection (a meter item)'),
+    sourceId: z
+      .string()
+      .nullable()
+      .describe('The telematics connection (source telematics) or the inspection (source inspection); else null'),
     loggedAt: dateTime(),
     createdAt: dateTime(),
   })
@@ -153,6 +161,8 @@ export function toHoursLog(l: MeterLog): z.input<typeof HoursLog> {
     reviewedById: l.reviewedById,
     reviewedAt: iso(l.reviewedAt),
     autoFlagId: l.autoFlagId,
+    source: l.source as (typeof READING_SOURCES)[number],
+    sourceId: l.sourceId,
     loggedAt: l.loggedAt.toISOString(),
     createdAt: l.createdAt.toISOString(),
   };

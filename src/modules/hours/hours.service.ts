@@ -8,7 +8,13 @@ import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { findLogByKey, listMeterLogs, lockMeteredAsset } from './hours.repository.ts';
 import { applyReading } from '../service-reminders/service-reminders.operations.ts';
-import { openPmFlagIfDue, recordReading, type RecordedReading } from './hours.operations.ts';
+import {
+  API_ORIGIN,
+  openPmFlagIfDue,
+  recordReading,
+  type ReadingOrigin,
+  type RecordedReading,
+} from './hours.operations.ts';
 import { recordReadingOptimistic, recordReadingSql } from './hours-sql.operations.ts';
 import {
   CreateHoursBody,
@@ -35,7 +41,12 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
   const findByKey = (ctx: RequestContext, key: string) => findLogByKey(db.sql, ctx.orgId, key);
 
   /** One reading in its own transaction; a lost race on the idempotency key returns the winner's row. */
-  async function record(ctx: RequestContext, input: CreateHoursInput, key: string | null): Promise<RecordedReading> {
+  async function record(
+    ctx: RequestContext,
+    input: CreateHoursInput,
+    key: string | null,
+    origin: ReadingOrigin = API_ORIGIN,
+  ): Promise<RecordedReading> {
     if (key) {
       const existing = await findByKey(ctx, key);
       if (existing) return { log: existing, replayed: true };
@@ -44,9 +55,9 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
       // Cheapest path that applies: without the lock when the asset did not change under us, then under
       // the asset lock in raw SQL, then through Prisma for a reading that opens an AUTO_PM flag.
       return (
-        (await recordReadingOptimistic(db.sql, ctx, input, key)) ??
-        (await sqlTransaction(db, (tx) => recordReadingSql(tx, ctx, input, key))) ??
-        (await transaction(db, (tx) => recordReading(tx, ctx, input, key)))
+        (await recordReadingOptimistic(db.sql, ctx, input, key, origin)) ??
+        (await sqlTransaction(db, (tx) => recordReadingSql(tx, ctx, input, key, origin))) ??
+        (await transaction(db, (tx) => recordReading(tx, ctx, input, key, origin)))
       );
     } catch (err) {
       if (!key || !isUniqueViolation(err)) throw err;

@@ -99,6 +99,8 @@ describe('POST /hours', () => {
       note: 'end of shift',
       state: null,
       reviewStatus: 'NONE',
+      source: 'api',
+      sourceId: null,
       asset: { id: assetId, nickname: 'Excavator', meterType: 'HOURS', meterUnit: 'hrs' },
     });
     const asset = await assetRow(assetId);
@@ -113,6 +115,8 @@ describe('POST /hours', () => {
       loggedAt: detail.loggedAt,
       autoFlagId: null,
       reviewStatus: 'NONE',
+      source: 'api',
+      sourceId: null,
     });
   });
 
