@@ -21,6 +21,11 @@ export interface NewFlag {
   pmDueReading?: number | null;
   /** True for AUTO_PM: the system raised it, whoever's reading triggered it. */
   bySystem?: boolean;
+  /**
+   * Names the repeated signal the flag stands for (a fault code, an inspection item): the database holds at
+   * most one open flag per asset and key. Look for one first with findOpenFlagByKey under the asset lock.
+   */
+  dedupeKey?: string | null;
 }
 
 /**
@@ -41,6 +46,7 @@ export async function insertFlag(tx: Tx, ctx: RequestContext, input: NewFlag): P
       lng: input.lng ?? null,
       accuracyM: input.accuracyM ?? null,
       pmDueReading: input.pmDueReading ?? null,
+      dedupeKey: input.dedupeKey ?? null,
     },
   });
   const user =

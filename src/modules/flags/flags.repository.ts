@@ -1,5 +1,6 @@
 import type { Flag } from '../../generated/prisma/client.ts';
 import type { SqlRunner } from '../../db/database.ts';
+import type { Tx } from '../../db/transaction.ts';
 import { enumFilter, keysetSql, NEWEST_FIRST } from '../../core/pagination.ts';
 import { FLAG_SEVERITIES, type ListFlagsInput } from './flags.schemas.ts';
 
@@ -28,4 +29,9 @@ export async function listFlags(
     split: { column: 'status', values: query.status },
   });
   return sql.query<Flag>(text, all);
+}
+
+/** The open (OPEN or IN_PROGRESS) flag raised for this signal on this asset, if any (flags_open_dedupe_key). */
+export function findOpenFlagByKey(tx: Tx, orgId: string, assetId: string, dedupeKey: string): Promise<Flag | null> {
+  return tx.flag.findFirst({ where: { orgId, assetId, dedupeKey, status: { in: ['OPEN', 'IN_PROGRESS'] } } });
 }

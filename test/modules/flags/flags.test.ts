@@ -314,3 +314,25 @@ describe('PATCH /flags/:id (resolution)', () => {
     expect((await t.api.get('/api/v1/flags/nope', acme.key)).statusCode).toBe(404);
   });
 });
+
+describe('flags raised from a repeated signal (dedupeKey)', () => {
+  it('the database holds one open flag per asset and key; a resolved one makes room for the next', async () => {
+    const row = (status: 'OPEN' | 'RESOLVED' = 'OPEN') =>
+      t.db.prisma.flag.create({
+        data: {
+          orgId: acme.orgId,
+          assetId,
+          severity: 'YELLOW',
+          raisedById: 'system',
+          dedupeKey: 'fault:SPN-100',
+          status,
+        },
+      });
+    const first = await row();
+    await expect(row()).rejects.toThrow();
+    await t.db.prisma.flag.update({ where: { id: first.id }, data: { status: 'RESOLVED' } });
+    const second = await row();
+    expect(second.id).not.toBe(first.id);
+    await row('RESOLVED');
+  });
+});
