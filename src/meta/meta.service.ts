@@ -19,7 +19,7 @@ type MeParts = {
 /**
  * What GET /me answers apart from lastUsedAt, made once per cached key (the authenticator hands out the same key
  * object for its TTL) rather than formatting the same dates on every call. Immutable: the serialiser writes the
- * organisation, the scopes and the creator once, not on every call.
+ * organisation, the scopes and the creator once per key.
  */
 const fixedParts = new WeakMap<AuthenticatedKey, MeParts>();
 function fixedPartsOf(key: AuthenticatedKey): MeParts {
@@ -46,11 +46,39 @@ function fixedPartsOf(key: AuthenticatedKey): MeParts {
   return parts;
 }
 
-// Requests within one millisecond share their lastUsedAt: formatted once.
-let lastIso = { ms: NaN, iso: '' };
-function isoOf(ms: number): string {
-  if (lastIso.ms !== ms) lastIso = { ms, iso: new Date(ms).toISOString() };
-  return lastIso.iso;
+type MeAnswer = {
+  ok: true;
+  organization: MeParts['organization'];
+  apiKey: MeParts['apiKey'] & { lastUsedAt: string | null };
+};
+
+/**
+ * The whole answer of the key's latest millisecond of use: requests of one key within one millisecond get the same
+ * immutable object, which the serialiser checks and writes once.
+ */
+const lastAnswers = new WeakMap<AuthenticatedKey, { ms: number | null; answer: MeAnswer }>();
+function answerOf(key: AuthenticatedKey, lastUsed: Date | null): MeAnswer {
+  const ms = lastUsed?.getTime() ?? null;
+  const last = lastAnswers.get(key);
+  if (last && last.ms === ms) return last.answer;
+  const { organization, apiKey } = fixedPartsOf(key);
+  // Field by field, not `{ ...apiKey, lastUsedAt }`: spreading the cached object and adding a field made an object
+  // V8 builds and reads slowly.
+  const answer = immutable({
+    ok: true as const,
+    organization,
+    apiKey: {
+      id: apiKey.id,
+      label: apiKey.label,
+      scopes: apiKey.scopes,
+      createdAt: apiKey.createdAt,
+      lastUsedAt: ms === null ? null : new Date(ms).toISOString(),
+      expiresAt: apiKey.expiresAt,
+      createdBy: apiKey.createdBy,
+    },
+  });
+  lastAnswers.set(key, { ms, answer });
+  return answer;
 }
 
 export function createMetaService({ db, auth }: Pick<ServiceDeps, 'db' | 'auth'>) {
@@ -73,23 +101,7 @@ export function createMetaService({ db, auth }: Pick<ServiceDeps, 'db' | 'auth'>
     },
 
     me(key: AuthenticatedKey) {
-      const { organization, apiKey } = fixedPartsOf(key);
-      const lastUsed = auth.lastUsedAt(key);
-      // Field by field, not `{ ...apiKey, lastUsedAt }`: spreading the cached object and adding a field made an
-      // object V8 builds and reads slowly, every call.
-      return {
-        ok: true as const,
-        organization,
-        apiKey: {
-          id: apiKey.id,
-          label: apiKey.label,
-          scopes: apiKey.scopes,
-          createdAt: apiKey.createdAt,
-          lastUsedAt: lastUsed && isoOf(lastUsed.getTime()),
-          expiresAt: apiKey.expiresAt,
-          createdBy: apiKey.createdBy,
-        },
-      };
+      return answerOf(key, auth.lastUsedAt(key));
     },
 
     /** The numbers of this very request's rate-limit headers: the usage call counts like any other. */

@@ -127,4 +127,12 @@ describe('lastUsedAt', () => {
     const stored = (await t.db.prisma.apiKey.findUniqueOrThrow({ where: { id } })).lastUsedAt;
     expect(stored?.getTime()).toBeGreaterThan(Date.now() - 60_000);
   });
+
+  it('GET /me shows the use of each request: a later millisecond gives a later lastUsedAt', async () => {
+    const { key } = await acme.newKey();
+    const first = (await t.api.get('/api/v1/me', key)).json().apiKey.lastUsedAt as string;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = (await t.api.get('/api/v1/me', key)).json().apiKey.lastUsedAt as string;
+    expect(Date.parse(second)).toBeGreaterThan(Date.parse(first));
+  });
 });
