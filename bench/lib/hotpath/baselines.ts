@@ -61,10 +61,11 @@ app.post('/hours', async (req, reply) => {
   const id = randomUUID();
   const eventId = randomUUID();
   const payload = { logId: id, assetId, hoursReading, delta, state: null, projectId: null, reviewStatus: 'NONE',
-    reviewReason: null, loggedById: actorId, loggedAt: now.toISOString(), autoFlagId: null };
+    reviewReason: null, loggedById: actorId, loggedAt: now.toISOString(), autoFlagId: null, source: 'api',
+    sourceId: null };
   const params = [id, orgId, assetId, null, actorId, null, hoursReading, delta, null, null, null, null, null, null,
     null, null, 'NONE', null, null, now, true, eventId, 'hours.logged',
-    JSON.stringify(payload),
+    JSON.stringify(payload), 'api', null,
     a.meterType, a.meterUnit, a.lastMeterReading, a.lastMeterAt, a.pmInterval, a.pmBaselineReading];
   const { rows: [row] } = await pool.query({ name: 'r', text: RECORD_SQL, values: params });
   if (!row) return reply.code(409).send({ ok: false }); // the asset changed meanwhile (the API then takes the lock)
