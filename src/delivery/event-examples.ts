@@ -46,7 +46,7 @@ export const EVENT_EXAMPLES: { [T in EventType]: EventData<T> } = {
     connectionId: 'tlc_01',
     name: 'VisionLink fleet',
     consecutiveFailures: 3,
-    lastError: 'page request: the provider answered 401 (check the connection\'s credentials)',
+    lastError: "page request: the provider answered 401 (check the connection's credentials)",
     lastSuccessAt: '2026-11-22T09:05:00.000Z',
     at: AT,
   },

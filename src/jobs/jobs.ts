@@ -84,7 +84,9 @@ const serviceReminderSweep: Job<'services'> = ({ services }) => ({
  * claimed and run in the background, a few per instance (telematics-sync.job.ts).
  */
 const telematicsSync: Job<'config' | 'services'> = ({ config, services }) =>
-  config.telematics.enabled ? { name: 'telematics-sync', cron: '*/30 * * * * *', run: () => services.telematics.tick() } : null;
+  config.telematics.enabled
+    ? { name: 'telematics-sync', cron: '*/30 * * * * *', run: () => services.telematics.tick() }
+    : null;
 
 /** Every periodic job of the service, in one place. Add a job here with one line. */
 export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [

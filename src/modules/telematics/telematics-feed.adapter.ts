@@ -16,7 +16,13 @@ export type FeedAuth =
   | { type: 'none' }
   | { type: 'basic'; username: string; password: string }
   | { type: 'bearer'; token: string }
-  | { type: 'oauth2-client-credentials'; tokenUrl: string; clientId: string; clientSecret: string; scope?: string | null };
+  | {
+      type: 'oauth2-client-credentials';
+      tokenUrl: string;
+      clientId: string;
+      clientSecret: string;
+      scope?: string | null;
+    };
 
 export interface FeedClientOptions {
   timeoutMs: number;
@@ -168,13 +174,16 @@ export function createFeedClient(options: FeedClientOptions) {
         if (!(err instanceof RetryableError)) throw err;
         reason = err.message;
       }
-      if (failures >= options.retries)
-        throw new FeedError(`${label}: ${reason} (${failures + 1} tries)`);
+      if (failures >= options.retries) throw new FeedError(`${label}: ${reason} (${failures + 1} tries)`);
       await sleep(options.retryBaseMs * 2 ** failures++, signal);
     }
   }
 
-  async function fetchToken(key: string, auth: Extract<FeedAuth, { type: 'oauth2-client-credentials' }>, signal?: AbortSignal) {
+  async function fetchToken(
+    key: string,
+    auth: Extract<FeedAuth, { type: 'oauth2-client-credentials' }>,
+    signal?: AbortSignal,
+  ) {
     const fingerprint = createHash('sha256')
       .update(`${auth.tokenUrl}\0${auth.clientId}\0${auth.clientSecret}\0${auth.scope ?? ''}`)
       .digest('hex');
@@ -185,7 +194,9 @@ export function createFeedClient(options: FeedClientOptions) {
     // Client credentials both ways: providers differ in which one they read (HTTP Basic or the form).
     form.set('client_id', auth.clientId);
     form.set('client_secret', auth.clientSecret);
-    const basic = Buffer.from(`${encodeURIComponent(auth.clientId)}:${encodeURIComponent(auth.clientSecret)}`).toString('base64');
+    const basic = Buffer.from(`${encodeURIComponent(auth.clientId)}:${encodeURIComponent(auth.clientSecret)}`).toString(
+      'base64',
+    );
     const answer = await withRetries(
       'token request',
       () =>
@@ -242,14 +253,20 @@ export function createFeedClient(options: FeedClientOptions) {
         const header = await authorization(key, auth, signal);
         const headers: Record<string, string> = { accept: 'application/xml, application/json;q=0.9' };
         if (header) headers.authorization = header;
-        const answer = await withRetries('page request', () => exchange(url, { method: 'GET', headers }, signal), signal);
+        const answer = await withRetries(
+          'page request',
+          () => exchange(url, { method: 'GET', headers }, signal),
+          signal,
+        );
         if (answer.status === 401 && auth.type === 'oauth2-client-credentials' && !refreshed) {
           tokens.delete(key);
           refreshed = true;
           continue;
         }
         if (answer.status === 401 || answer.status === 403)
-          throw new FeedError(`page request: the provider answered ${answer.status} (check the connection's credentials)`);
+          throw new FeedError(
+            `page request: the provider answered ${answer.status} (check the connection's credentials)`,
+          );
         if (answer.status >= 300 && answer.status < 400)
           throw new FeedError(`page request: the provider answered ${answer.status} (redirects are not followed)`);
         if (answer.status !== 200) throw new FeedError(`page request: the provider answered ${answer.status}`);

@@ -105,7 +105,13 @@ export async function ingestPage(db: Database, run: PageRun, equipment: FeedEqui
 
   await sqlTransaction(db, async (tx) => {
     const known = new Map(
-      (await knownMachines(tx, run.connectionId, machines.map((m) => m.key))).map((k) => [k.equipmentKey, k]),
+      (
+        await knownMachines(
+          tx,
+          run.connectionId,
+          machines.map((m) => m.key),
+        )
+      ).map((k) => [k.equipmentKey, k]),
     );
     const unlinked = machines.filter((m) => !known.get(m.key)?.linkMode);
     const candidates = unlinked.length ? await matchCandidates(tx, ctx.orgId, matchKeys(unlinked)) : [];

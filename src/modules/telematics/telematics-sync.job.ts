@@ -6,13 +6,12 @@ import type { TelematicsConnection } from '../../generated/prisma/client.ts';
 import { SecretUnavailableError } from '../../delivery/secret-box.ts';
 import type { FeedAuth, FeedClient } from './telematics-feed.adapter.ts';
 import { FeedError } from './telematics-parse.adapter.ts';
+import { secretSubject } from './telematics-secrets.repository.ts';
 import { emptyCounters, ingestPage, type PageRun } from './telematics-ingest.operations.ts';
 import { beginRun, claimConnection, claimDue, finishRun, renewLease, runningRun } from './telematics-run.operations.ts';
 
 /** Runs one instance executes at once; the tick claims no more than the free slots. */
 const MAX_ACTIVE_RUNS = 4;
-
-export const secretSubject = (connectionId: string) => `telematics:${connectionId}`;
 
 type Deps = Pick<ServiceDeps, 'db' | 'log' | 'background' | 'config' | 'secretBox'>;
 

@@ -80,10 +80,7 @@ export interface MeterState {
   lastMeterAt: Date | null;
 }
 
-export type ReadingDecision =
-  | { kind: 'none' }
-  | { kind: 'skip' }
-  | { kind: 'record'; reading: number; at: Date };
+export type ReadingDecision = { kind: 'none' } | { kind: 'skip' } | { kind: 'record'; reading: number; at: Date };
 
 /**
  * What a machine's snapshot gives the asset's meter: HOURS assets take CumulativeOperatingHours, ODOMETER assets

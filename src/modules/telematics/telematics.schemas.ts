@@ -179,7 +179,11 @@ export const SyncResponse = z.object({
   ok: z.literal(true),
   runId: z.string().describe('The run started, or the one already running'),
 });
-export const ListRunsResponse = z.object({ ok: z.literal(true), runs: z.array(Run), nextCursor: z.string().nullable() });
+export const ListRunsResponse = z.object({
+  ok: z.literal(true),
+  runs: z.array(Run),
+  nextCursor: z.string().nullable(),
+});
 export const ListEquipmentResponse = z.object({
   ok: z.literal(true),
   equipment: z.array(Equipment),
@@ -262,12 +266,16 @@ export function toAssetTelematics(
     connectionId: e.connectionId,
     equipmentKey: e.equipmentKey,
     lastSeenAt: e.lastSeenAt.toISOString(),
-    location: e.lat !== null && e.lng !== null && e.locationAt ? { lat: e.lat, lng: e.lng, at: at(e.locationAt) } : null,
+    location:
+      e.lat !== null && e.lng !== null && e.locationAt ? { lat: e.lat, lng: e.lng, at: at(e.locationAt) } : null,
     operatingHours: t(e.operatingHours, e.operatingHoursAt),
     idleHours: t(e.idleHours, e.idleHoursAt),
     odometer:
-      e.odometer !== null && e.odometerAt ? { value: e.odometer, unit: e.odometerUnit ?? 'km', at: at(e.odometerAt) } : null,
-    fuelUsed: e.fuelUsed !== null && e.fuelUsedAt ? { value: e.fuelUsed, unit: e.fuelUsedUnit, at: at(e.fuelUsedAt) } : null,
+      e.odometer !== null && e.odometerAt
+        ? { value: e.odometer, unit: e.odometerUnit ?? 'km', at: at(e.odometerAt) }
+        : null,
+    fuelUsed:
+      e.fuelUsed !== null && e.fuelUsedAt ? { value: e.fuelUsed, unit: e.fuelUsedUnit, at: at(e.fuelUsedAt) } : null,
     fuelRemainingPercent: t(e.fuelRemainingPercent, e.fuelRemainingAt),
     defRemainingPercent: t(e.defRemainingPercent, e.defRemainingAt),
     engineRunning: t(e.engineRunning, e.engineRunningAt),

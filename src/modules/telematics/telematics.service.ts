@@ -8,7 +8,8 @@ import { checkWebhookUrl } from '../../delivery/url-guard.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { createFeedClient } from './telematics-feed.adapter.ts';
-import { createTelematicsSync, secretSubject } from './telematics-sync.job.ts';
+import { createTelematicsSync } from './telematics-sync.job.ts';
+import { secretSubject } from './telematics-secrets.repository.ts';
 import { listConnections, listEquipment, listRuns, nearestYard } from './telematics.repository.ts';
 import {
   toAssetTelematics,
@@ -215,7 +216,9 @@ export function createTelematicsService(deps: Deps) {
 
 const alreadyFed = (key: string | null) =>
   new ValidationError({
-    assetId: key ? `another machine (${key}) already feeds this asset; unlink it first` : 'another machine already feeds this asset',
+    assetId: key
+      ? `another machine (${key}) already feeds this asset; unlink it first`
+      : 'another machine already feeds this asset',
   });
 
 export type TelematicsService = ReturnType<typeof createTelematicsService>;

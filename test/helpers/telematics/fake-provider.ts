@@ -102,7 +102,8 @@ export function tokenEndpoint(clientId: string, clientSecret: string, expiresIn 
       form.get('grant_type') === 'client_credentials' &&
       ((form.get('client_id') === clientId && form.get('client_secret') === clientSecret) ||
         basic === `${clientId}:${clientSecret}`);
-    if (!ok) return { status: 401, headers: { 'content-type': 'application/json' }, body: '{"error":"invalid_client"}' };
+    if (!ok)
+      return { status: 401, headers: { 'content-type': 'application/json' }, body: '{"error":"invalid_client"}' };
     const token = randomBytes(12).toString('hex');
     provider.tokens.add(token);
     return {
@@ -113,7 +114,10 @@ export function tokenEndpoint(clientId: string, clientSecret: string, expiresIn 
 }
 
 /** A page behind a check of the Authorization header: `accept` decides, 401 otherwise. */
-export function guarded(accept: (authorization: string | undefined, p: FakeProvider) => boolean, reply: Handler): Handler {
+export function guarded(
+  accept: (authorization: string | undefined, p: FakeProvider) => boolean,
+  reply: Handler,
+): Handler {
   return (req, p) => (accept(req.headers.authorization, p) ? reply(req, p) : { status: 401, body: 'unauthorized' });
 }
 

@@ -35,7 +35,8 @@ describe('ISO 15143-3 pages as providers serve them', () => {
       ['E096-1', 'YELLOW'],
       ['I001', null],
     ]);
-    // PIN "missing" is a placeholder: the key falls back to OEMName:SerialNumber; N/A position and empty percent are absent.
+    // PIN "missing" is a placeholder: the key falls back to OEMName:SerialNumber.
+    // An N/A position and an empty percent are absent values.
     expect(dozer).toMatchObject({ key: 'CAT:WDN00450', pin: null, location: null, fuelRemainingPercent: null });
   });
 
@@ -64,7 +65,11 @@ describe('ISO 15143-3 pages as providers serve them', () => {
   });
 
   it.each([
-    ['an entity declaration', '<?xml version="1.0"?><!DOCTYPE Fleet [<!ENTITY x "y">]><Fleet>&x;</Fleet>', /DTD or entities/],
+    [
+      'an entity declaration',
+      '<?xml version="1.0"?><!DOCTYPE Fleet [<!ENTITY x "y">]><Fleet>&x;</Fleet>',
+      /DTD or entities/,
+    ],
     ['an external entity', '<!DOCTYPE Fleet SYSTEM "file:///etc/passwd"><Fleet/>', /DTD or entities/],
     ['malformed XML', '<Fleet><Equipment></Fleet>', /malformed XML/],
     ['malformed JSON', '{"Equipment": [', /malformed JSON/],
@@ -101,12 +106,25 @@ describe('telematics rules', () => {
   });
 
   it('skips a value not above the latest reading or not later', () => {
-    const asset = { meterType: 'HOURS' as const, meterUnit: 'hrs', lastMeterReading: 100, lastMeterAt: new Date('2026-11-20T00:00:00Z') };
+    const asset = {
+      meterType: 'HOURS' as const,
+      meterUnit: 'hrs',
+      lastMeterReading: 100,
+      lastMeterAt: new Date('2026-11-20T00:00:00Z'),
+    };
     const at = new Date('2026-11-20T05:00:00Z');
     expect(decideReading(asset, { operatingHours: { value: 100, at }, odometer: null })).toEqual({ kind: 'skip' });
-    expect(decideReading(asset, { operatingHours: { value: 101, at: asset.lastMeterAt }, odometer: null })).toEqual({ kind: 'skip' });
-    expect(decideReading(asset, { operatingHours: { value: 101, at }, odometer: null })).toEqual({ kind: 'record', reading: 101, at });
-    expect(decideReading({ ...asset, meterType: 'NONE' }, { operatingHours: { value: 101, at }, odometer: null })).toEqual({ kind: 'none' });
+    expect(decideReading(asset, { operatingHours: { value: 101, at: asset.lastMeterAt }, odometer: null })).toEqual({
+      kind: 'skip',
+    });
+    expect(decideReading(asset, { operatingHours: { value: 101, at }, odometer: null })).toEqual({
+      kind: 'record',
+      reading: 101,
+      at,
+    });
+    expect(
+      decideReading({ ...asset, meterType: 'NONE' }, { operatingHours: { value: 101, at }, odometer: null }),
+    ).toEqual({ kind: 'none' });
   });
 
   it('measures great-circle distances', () => {

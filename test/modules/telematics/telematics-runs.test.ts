@@ -53,7 +53,12 @@ describe('provider answers', () => {
         }
         return page(req);
       }),
-      { type: 'oauth2-client-credentials', tokenUrl: `${provider.origin}/oauth/token`, clientId: 'c', clientSecret: 's' },
+      {
+        type: 'oauth2-client-credentials',
+        tokenUrl: `${provider.origin}/oauth/token`,
+        clientId: 'c',
+        clientSecret: 's',
+      },
     );
     const tokensBefore = calls('/oauth/token');
     expect(await syncAndWait(t, acme.key, id)).toMatchObject({ status: 'SUCCEEDED', equipmentSeen: 2 });
@@ -94,8 +99,16 @@ describe('provider answers', () => {
   });
 
   it.each([
-    ['an HTML login page', () => ({ body: '<!DOCTYPE html><html><body>Sign in</body></html>', headers: { 'content-type': 'text/html' } }), /not an ISO 15143-3 document/],
-    ['an XML entity', () => xml('<!DOCTYPE Fleet [<!ENTITY e SYSTEM "file:///etc/passwd">]><Fleet>&e;</Fleet>'), /DTD or entities/],
+    [
+      'an HTML login page',
+      () => ({ body: '<!DOCTYPE html><html><body>Sign in</body></html>', headers: { 'content-type': 'text/html' } }),
+      /not an ISO 15143-3 document/,
+    ],
+    [
+      'an XML entity',
+      () => xml('<!DOCTYPE Fleet [<!ENTITY e SYSTEM "file:///etc/passwd">]><Fleet>&e;</Fleet>'),
+      /DTD or entities/,
+    ],
     ['malformed XML', () => xml('<Fleet><Equipment>'), /malformed XML/],
     ['a page over the size cap', () => xml(`<Fleet>${'<Equipment/>'.repeat(3000)}</Fleet>`), /larger than the cap/],
     [

@@ -1,4 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyring, parseEncryptionKeys, type EncryptionKey } from '../../../src/core/secret-keys.ts';
+import { createSecretBox } from '../../../src/delivery/secret-box.ts';
+import {
+  resealTelematicsSecrets,
+  secretSubject,
+} from '../../../src/modules/telematics/telematics-secrets.repository.ts';
+import { TEST_SECRETS_KEYS } from '../../helpers/run/test-env.ts';
 import type { TestApp } from '../../helpers/app/test-app.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';
 import { makeAsset, makeServiceReminder, makeServiceTask, makeYard } from '../../helpers/app/factories.ts';
@@ -58,7 +66,11 @@ const oauth = () => ({
 
 describe('connections', () => {
   it('creates, reads, lists, updates and deletes; secrets are write-only', async () => {
-    const id = await makeConnection(t, acme.key, { name: 'VisionLink', fleetUrl: `${provider.origin}/aemp/Fleet/1`, auth: oauth() });
+    const id = await makeConnection(t, acme.key, {
+      name: 'VisionLink',
+      fleetUrl: `${provider.origin}/aemp/Fleet/1`,
+      auth: oauth(),
+    });
     const got = (await t.api.get(`/api/v1/telematics/connections/${id}`, acme.key)).json().connection;
     expect(got).toMatchObject({
       connectionId: id,
@@ -122,6 +134,20 @@ describe('connections', () => {
     for (const s of [CLIENT_SECRET, PASSWORD, 'bearer-token-Kk55']) expect(dump).not.toContain(s);
     expect(JSON.stringify(t.logs)).not.toContain(CLIENT_SECRET);
   });
+
+  it('re-encrypts connection secrets under a new first key (admin secrets rotate-key)', async () => {
+    const id = await makeConnection(t, acme.key, {
+      fleetUrl: `${provider.origin}/Telematics/Fleet/0`,
+      auth: { type: 'basic', username: 'u', password: PASSWORD },
+    });
+    const old = parseEncryptionKeys(TEST_SECRETS_KEYS) as EncryptionKey[];
+    const box = createSecretBox(createKeyring([{ id: 'next', key: randomBytes(32) }, ...old]));
+    const result = await resealTelematicsSecrets(t.db, box);
+    expect(result.failed).toEqual([]);
+    const row = await t.db.prisma.telematicsConnection.findUniqueOrThrow({ where: { id } });
+    expect(row.secretCiphertext).toMatch(/^v1:next:/);
+    expect(box.openSecret(secretSubject(id), 'current', row.secretCiphertext!)).toBe(PASSWORD);
+  });
 });
 
 describe('a sync over OAuth2 and two ISO pages', () => {
@@ -135,14 +161,24 @@ describe('a sync over OAuth2 and two ISO pages', () => {
     excavator = await makeAsset(t, acme.key, { nickname: 'Excavator 7', vin: 'cat0320gczbk01234 ' });
     dozer = await makeAsset(t, acme.key, { nickname: 'Dozer 2', serial: 'WDN00450' });
     hauler = await makeAsset(t, acme.key, { nickname: 'Hauler 1', assetClass: 'on-road', serial: 'B1L00912' });
-    await t.api.post('/api/v1/hours', acme.key, { assetId: excavator, hoursReading: 1240, loggedAt: '2026-11-20T01:00:00Z' });
+    await t.api.post('/api/v1/hours', acme.key, {
+      assetId: excavator,
+      hoursReading: 1240,
+      loggedAt: '2026-11-20T01:00:00Z',
+    });
     const task = await makeServiceTask(t, acme.key);
     // Counted from the asset's reading (1240): due at 1250, due soon from 1245.
     reminder = await makeServiceReminder(t, acme.key, excavator, task, { meterInterval: 10, dueSoonMeter: 5 });
-    expect((await t.api.get(`/api/v1/service-reminders/${reminder}`, acme.key)).json().serviceReminder.status).toBe('OK');
+    expect((await t.api.get(`/api/v1/service-reminders/${reminder}`, acme.key)).json().serviceReminder.status).toBe(
+      'OK',
+    );
     await makeYard(t, acme.key, { name: 'Trafalgar', lat: 51.508, lng: -0.128 });
     await makeYard(t, acme.key, { name: 'Bristol', lat: 51.45, lng: -2.59 });
-    connectionId = await makeConnection(t, acme.key, { name: 'VisionLink', fleetUrl: `${provider.origin}/aemp/Fleet/1`, auth: oauth() });
+    connectionId = await makeConnection(t, acme.key, {
+      name: 'VisionLink',
+      fleetUrl: `${provider.origin}/aemp/Fleet/1`,
+      auth: oauth(),
+    });
   });
 
   it('reads every page, matches machines, and records readings through the pipeline', async () => {
@@ -159,7 +195,12 @@ describe('a sync over OAuth2 and two ISO pages', () => {
       error: null,
     });
     const logs = (await t.api.get(`/api/v1/hours?assetId=${excavator}`, acme.key)).json().hoursLogs;
-    expect(logs[0]).toMatchObject({ hoursReading: 1245.5, source: 'telematics', sourceId: connectionId, loggedAt: '2026-11-20T05:40:00.000Z' });
+    expect(logs[0]).toMatchObject({
+      hoursReading: 1245.5,
+      source: 'telematics',
+      sourceId: connectionId,
+      loggedAt: '2026-11-20T05:40:00.000Z',
+    });
     const odo = (await t.api.get(`/api/v1/hours?assetId=${hauler}`, acme.key)).json().hoursLogs;
     expect(odo[0]).toMatchObject({ hoursReading: 10000, source: 'telematics' });
     const dozerLogs = (await t.api.get(`/api/v1/hours?assetId=${dozer}`, acme.key)).json().hoursLogs;
@@ -245,25 +286,47 @@ describe('other feeds', () => {
     const run = await syncAndWait(t, acme.key, id);
     expect(run).toMatchObject({ status: 'SUCCEEDED', pages: 1, equipmentSeen: 2, matched: 1, readingsCreated: 1 });
     const tel = (await t.api.get(`/api/v1/assets/${asset}/telematics`, acme.key)).json().telematics;
-    expect(tel).toMatchObject({ operatingHours: { value: 233.7 }, fuelRemainingPercent: null, engineRunning: { value: true } });
+    expect(tel).toMatchObject({
+      operatingHours: { value: 233.7 },
+      fuelRemainingPercent: null,
+      engineRunning: { value: true },
+    });
   });
 
   it('reads JSON with varied key case and counts bad values as machine errors, the rest proceeding', async () => {
     const asset = await makeAsset(t, acme.key, { nickname: 'Volvo EC220', vin: 'VCEC220EV00311' });
     const id = await makeConnection(t, acme.key, { fleetUrl: `${provider.origin}/v2/fleet` });
     const run = await syncAndWait(t, acme.key, id);
-    expect(run).toMatchObject({ status: 'SUCCEEDED', equipmentSeen: 3, readingsCreated: 1, faultsOpened: 1, machineErrors: 2 });
+    expect(run).toMatchObject({
+      status: 'SUCCEEDED',
+      equipmentSeen: 3,
+      readingsCreated: 1,
+      faultsOpened: 1,
+      machineErrors: 2,
+    });
     expect(run.machineErrorSamples.join(' ')).toMatch(/not a number.*negative|negative.*not a number/);
     const flags = await t.db.prisma.flag.findMany({ where: { assetId: asset } });
-    expect(flags).toEqual([expect.objectContaining({ severity: 'RED', dedupeKey: 'telematics-fault:MID128-PID100-FMI1' })]);
+    expect(flags).toEqual([
+      expect.objectContaining({ severity: 'RED', dedupeKey: 'telematics-fault:MID128-PID100-FMI1' }),
+    ]);
     // Tenancy: the same VIN in another organisation is never matched across.
     expect(await t.db.prisma.meterLog.count({ where: { assetId: foreignAsset } })).toBe(0);
   });
 });
 
 securitySuite('telematics', () => ({ t, tenant: acme }), [
-  { label: 'POST /telematics/connections', method: 'POST', path: () => '/api/v1/telematics/connections', scope: 'telematics:write' },
-  { label: 'GET /telematics/connections', method: 'GET', path: () => '/api/v1/telematics/connections', scope: 'telematics:read' },
+  {
+    label: 'POST /telematics/connections',
+    method: 'POST',
+    path: () => '/api/v1/telematics/connections',
+    scope: 'telematics:write',
+  },
+  {
+    label: 'GET /telematics/connections',
+    method: 'GET',
+    path: () => '/api/v1/telematics/connections',
+    scope: 'telematics:read',
+  },
   ...(['GET', 'PATCH', 'DELETE'] as const).map((method) => ({
     label: `${method} /telematics/connections/:id`,
     method,
