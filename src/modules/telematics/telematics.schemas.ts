@@ -30,8 +30,7 @@ export const AuthInput = z
     ],
     { error: `type must be one of ${AUTH_TYPES.join(', ')}` },
   )
-  .describe('How the provider authenticates this service; secrets are encrypted at rest and never returned')
-  .meta({ id: 'TelematicsAuthInput' });
+  .describe('How the provider authenticates this service; secrets are encrypted at rest and never returned');
 export type AuthInputValue = z.output<typeof AuthInput>;
 
 const pollMinutes = z
@@ -54,7 +53,7 @@ export const UpdateConnectionBody = z
   .object({
     name: requiredText(200).optional(),
     fleetUrl: url().optional(),
-    auth: AuthInput.optional().describe('Replaces the whole auth (secrets included)'),
+    auth: AuthInput.optional(),
     pollMinutes: pollMinutes.optional(),
     enabled: z.boolean().optional(),
   })
