@@ -54,7 +54,7 @@ export const TELEMATICS_STEPS: Step[] = [
   },
   {
     operationId: 'linkTelematicsEquipment',
-    name: 'Link a machine to an asset (404: the feed has not listed this machine yet)',
+    name: 'Link a machine to an asset (404 here: no feed has listed this machine yet)',
     params: { id: '{{telematicsConnectionId}}', equipmentKey: 'CAT0320GCZBK01234' },
     body: { assetId: '{{assetId}}' },
     status: 404,
