@@ -70,7 +70,7 @@ async function main() {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const origin = `https://localhost:${(server.address() as AddressInfo).port}`;
-  const db = await openDatabase({ databaseUrl: url });
+  const db = await openDatabase({ databaseUrl: url, dataDir: 'unused' });
   try {
     await migrate(db.sql);
     const config = loadConfig({
