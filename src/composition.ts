@@ -115,8 +115,10 @@ export function createDeps(
     changelog: loadChangelog(),
     testHooks: {},
     async close() {
+      services.telematics.stop();
       await delivery.close();
       await background.idle();
+      await services.telematics.close();
       await auth.close();
       await rateLimiter.close();
     },

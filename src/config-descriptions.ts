@@ -68,6 +68,19 @@ export const envDescriptions = {
   IDEMPOTENCY_KEY_TTL_HOURS:
     'Hours an `Idempotency-Key` record is kept at least (minimum 24); an hourly job removes older ones.',
   BILLING_SYNC_URL: 'Where to POST the billable asset count after asset creation. Unset: disabled.',
+  TELEMATICS_ENABLED:
+    'Run the scheduler of telematics feeds (each connection every pollMinutes); a sync asked for through the API ' +
+    'runs either way.',
+  TELEMATICS_TIMEOUT_MS: 'Timeout of one request to a telematics provider (token or page), body included.',
+  TELEMATICS_MAX_PAGE_BYTES: 'Largest telematics page read; a bigger one fails the run.',
+  TELEMATICS_MAX_PAGES: 'Most pages one telematics run reads before it stops with an error.',
+  TELEMATICS_RETRIES: 'Retries of a telematics request answered 5xx or timed out, before the run fails.',
+  TELEMATICS_RETRY_BASE_MS: 'Wait before the first retry of a telematics request; doubles with each retry.',
+  TELEMATICS_MAX_RETRY_AFTER_SEC:
+    'Longest Retry-After of a 429 a telematics run waits for; a longer one fails the run with that reason.',
+  TELEMATICS_LEASE_SEC:
+    'Lease of a running telematics sync on its connection, renewed while it runs; a crashed run is taken over ' +
+    'once it lapses.',
   BILLING_SYNC_TIMEOUT_MS: 'Timeout of the billing POST (it never delays the API response).',
   DB_POOL_SIZE: 'PostgreSQL connections per process.',
   HEAP_GROWTH_PERCENT:

@@ -79,6 +79,14 @@ const schema = z
       .min(0)
       .default(5 * 24 * 3600),
     WEBHOOK_HISTORY_DAYS: positiveInt.max(3650).default(30),
+    TELEMATICS_ENABLED: bool.default(true),
+    TELEMATICS_TIMEOUT_MS: positiveInt.default(30_000),
+    TELEMATICS_MAX_PAGE_BYTES: positiveInt.default(10 * 1024 * 1024),
+    TELEMATICS_MAX_PAGES: positiveInt.max(100_000).default(1_000),
+    TELEMATICS_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+    TELEMATICS_RETRY_BASE_MS: positiveInt.default(2_000),
+    TELEMATICS_MAX_RETRY_AFTER_SEC: z.coerce.number().int().min(0).max(3600).default(120),
+    TELEMATICS_LEASE_SEC: positiveInt.max(3600).default(120),
     IDEMPOTENCY_KEY_TTL_HOURS: z.coerce
       .number()
       .int()
@@ -175,6 +183,19 @@ const schema = z
       autoDisableAfterSec: env.WEBHOOK_AUTO_DISABLE_AFTER_SEC,
       /** Delivery history and the event feed are kept this many days (then pruned by the retention job). */
       historyDays: env.WEBHOOK_HISTORY_DAYS,
+    },
+    telematics: {
+      /** The scheduler of feed runs (a sync asked for through the API runs either way). */
+      enabled: env.TELEMATICS_ENABLED,
+      timeoutMs: env.TELEMATICS_TIMEOUT_MS,
+      maxPageBytes: env.TELEMATICS_MAX_PAGE_BYTES,
+      maxPages: env.TELEMATICS_MAX_PAGES,
+      /** Tries after the first for a 5xx or a timeout, spaced retryBaseMs, then doubling. */
+      retries: env.TELEMATICS_RETRIES,
+      retryBaseMs: env.TELEMATICS_RETRY_BASE_MS,
+      /** A 429 asking for a longer wait than this fails the run (the next scheduled one tries again). */
+      maxRetryAfterSec: env.TELEMATICS_MAX_RETRY_AFTER_SEC,
+      leaseSec: env.TELEMATICS_LEASE_SEC,
     },
     /**
      * Keys of webhook signing secrets at rest (the first encrypts); empty: the embedded database's key file.

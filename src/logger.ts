@@ -13,6 +13,16 @@ export const REDACT_PATHS = [
   '*.key',
   'apiKey',
   '*.apiKey',
+  // Telematics connection credentials (request bodies, auth objects).
+  'clientSecret',
+  '*.clientSecret',
+  '*.*.clientSecret',
+  'password',
+  '*.password',
+  '*.*.password',
+  'token',
+  '*.token',
+  '*.*.token',
 ];
 
 // Query parameters whose value is a credential whatever the route (a key pasted into ?api_key=...).

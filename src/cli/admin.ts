@@ -6,6 +6,7 @@ import { migrate, readMigrations } from '../db/migrator.ts';
 import { migrateDatabase } from '../db/direct.ts';
 import { AdminError, createOrgAdmin, type OrgAdmin } from '../modules/orgs/orgs.service.ts';
 import { createKeyring, resolveKeyring, SecretKeyError, type Keyring } from '../core/secret-keys.ts';
+import { resealTelematicsSecrets } from '../modules/telematics/telematics-secrets.repository.ts';
 import { createSecretBox } from '../delivery/secret-box.ts';
 import { createWebhookSecretStore } from '../modules/webhooks/webhook-secrets.repository.ts';
 
@@ -16,7 +17,7 @@ const USAGE = `Usage: npm run --silent admin -- <command> [flags] [--json]
   key create --org SLUG --user EMAIL --label L [--scopes all|CSV] [--expires ISO] [--rate-limit N]
   key revoke --id KEY_ID
   key list --org SLUG
-  secrets rotate-key [--batch N]   re-encrypt webhook secrets under the first SECRETS_ENCRYPTION_KEYS key
+  secrets rotate-key [--batch N]   re-encrypt webhook and telematics secrets under the first SECRETS_ENCRYPTION_KEYS key
   quickstart`;
 
 type Flags = Record<string, string | boolean | undefined>;
@@ -79,8 +80,11 @@ async function rotateKey(db: Database, keyring: Keyring, flags: Flags, io: CliIo
     batch,
     onProgress: (p) => io.err(`  ${p.resealed + p.failed.length}/${p.total} rows (${p.failed.length} failed)`),
   });
-  const summary = { keyId: keyring.primary.id, ...result };
-  if (result.failed.length > 0 || result.remaining > 0) {
+  io.err('re-encrypting telematics connection secrets');
+  const telematics = await resealTelematicsSecrets(db, createSecretBox(keyring), batch);
+  const summary = { keyId: keyring.primary.id, ...result, telematics };
+  for (const f of telematics.failed) io.err(`  telematics connection ${f.connectionId}: ${f.reason}`);
+  if (result.failed.length > 0 || result.remaining > 0 || telematics.failed.length > 0) {
     for (const f of result.failed) io.err(`  subscription ${f.subscriptionId}: ${f.reason}`);
     throw new PartialRunError(
       `${result.failed.length} row(s) could not be re-encrypted and ${result.remaining} were busy; ` +

@@ -16,6 +16,7 @@ import { SERVICE_PROGRAM_STEPS } from './walkthrough/service-programs.ts';
 import { TOOL_STEPS } from './walkthrough/tools.ts';
 import { WEBHOOK_STEPS } from './walkthrough/webhooks.ts';
 import { EVENT_STEPS } from './walkthrough/events.ts';
+import { TELEMATICS_STEPS } from './walkthrough/telematics.ts';
 import { PEOPLE_STEPS } from './walkthrough/people.ts';
 import { CLEANUP_STEPS } from './walkthrough/cleanup.ts';
 
@@ -32,6 +33,7 @@ export const WALKTHROUGH: Step[] = [
   ...SERVICE_PROGRAM_STEPS,
   ...TOOL_STEPS,
   ...WEBHOOK_STEPS,
+  ...TELEMATICS_STEPS,
   ...EVENT_STEPS,
   ...PEOPLE_STEPS,
   ...CLEANUP_STEPS,

@@ -21,6 +21,8 @@ export const SCOPES = [
   'users:write',
   'keys:read',
   'keys:write',
+  'telematics:read',
+  'telematics:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -42,6 +42,15 @@ export const EVENT_EXAMPLES: { [T in EventType]: EventData<T> } = {
     source: 'api',
     sourceId: null,
   },
+  'telematics_connection.failing': {
+    connectionId: 'tlc_01',
+    name: 'VisionLink fleet',
+    consecutiveFailures: 3,
+    lastError: "page request: the provider answered 401 (check the connection's credentials)",
+    lastSuccessAt: '2026-11-22T09:05:00.000Z',
+    at: AT,
+  },
+  'telematics_connection.recovered': { connectionId: 'tlc_01', name: 'VisionLink fleet', failedRuns: 4, at: AT },
   'asset.created': {
     assetId: 'ast_01',
     nickname: 'Loader 7',

@@ -266,6 +266,22 @@ export const eventCatalog = {
       completedById: nullableId,
     }),
   },
+  'telematics_connection.failing': {
+    summary:
+      'A telematics connection failed 3 runs in a row (once per failing streak): its readings, positions and faults are not coming in.',
+    data: z.object({
+      connectionId: id,
+      name: z.string(),
+      consecutiveFailures: z.number().int(),
+      lastError: z.string().nullable(),
+      lastSuccessAt: at.nullable(),
+      at,
+    }),
+  },
+  'telematics_connection.recovered': {
+    summary: 'A telematics connection that was reported failing completed a run again.',
+    data: z.object({ connectionId: id, name: z.string(), failedRuns: z.number().int(), at }),
+  },
   ...accessEvents,
 } as const;
 

@@ -79,6 +79,15 @@ const serviceReminderSweep: Job<'services'> = ({ services }) => ({
   run: () => services.serviceReminders.sweepTick(),
 });
 
+/**
+ * Every 30 seconds (TELEMATICS_ENABLED): telematics connections whose next run is due and whose lease is free are
+ * claimed and run in the background, a few per instance (telematics-sync.job.ts).
+ */
+const telematicsSync: Job<'config' | 'services'> = ({ config, services }) =>
+  config.telematics.enabled
+    ? { name: 'telematics-sync', cron: '*/30 * * * * *', run: () => services.telematics.tick() }
+    : null;
+
 /** Every periodic job of the service, in one place. Add a job here with one line. */
 export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   webhookDispatch,
@@ -89,4 +98,5 @@ export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   renewalHeadsUps,
   webhookSecretSealing,
   serviceReminderSweep,
+  telematicsSync,
 ];

@@ -21,6 +21,7 @@ import { metricsRoutes } from '../metrics.ts';
 import { serviceTaskRoutes } from './service-tasks/service-tasks.routes.ts';
 import { serviceReminderRoutes } from './service-reminders/service-reminders.routes.ts';
 import { serviceProgramRoutes } from './service-programs/service-programs.routes.ts';
+import { telematicsRoutes } from './telematics/telematics.routes.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
 export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
@@ -41,6 +42,7 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   serviceTaskRoutes,
   serviceReminderRoutes,
   serviceProgramRoutes,
+  telematicsRoutes,
 ];
 
 /**

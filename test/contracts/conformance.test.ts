@@ -17,6 +17,8 @@ const NOT_DRIVEN: Record<string, string> = {
   500: 'an internal error cannot be provoked from outside; its body is the same InternalError everywhere',
   'getHealth 503': 'needs the database to fail; covered by test/meta (503 when the ping fails)',
   'createRepair 409': 'needs a concurrent close of the work order; covered by test/modules/repairs',
+  'linkTelematicsEquipment 200': "needs a machine listed by a provider's feed; covered by test/modules/telematics",
+  'getAssetTelematics 200': "needs a machine listed by a provider's feed; covered by test/modules/telematics",
   503: 'needs the database cut off, a request past its deadline or a shutdown; covered by test/ops/database-faults and test/ops/shutdown',
 };
 

@@ -21,6 +21,8 @@ export const EVENT_TYPES = [
   'service_reminder.due_soon',
   'service_reminder.overdue',
   'service_reminder.completed',
+  'telematics_connection.failing',
+  'telematics_connection.recovered',
   'apiKey.created',
   'apiKey.revoked',
   'user.created',
@@ -280,6 +282,24 @@ export interface EventDataMap {
     completedReading: number | null;
     workOrderId: string | null;
     completedById: string | null;
+  };
+  /** A telematics connection failed 3 runs in a row (once per failing streak): its readings, positions and faults are not coming in. */
+  'telematics_connection.failing': {
+    connectionId: string;
+    name: string;
+    consecutiveFailures: number;
+    lastError: string | null;
+    lastSuccessAt: string | null;
+    /** ISO 8601 date-time */
+    at: string;
+  };
+  /** A telematics connection that was reported failing completed a run again. */
+  'telematics_connection.recovered': {
+    connectionId: string;
+    name: string;
+    failedRuns: number;
+    /** ISO 8601 date-time */
+    at: string;
   };
   /** An API key is issued (API, admin CLI, or a roll). The plaintext key is never part of the event. */
   'apiKey.created': {

@@ -1381,6 +1381,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/telematics/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List telematics connections, newest first
+         * @description Scope: `telematics:read`.
+         */
+        get: operations["listTelematicsConnections"];
+        put?: never;
+        /**
+         * Connect an ISO 15143-3 (AEMP 2.0) feed; secrets are write-only
+         * @description Scope: `telematics:write`.
+         */
+        post: operations["createTelematicsConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/telematics/connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A telematics connection with its status and last run
+         * @description Scope: `telematics:read`.
+         */
+        get: operations["getTelematicsConnection"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a connection with its runs and machines; readings and flags it created stay
+         * @description Scope: `telematics:write`.
+         */
+        delete: operations["deleteTelematicsConnection"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a telematics connection (auth is replaced as a whole)
+         * @description Scope: `telematics:write`.
+         */
+        patch: operations["updateTelematicsConnection"];
+        trace?: never;
+    };
+    "/api/v1/telematics/connections/{id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the connection now (202); answers the running run when one is running
+         * @description Scope: `telematics:write`.
+         */
+        post: operations["syncTelematicsConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/telematics/connections/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The connection's runs, newest first
+         * @description Scope: `telematics:read`.
+         */
+        get: operations["listTelematicsRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/telematics/connections/{id}/equipment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The machines the feed lists, by equipmentKey, with the asset each feeds
+         * @description Scope: `telematics:read`.
+         */
+        get: operations["listTelematicsEquipment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/telematics/connections/{id}/equipment/{equipmentKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Link a machine to an asset (null unlinks; an asset is fed by one machine)
+         * @description Scope: `telematics:write`.
+         */
+        put: operations["linkTelematicsEquipment"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assets/{id}/telematics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The asset's machine: position, meters, fuel, engine, nearest yard (404 without a machine)
+         * @description Scope: `assets:read`.
+         */
+        get: operations["getAssetTelematics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2265,7 +2417,7 @@ export interface components {
         FeedEvent: {
             /** @description The event id; webhook deliveries of this event carry it as `eventId` */
             id: string;
-            /** @description Event type, one of: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, apiKey.created, apiKey.revoked, user.created, user.removed */
+            /** @description Event type, one of: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, apiKey.created, apiKey.revoked, user.created, user.removed */
             event: string;
             organizationId: string;
             /**
@@ -2460,6 +2612,169 @@ export interface components {
             items: components["schemas"]["ServiceProgramItem"][];
             /** @description Assets the program is applied to */
             assetCount: number;
+        };
+        /** @description The auth type and its non-secret fields */
+        TelematicsAuth: {
+            /** @enum {string} */
+            type: "oauth2-client-credentials" | "basic" | "bearer" | "none";
+            tokenUrl?: string;
+            clientId?: string;
+            scope?: string | null;
+            username?: string;
+        };
+        TelematicsConnection: {
+            connectionId: string;
+            name: string;
+            /** @enum {string} */
+            standard: "iso-15143-3";
+            fleetUrl: string;
+            auth: components["schemas"]["TelematicsAuth"];
+            pollMinutes: number;
+            enabled: boolean;
+            /**
+             * @description FAILING: the last run failed
+             * @enum {string}
+             */
+            status: "NEVER_RUN" | "OK" | "FAILING" | "DISABLED";
+            lastRunAt: string | null;
+            lastSuccessAt: string | null;
+            lastError: string | null;
+            /** @description When the scheduler runs it next (null while disabled) */
+            nextRunAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            updatedAt: string;
+        };
+        TelematicsRun: {
+            runId: string;
+            /** @enum {string} */
+            status: "RUNNING" | "SUCCEEDED" | "FAILED";
+            /** @enum {string} */
+            trigger: "manual" | "scheduled";
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            startedAt: string;
+            finishedAt: string | null;
+            pages: number;
+            equipmentSeen: number;
+            matched: number;
+            unmatched: number;
+            readingsCreated: number;
+            readingsSkipped: number;
+            faultsOpened: number;
+            /** @description Machines or values that could not be read (the run went on) */
+            machineErrors: number;
+            /** @description The first few machine errors, for diagnosis */
+            machineErrorSamples: string[];
+            /** @description Why the run failed */
+            error: string | null;
+        };
+        TelematicsEquipment: {
+            equipmentKey: string;
+            pin: string | null;
+            serialNumber: string | null;
+            equipmentId: string | null;
+            oemName: string | null;
+            model: string | null;
+            assetId: string | null;
+            /** @description auto: matched by PIN or serial; manual: linked by PUT; none: unlinked by PUT (not matched again) */
+            linkMode: ("auto" | "manual" | "none") | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            lastSeenAt: string;
+        };
+        AssetTelematics: {
+            connectionId: string;
+            equipmentKey: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            lastSeenAt: string;
+            location: {
+                lat: number;
+                lng: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 date-time (UTC on output)
+                 */
+                at: string;
+            } | null;
+            operatingHours: {
+                value: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 date-time (UTC on output)
+                 */
+                at: string;
+            } | null;
+            idleHours: {
+                value: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 date-time (UTC on output)
+                 */
+                at: string;
+            } | null;
+            odometer: {
+                value: number;
+                unit: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 date-time (UTC on output)
+                 */
+                at: string;
+            } | null;
+            fuelUsed: {
+                value: number;
+                unit: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 date-time (UTC on output)
+                 */
+                at: string;
+            } | null;
+            fuelRemainingPercent: {
+                value: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 date-time (UTC on output)
+                 */
+                at: string;
+            } | null;
+            defRemainingPercent: {
+                value: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 date-time (UTC on output)
+                 */
+                at: string;
+            } | null;
+            engineRunning: {
+                value: boolean;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 date-time (UTC on output)
+                 */
+                at: string;
+            } | null;
+            /** @description The organisation's yard with coordinates nearest the machine's last position */
+            nearestYard: {
+                yardId: string;
+                name: string;
+                distanceMeters: number;
+            } | null;
         };
         AuthenticationError: components["schemas"]["Error"] & {
             /** @enum {string} */
@@ -2767,7 +3082,7 @@ export interface components {
              * @description HTTPS endpoint that receives the POSTs; must be publicly reachable (no private or loopback addresses)
              */
             url: string;
-            /** @description Event types to receive; unknown names are dropped. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, apiKey.created, apiKey.revoked, user.created, user.removed */
+            /** @description Event types to receive; unknown names are dropped. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, apiKey.created, apiKey.revoked, user.created, user.removed */
             events: string[];
             description?: string | null;
         };
@@ -2778,7 +3093,7 @@ export interface components {
              * @description HTTPS endpoint that receives the POSTs; must be publicly reachable (no private or loopback addresses)
              */
             url?: string;
-            /** @description Event types to receive; unknown names are dropped. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, apiKey.created, apiKey.revoked, user.created, user.removed */
+            /** @description Event types to receive; unknown names are dropped. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, apiKey.created, apiKey.revoked, user.created, user.removed */
             events?: string[];
             description?: string | null;
             /** @description false pauses deliveries (queued ones wait until it is true again); true re-enables a paused or automatically disabled subscription */
@@ -2844,7 +3159,7 @@ export interface components {
         CreateApiKeyRequest: {
             label: string;
             /** @description A subset of the calling key's scopes (403 scope_escalation otherwise) */
-            scopes: ("assets:read" | "assets:write" | "hours:read" | "hours:write" | "flags:read" | "flags:write" | "workorders:read" | "workorders:write" | "tools:read" | "tools:write" | "projects:read" | "projects:write" | "yards:read" | "yards:write" | "events:read" | "events:write" | "users:read" | "users:write" | "keys:read" | "keys:write")[];
+            scopes: ("assets:read" | "assets:write" | "hours:read" | "hours:write" | "flags:read" | "flags:write" | "workorders:read" | "workorders:write" | "tools:read" | "tools:write" | "projects:read" | "projects:write" | "yards:read" | "yards:write" | "events:read" | "events:write" | "users:read" | "users:write" | "keys:read" | "keys:write" | "telematics:read" | "telematics:write")[];
             /** @description In the future; default (and at most) the calling key's expiry, none if it has none */
             expiresAt?: (string) | null;
             /** @description At most the calling key's limit (403 rate_limit_escalation otherwise); default the calling key's */
@@ -2954,6 +3269,78 @@ export interface components {
         ApplyServiceProgramRequest: {
             /** @description Up to 1000 assets */
             assetIds: string[];
+        };
+        CreateTelematicsConnectionRequest: {
+            name: string;
+            /** @enum {string} */
+            standard: "iso-15143-3";
+            /** @description The Fleet snapshot (page one) of the provider; https only */
+            fleetUrl: string;
+            /** @description How the provider authenticates this service; secrets are encrypted at rest and never returned */
+            auth: {
+                /** @enum {string} */
+                type: "oauth2-client-credentials";
+                /** @description An absolute https:// URL */
+                tokenUrl: string;
+                clientId: string;
+                /** @description Client secret; write-only */
+                clientSecret: string;
+                scope?: string | null;
+            } | {
+                /** @enum {string} */
+                type: "basic";
+                username: string;
+                /** @description Password; write-only */
+                password: string;
+            } | {
+                /** @enum {string} */
+                type: "bearer";
+                /** @description Bearer token; write-only */
+                token: string;
+            } | {
+                /** @enum {string} */
+                type: "none";
+            };
+            /** @description Minutes between scheduled runs, 15-1440 (default 15) */
+            pollMinutes?: number;
+            /** @description Scheduled runs happen only while enabled (default true) */
+            enabled?: boolean;
+        };
+        UpdateTelematicsConnectionRequest: {
+            name?: string;
+            /** @description An absolute https:// URL */
+            fleetUrl?: string;
+            /** @description How the provider authenticates this service; secrets are encrypted at rest and never returned */
+            auth?: {
+                /** @enum {string} */
+                type: "oauth2-client-credentials";
+                /** @description An absolute https:// URL */
+                tokenUrl: string;
+                clientId: string;
+                /** @description Client secret; write-only */
+                clientSecret: string;
+                scope?: string | null;
+            } | {
+                /** @enum {string} */
+                type: "basic";
+                username: string;
+                /** @description Password; write-only */
+                password: string;
+            } | {
+                /** @enum {string} */
+                type: "bearer";
+                /** @description Bearer token; write-only */
+                token: string;
+            } | {
+                /** @enum {string} */
+                type: "none";
+            };
+            pollMinutes?: number;
+            enabled?: boolean;
+        };
+        LinkTelematicsEquipmentRequest: {
+            /** @description The asset this machine feeds; null unlinks it */
+            assetId: string | null;
         };
         /** @description Ready: the database answered the ping */
         GetHealthResponse: {
@@ -3707,6 +4094,50 @@ export interface components {
             assetId: string;
             remindersDeleted: number;
             remindersDetached: number;
+        };
+        ListTelematicsConnectionsResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            connections: components["schemas"]["TelematicsConnection"][];
+            nextCursor: string | null;
+        };
+        CreateTelematicsConnectionResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            connectionId: string;
+        };
+        GetTelematicsConnectionResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            connection: components["schemas"]["TelematicsConnection"];
+        };
+        SyncTelematicsConnectionResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            /** @description The run started, or the one already running */
+            runId: string;
+        };
+        ListTelematicsRunsResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            runs: components["schemas"]["TelematicsRun"][];
+            nextCursor: string | null;
+        };
+        ListTelematicsEquipmentResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            equipment: components["schemas"]["TelematicsEquipment"][];
+            nextCursor: string | null;
+        };
+        LinkTelematicsEquipmentResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            equipment: components["schemas"]["TelematicsEquipment"];
+        };
+        GetAssetTelematicsResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            telematics: components["schemas"]["AssetTelematics"];
         };
     };
     responses: never;
@@ -21309,7 +21740,7 @@ export interface operations {
                 limit?: number;
                 /** @description The nextCursor of the previous page */
                 cursor?: string;
-                /** @description Comma-separated event types; unknown names are ignored. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, apiKey.created, apiKey.revoked, user.created, user.removed */
+                /** @description Comma-separated event types; unknown names are ignored. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, apiKey.created, apiKey.revoked, user.created, user.removed */
                 type?: string;
                 /** @description Only events created at or after this time */
                 since?: string;
@@ -26323,6 +26754,2436 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTelematicsConnections: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 50; values outside 1-200 are clamped */
+                limit?: number;
+                /** @description The nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List telematics connections, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "connections": [
+                     *         {
+                     *           "connectionId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "name": "Impact driver 18V",
+                     *           "standard": "iso-15143-3",
+                     *           "fleetUrl": "Example",
+                     *           "auth": {
+                     *             "type": "oauth2-client-credentials",
+                     *             "tokenUrl": "Example",
+                     *             "clientId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *             "scope": "Example",
+                     *             "username": "Dana Ortiz"
+                     *           },
+                     *           "pollMinutes": 3,
+                     *           "enabled": true,
+                     *           "status": "NEVER_RUN",
+                     *           "lastRunAt": "2026-03-14T09:30:00.000Z",
+                     *           "lastSuccessAt": "2026-03-14T09:30:00.000Z",
+                     *           "lastError": "Example",
+                     *           "nextRunAt": "2026-03-14T09:30:00.000Z",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "updatedAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJrIjpbIjIwMjYtMDMtMTQiXX0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListTelematicsConnectionsResponse"];
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `telematics:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:telematics:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:telematics:read";
+                    };
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTelematicsConnection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Impact driver 18V",
+                 *       "standard": "iso-15143-3",
+                 *       "fleetUrl": "Example",
+                 *       "auth": {
+                 *         "type": "oauth2-client-credentials",
+                 *         "tokenUrl": "Example",
+                 *         "clientId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *         "clientSecret": "Example",
+                 *         "scope": "Example"
+                 *       },
+                 *       "pollMinutes": 15,
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTelematicsConnectionRequest"];
+            };
+        };
+        responses: {
+            /** @description Created: connect an ISO 15143-3 (AEMP 2.0) feed; secrets are write-only */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "connectionId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateTelematicsConnectionResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `telematics:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:telematics:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:telematics:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTelematicsConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A telematics connection with its status and last run */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "connection": {
+                     *         "connectionId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "name": "Impact driver 18V",
+                     *         "standard": "iso-15143-3",
+                     *         "fleetUrl": "Example",
+                     *         "auth": {
+                     *           "type": "oauth2-client-credentials",
+                     *           "tokenUrl": "Example",
+                     *           "clientId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "scope": "Example",
+                     *           "username": "Dana Ortiz"
+                     *         },
+                     *         "pollMinutes": 3,
+                     *         "enabled": true,
+                     *         "status": "NEVER_RUN",
+                     *         "lastRunAt": "2026-03-14T09:30:00.000Z",
+                     *         "lastSuccessAt": "2026-03-14T09:30:00.000Z",
+                     *         "lastError": "Example",
+                     *         "nextRunAt": "2026-03-14T09:30:00.000Z",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetTelematicsConnectionResponse"];
+                };
+            };
+            /** @description The URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `telematics:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:telematics:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:telematics:read";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTelematicsConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete a connection with its runs and machines; readings and flags it created stay */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "connectionId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateTelematicsConnectionResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `telematics:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:telematics:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:telematics:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateTelematicsConnection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Impact driver 18V",
+                 *       "fleetUrl": "Example",
+                 *       "auth": {
+                 *         "type": "oauth2-client-credentials",
+                 *         "tokenUrl": "Example",
+                 *         "clientId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *         "clientSecret": "Example",
+                 *         "scope": "Example"
+                 *       },
+                 *       "pollMinutes": 15,
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateTelematicsConnectionRequest"];
+            };
+        };
+        responses: {
+            /** @description Update a telematics connection (auth is replaced as a whole) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "connection": {
+                     *         "connectionId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "name": "Impact driver 18V",
+                     *         "standard": "iso-15143-3",
+                     *         "fleetUrl": "Example",
+                     *         "auth": {
+                     *           "type": "oauth2-client-credentials",
+                     *           "tokenUrl": "Example",
+                     *           "clientId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "scope": "Example",
+                     *           "username": "Dana Ortiz"
+                     *         },
+                     *         "pollMinutes": 3,
+                     *         "enabled": true,
+                     *         "status": "NEVER_RUN",
+                     *         "lastRunAt": "2026-03-14T09:30:00.000Z",
+                     *         "lastSuccessAt": "2026-03-14T09:30:00.000Z",
+                     *         "lastError": "Example",
+                     *         "nextRunAt": "2026-03-14T09:30:00.000Z",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetTelematicsConnectionResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `telematics:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:telematics:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:telematics:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    syncTelematicsConnection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: run the connection now (202); answers the running run when one is running */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "runId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SyncTelematicsConnectionResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `telematics:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:telematics:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:telematics:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTelematicsRuns: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 50; values outside 1-200 are clamped */
+                limit?: number;
+                /** @description The nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection's runs, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "runs": [
+                     *         {
+                     *           "runId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "status": "RUNNING",
+                     *           "trigger": "manual",
+                     *           "startedAt": "2026-03-14T09:30:00.000Z",
+                     *           "finishedAt": "2026-03-14T09:30:00.000Z",
+                     *           "pages": 3,
+                     *           "equipmentSeen": 3,
+                     *           "matched": 3,
+                     *           "unmatched": 3,
+                     *           "readingsCreated": 1521,
+                     *           "readingsSkipped": 1521,
+                     *           "faultsOpened": 3,
+                     *           "machineErrors": 3,
+                     *           "machineErrorSamples": [
+                     *             "Example"
+                     *           ],
+                     *           "error": "Example"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJrIjpbIjIwMjYtMDMtMTQiXX0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListTelematicsRunsResponse"];
+                };
+            };
+            /** @description The URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `telematics:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:telematics:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:telematics:read";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTelematicsEquipment: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 50; values outside 1-200 are clamped */
+                limit?: number;
+                /** @description The nextCursor of the previous page */
+                cursor?: string;
+                /** @description true: machines linked to an asset; false: machines without one */
+                matched?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The machines the feed lists, by equipmentKey, with the asset each feeds */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "equipment": [
+                     *         {
+                     *           "equipmentKey": "Example",
+                     *           "pin": "Example",
+                     *           "serialNumber": "Example",
+                     *           "equipmentId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "oemName": "Dana Ortiz",
+                     *           "model": "Example",
+                     *           "assetId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "linkMode": "auto",
+                     *           "lastSeenAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJrIjpbIjIwMjYtMDMtMTQiXX0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListTelematicsEquipmentResponse"];
+                };
+            };
+            /** @description The URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `telematics:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:telematics:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:telematics:read";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    linkTelematicsEquipment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                equipmentKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "assetId": "cm4k2x9q10000a8b7c6d5e4f3"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LinkTelematicsEquipmentRequest"];
+            };
+        };
+        responses: {
+            /** @description Link a machine to an asset (null unlinks; an asset is fed by one machine) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "equipment": {
+                     *         "equipmentKey": "Example",
+                     *         "pin": "Example",
+                     *         "serialNumber": "Example",
+                     *         "equipmentId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "oemName": "Dana Ortiz",
+                     *         "model": "Example",
+                     *         "assetId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "linkMode": "auto",
+                     *         "lastSeenAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkTelematicsEquipmentResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `telematics:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:telematics:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:telematics:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAssetTelematics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The asset's machine: position, meters, fuel, engine, nearest yard (404 without a machine) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "telematics": {
+                     *         "connectionId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "equipmentKey": "Example",
+                     *         "lastSeenAt": "2026-03-14T09:30:00.000Z",
+                     *         "location": {
+                     *           "lat": 29.76,
+                     *           "lng": -95.37,
+                     *           "at": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "operatingHours": {
+                     *           "value": 3,
+                     *           "at": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "idleHours": {
+                     *           "value": 3,
+                     *           "at": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "odometer": {
+                     *           "value": 3,
+                     *           "unit": "Example",
+                     *           "at": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "fuelUsed": {
+                     *           "value": 3,
+                     *           "unit": "Example",
+                     *           "at": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "fuelRemainingPercent": {
+                     *           "value": 3,
+                     *           "at": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "defRemainingPercent": {
+                     *           "value": 3,
+                     *           "at": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "engineRunning": {
+                     *           "value": true,
+                     *           "at": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "nearestYard": {
+                     *           "yardId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "name": "Impact driver 18V",
+                     *           "distanceMeters": 3
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetAssetTelematicsResponse"];
+                };
+            };
+            /** @description The URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `assets:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:assets:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:assets:read";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
                 };
             };
             /** @description Validation failed; fieldErrors maps each field to a message */

@@ -1,0 +1,48 @@
+// A provider's page body (bytes already capped) into the normalised page: XML with any namespace, or JSON.
+// No DTD or entity of any kind is ever processed: a document declaring one is refused before parsing.
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { normalisePage, type FeedPage } from './telematics-feed.rules.ts';
+
+/** Why a run stops: the message is the run's `error` (never a secret, never the body beyond a short excerpt). */
+export class FeedError extends Error {}
+
+export const NOT_ISO = 'not an ISO 15143-3 document';
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  textNodeName: '#text',
+  removeNSPrefix: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  processEntities: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  trimValues: true,
+});
+
+const DTD = /<!\s*(doctype|entity)/i;
+
+/** Parses and normalises one page; throws FeedError with a clear reason for anything that is not a Fleet page. */
+export function parseFeedPage(body: string, contentType: string | null): FeedPage {
+  const start = body.replace(/^\uFEFF/, '').trimStart();
+  const type = (contentType ?? '').toLowerCase();
+  if (type.includes('text/html') || /^<(!doctype\s+html|html[\s>])/i.test(start))
+    throw new FeedError(`${NOT_ISO}: the provider answered with an HTML page (a login page or a wrong URL?)`);
+  let doc: unknown;
+  if (start.startsWith('<')) {
+    if (DTD.test(start)) throw new FeedError(`${NOT_ISO}: the XML declares a DTD or entities, which are refused`);
+    const valid = XMLValidator.validate(start);
+    if (valid !== true) throw new FeedError(`malformed XML: ${valid.err.msg} (line ${valid.err.line})`);
+    doc = parser.parse(start);
+  } else if (start.startsWith('{') || start.startsWith('[')) {
+    try {
+      doc = JSON.parse(start);
+    } catch (err) {
+      throw new FeedError(`malformed JSON: ${(err as Error).message.slice(0, 200)}`);
+    }
+  } else throw new FeedError(`${NOT_ISO}: the body is neither XML nor JSON`);
+  const page = normalisePage(doc);
+  if (!page) throw new FeedError(`${NOT_ISO}: no Fleet, Equipment or Links in the body`);
+  return page;
+}
