@@ -1,13 +1,18 @@
 // Benchmark of a telematics run on PostgreSQL: a 10,000-machine ISO 15143-3 feed in 100 JSON pages from a fake
 // provider on loopback (HTTPS), every machine matched to an HOURS asset, every reading through the meter pipeline;
-// then the same feed again (every reading skipped). Reports each run's wall time (sync asked for -> run ended) and
-// the process RSS and heap at the start and end of each run (memory flat across pages).
-// Usage: npx tsx bench/telematics.ts. Env: BENCH_DATABASE_URL (admin URL), BENCH_DB (scratch database, dropped
-// after, default fleet_bench_telematics), BENCH_MACHINES (10000), BENCH_PAGE (100 machines per page).
+// then the same feed again (every reading skipped). Reports each run's wall time (sync asked for -> run ended) and,
+// to show memory flat across pages, the heap left after a forced full GC and the RSS at the start of the run and
+// after pages 10, 50 and the last (taken when the provider is asked for the next page: the previous one is then
+// committed; the time those samples take is left out of the run's time).
+// Usage: npm run bench:telematics (tsx --expose-gc; without it the GC is exposed at run time through v8 flags).
+// Env: BENCH_DATABASE_URL (admin URL), BENCH_DB (scratch database, dropped after, default fleet_bench_telematics),
+// BENCH_MACHINES (10000), BENCH_PAGE (100 machines per page).
 import https from 'node:https';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import pino from 'pino';
@@ -56,6 +61,28 @@ function page(n: number, origin: string, hours: number, at: string): string {
   return JSON.stringify({ Links: links, Equipment: equipment });
 }
 
+/** A full GC: global.gc under --expose-gc, else one exposed for the moment through v8's flags. */
+const fullGc: () => void =
+  (globalThis as { gc?: () => void }).gc ??
+  (() => {
+    v8.setFlagsFromString('--expose-gc');
+    return vm.runInNewContext('gc') as () => void;
+  })();
+
+const mb = (n: number) => Math.round(n / 1e5) / 10;
+
+/** Memory samples of one run: after `pages` pages, heap used after a full GC and RSS, in MB. */
+const samples: { pages: number; heapMb: number; rssMb: number }[] = [];
+let sampleMs = 0;
+function sample(pages: number) {
+  const started = performance.now();
+  fullGc();
+  const m = process.memoryUsage();
+  samples.push({ pages, heapMb: mb(m.heapUsed), rssMb: mb(m.rss) });
+  sampleMs += performance.now() - started;
+}
+const SAMPLED = new Set([10, 50]);
+
 async function main() {
   await admin(`DROP DATABASE IF EXISTS ${NAME}`);
   await admin(`CREATE DATABASE ${NAME}`);
@@ -65,6 +92,8 @@ async function main() {
   const feed = { hours: 1010, at: new Date(Date.now() - 3_600_000).toISOString() };
   const server = https.createServer({ cert: pems.cert, key: pems.private }, (req, res) => {
     const n = Number(req.url?.split('/').pop());
+    // Asked for page n: pages 1 to n - 1 are committed.
+    if (SAMPLED.has(n - 1)) sample(n - 1);
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(page(n, origin, feed.hours, feed.at));
   });
@@ -99,20 +128,22 @@ async function main() {
     });
     const results: Record<string, unknown> = { machines: MACHINES, pages: Math.ceil(MACHINES / PAGE) };
     for (const label of ['first run (every reading stored)', 'same feed again (every reading skipped)']) {
-      const mem0 = process.memoryUsage();
+      samples.length = 0;
+      sampleMs = 0;
+      sample(0);
       const started = performance.now();
       await deps.services.telematics.sync(ctx, connectionId);
       await deps.background.idle();
-      const ms = Math.round(performance.now() - started);
-      const mem1 = process.memoryUsage();
+      const ms = Math.round(performance.now() - started - sampleMs);
       const [run] = await db.sql.query(
         `SELECT status, pages, matched, "readingsCreated", "readingsSkipped", error FROM telematics_runs
          WHERE "connectionId" = $1 ORDER BY "startedAt" DESC LIMIT 1`,
         [connectionId],
       );
-      const mb = (n: number) => Math.round(n / 1e5) / 10;
-      results[label] = { ms, run, rssMb: [mb(mem0.rss), mb(mem1.rss)], heapMb: [mb(mem0.heapUsed), mb(mem1.heapUsed)] };
-      log(`${label}: ${ms} ms ${JSON.stringify(results[label])}`);
+      sample((run as { pages: number }).pages);
+      results[label] = { ms, run, memory: [...samples] };
+      log(`${label}: ${ms} ms ${JSON.stringify(run)}`);
+      for (const m of samples) log(`  after ${m.pages} pages: heap ${m.heapMb} MB after GC, RSS ${m.rssMb} MB`);
     }
     console.log(`results: ${writeResults('telematics', results)}`);
     await deps.close();

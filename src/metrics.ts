@@ -11,11 +11,16 @@ const promClient = lazyModule<typeof import('prom-client')>('prom-client');
 /** `webhook_deliveries_total{outcome}`: one per attempt; an unsent last attempt counts as abandoned. */
 export type DeliveryMetricOutcome = 'delivered' | 'failed' | 'abandoned' | 'skipped_circuit_open';
 
+/** `telematics_runs_total{outcome}`: lease_lost is a run another instance took over (it records no outcome). */
+export type TelematicsRunOutcome = 'succeeded' | 'failed' | 'lease_lost';
+
 export interface Metrics {
   /** Null when metrics are off. */
   registry: Registry | null;
   rateLimited(): void;
   delivery(outcome: DeliveryMetricOutcome): void;
+  /** A telematics run ended: its outcome and the readings it created and skipped. */
+  telematicsRun(outcome: TelematicsRunOutcome, readings: { created: number; skipped: number }): void;
   /** Records every response; the route is the pattern (`/api/v1/assets/:id`), never the raw URL. */
   register(app: FastifyInstance): void;
 }
@@ -29,7 +34,8 @@ export interface Metrics {
  * monitor) are not started and the package is not loaded.
  */
 export function createMetrics(db: Database, { enabled }: { enabled: boolean }): Metrics {
-  if (!enabled) return { registry: null, rateLimited: () => {}, delivery: () => {}, register: () => {} };
+  if (!enabled)
+    return { registry: null, rateLimited: () => {}, delivery: () => {}, telematicsRun: () => {}, register: () => {} };
   const { Counter, Gauge, Registry, collectDefaultMetrics } = promClient();
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -42,6 +48,18 @@ export function createMetrics(db: Database, { enabled }: { enabled: boolean }): 
     name: 'webhook_deliveries_total',
     help: 'Webhook delivery attempts by outcome (skipped_circuit_open: not sent, receiver known to be failing)',
     labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const telematicsRuns = new Counter({
+    name: 'telematics_runs_total',
+    help: 'Telematics feed runs by outcome (lease_lost: another instance took the run over)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const telematicsReadings = new Counter({
+    name: 'telematics_readings_total',
+    help: 'Meter readings from telematics feeds: created, or skipped (not above or not later than the latest)',
+    labelNames: ['result'],
     registers: [registry],
   });
   new Gauge({
@@ -87,6 +105,11 @@ export function createMetrics(db: Database, { enabled }: { enabled: boolean }): 
     registry,
     rateLimited: () => rateLimited.inc(),
     delivery: (outcome) => deliveries.inc({ outcome }),
+    telematicsRun: (outcome, readings) => {
+      telematicsRuns.inc({ outcome });
+      telematicsReadings.inc({ result: 'created' }, readings.created);
+      telematicsReadings.inc({ result: 'skipped' }, readings.skipped);
+    },
     register: (app) => registerHttpMetrics(app, registry),
   };
 }

@@ -73,6 +73,9 @@ function expectedType(f: DmmfField): string {
  * (migration 20261124120000_work_order_queue_key); test/db/list-plans.test.ts proves the queries match it.
  */
 const EXPRESSION_KEYS: Record<string, string[]> = {
+  // Telematics matching: lower(btrim(vin)) and lower(btrim(serial)) (migration 20261127130100_asset_match_keys).
+  assets_orgId_vin_match_idx: ['vin'],
+  assets_orgId_serial_match_idx: ['serial'],
   work_orders_status_queue_idx: ['dueAt'],
   work_orders_active_queue_idx: ['dueAt'],
   work_orders_asset_queue_idx: ['dueAt'],
@@ -133,22 +136,34 @@ describe('migrations match prisma/schema.prisma', () => {
   });
 
   it('indexes: unique and plain, with their columns', async () => {
-    // An expression key (attnum 0) reads as "expr(<the columns it quotes>)".
-    const rows = await db.sql.query<{ tbl: string; unique: boolean; primary: boolean; cols: string }>(
+    // An expression key (attnum 0) reads as "expr(<the table's columns it names>)"; a lower-case column name is
+    // not quoted in the expression, so its words outside string literals are checked against the table's columns.
+    const rows = await db.sql.query<{ tbl: string; unique: boolean; primary: boolean; cols: string; tcols: string }>(
       `SELECT c.relname AS tbl, i.indisunique AS unique, i.indisprimary AS primary,
+              (SELECT string_agg(a.attname::text, '|') FROM pg_attribute a
+               WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS tcols,
               (SELECT string_agg(COALESCE(a.attname::text, 'expr:' || pg_get_indexdef(i.indexrelid, k.ord::int, true)), '|' ORDER BY k.ord)
                FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
                LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum AND k.attnum <> 0) AS cols
        FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = 'public' AND c.relname <> '_prisma_migrations'`,
     );
-    const key = (k: string) =>
-      k.startsWith('expr:') ? `expr(${[...k.matchAll(/"(\w+)"/g)].map((m) => m[1]).join(',')})` : k;
+    const key = (k: string, columns: Set<string>) =>
+      k.startsWith('expr:')
+        ? `expr(${[...k.replace(/'(?:[^']|'')*'/g, '').matchAll(/"(\w+)"|\b(\w+)\b(?!\s*\()/g)]
+            .map((m) => m[1] ?? m[2])
+            .filter((w) => columns.has(w))
+            .join(',')})`
+        : k;
     const actual = rows
-      .map(
-        (r) =>
-          `${r.tbl}(${r.cols.split('|').map(key).join(',')}) ${r.primary ? 'primary' : r.unique ? 'unique' : 'index'}`,
-      )
+      .map((r) => {
+        const columns = new Set(r.tcols.split('|'));
+        const cols = r.cols
+          .split('|')
+          .map((k) => key(k, columns))
+          .join(',');
+        return `${r.tbl}(${cols}) ${r.primary ? 'primary' : r.unique ? 'unique' : 'index'}`;
+      })
       .sort();
     const expected = [
       ...dmmf.indexes.map(

@@ -217,14 +217,20 @@ export function createFeedClient(options: FeedClientOptions) {
     );
     if (answer.status < 200 || answer.status >= 300)
       throw new FeedError(`token request: the token endpoint answered ${answer.status}`);
-    let parsed: { access_token?: unknown; expires_in?: unknown };
+    let parsed: { access_token?: unknown; expires_in?: unknown } | null;
     try {
       parsed = JSON.parse(answer.body);
     } catch {
-      throw new FeedError('token request: the token endpoint did not answer JSON');
+      const html = /html/i.test(answer.contentType ?? '') || /^\s*<(!doctype\s+html|html[\s>])/i.test(answer.body);
+      throw new FeedError(
+        `token request: the token endpoint did not answer JSON${html ? ' but an HTML page (a login page or a wrong tokenUrl?)' : ''}`,
+      );
     }
-    if (typeof parsed.access_token !== 'string' || !parsed.access_token)
+    if (typeof parsed?.access_token !== 'string' || !parsed.access_token)
       throw new FeedError('token request: the answer has no access_token');
+    // Sent back in a header: anything but visible ASCII would be refused there, on every try.
+    if (!/^[\x21-\x7e]{1,4096}$/.test(parsed.access_token))
+      throw new FeedError('token request: the access_token is not a token an Authorization header can carry');
     const ttl = Number(parsed.expires_in);
     const lifetimeMs = (Number.isFinite(ttl) && ttl > 0 ? ttl : 3600) * 1000;
     // Renewed a little early so a token never expires between the check and the provider reading it.

@@ -60,13 +60,20 @@ export function pick(node: unknown, name: string): unknown {
   return undefined;
 }
 
-/** Text of a leaf (string, number, boolean or an XML element with text), or null for a placeholder. */
-export function text(v: unknown): string | null {
-  if (isNode(v)) return text(v['#text']);
-  if (Array.isArray(v)) return v.length ? text(v[0]) : null;
+/** Longest header value kept (a PIN, serial number, model…); the machine key is cut at the same length. */
+const MAX_TEXT = 300;
+
+/**
+ * Text of a leaf (string, number, boolean or an XML element with text), or null for a placeholder. A leaf is
+ * looked for a few levels down at most: a hostile document nests values as deep as its size allows.
+ */
+export function text(v: unknown, depth = 0): string | null {
+  if (depth > 3) return null;
+  if (isNode(v)) return text(v['#text'], depth + 1);
+  if (Array.isArray(v)) return v.length ? text(v[0], depth + 1) : null;
   if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return null;
   const s = String(v).trim();
-  return PLACEHOLDERS.has(s.toLowerCase()) ? null : s;
+  return PLACEHOLDERS.has(s.toLowerCase()) ? null : s.slice(0, MAX_TEXT);
 }
 
 /** An ISO time, or null when absent, a placeholder (0001-01-01…) or unreadable. */
@@ -83,7 +90,9 @@ function num(v: unknown): Num {
   if (typeof v === 'number') return Number.isFinite(v) ? { ok: true, value: v } : { ok: false };
   const s = text(v);
   if (s === null) return { ok: true, value: null };
-  return NUMBER.test(s) ? { ok: true, value: Number(s) } : { ok: false };
+  const value = NUMBER.test(s) ? Number(s) : NaN;
+  // 1e400 is written like a number but reads as Infinity, which no meter can be above.
+  return Number.isFinite(value) ? { ok: true, value } : { ok: false };
 }
 
 function bool(v: unknown): boolean | null {
@@ -219,7 +228,7 @@ export function normaliseEquipment(raw: unknown, snapshotAt: Date | null = null)
   }
 
   return {
-    key: key?.slice(0, 300) ?? null,
+    key: key?.slice(0, MAX_TEXT) ?? null,
     pin,
     serialNumber,
     equipmentId,

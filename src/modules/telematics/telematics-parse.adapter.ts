@@ -34,7 +34,12 @@ export function parseFeedPage(body: string, contentType: string | null): FeedPag
     if (DTD.test(start)) throw new FeedError(`${NOT_ISO}: the XML declares a DTD or entities, which are refused`);
     const valid = XMLValidator.validate(start);
     if (valid !== true) throw new FeedError(`malformed XML: ${valid.err.msg} (line ${valid.err.line})`);
-    doc = parser.parse(start);
+    try {
+      doc = parser.parse(start);
+    } catch (err) {
+      // What the validator lets through and the parser still refuses (nesting deeper than it accepts).
+      throw new FeedError(`malformed XML: ${(err as Error).message.slice(0, 200)}`);
+    }
   } else if (start.startsWith('{') || start.startsWith('[')) {
     try {
       doc = JSON.parse(start);
@@ -42,7 +47,14 @@ export function parseFeedPage(body: string, contentType: string | null): FeedPag
       throw new FeedError(`malformed JSON: ${(err as Error).message.slice(0, 200)}`);
     }
   } else throw new FeedError(`${NOT_ISO}: the body is neither XML nor JSON`);
-  const page = normalisePage(doc);
+  let page: FeedPage | null;
+  try {
+    page = normalisePage(doc);
+  } catch (err) {
+    // The normaliser is bounded; a structure it still cannot walk is the provider's, not a fault of this service.
+    if (!(err instanceof RangeError)) throw err;
+    throw new FeedError(`${NOT_ISO}: the structure is too deeply nested`);
+  }
   if (!page) throw new FeedError(`${NOT_ISO}: no Fleet, Equipment or Links in the body`);
   return page;
 }

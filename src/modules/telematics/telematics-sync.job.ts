@@ -13,9 +13,9 @@ import { beginRun, claimConnection, claimDue, finishRun, renewLease, runningRun 
 /** Runs one instance executes at once; the tick claims no more than the free slots. */
 const MAX_ACTIVE_RUNS = 4;
 
-type Deps = Pick<ServiceDeps, 'db' | 'log' | 'background' | 'config' | 'secretBox'>;
+type Deps = Pick<ServiceDeps, 'db' | 'log' | 'background' | 'config' | 'secretBox' | 'metrics'>;
 
-export function createTelematicsSync({ db, log, background, config, secretBox }: Deps, client: FeedClient) {
+export function createTelematicsSync({ db, log, background, config, secretBox, metrics }: Deps, client: FeedClient) {
   const settings = config.telematics;
   // Unique per process: two processes started with the same INSTANCE_ID still hold leases of their own.
   const owner = `${config.instanceId}:${randomUUID().slice(0, 8)}`;
@@ -75,6 +75,7 @@ export function createTelematicsSync({ db, log, background, config, secretBox }:
       }
       if (next.origin !== origin)
         throw new FeedError(`the next link points at another host (${next.host}); only ${origin} is followed`);
+      if (next.username || next.password) throw new FeedError('the next link carries credentials; it is not followed');
       // Some feeds point next at the page itself (or back) on the last page.
       if (read.has(next.href)) return;
       url = next.href;
@@ -120,12 +121,15 @@ export function createTelematicsSync({ db, log, background, config, secretBox }:
       clearInterval(renewal);
       stopping.signal.removeEventListener('abort', onStop);
     }
+    const readings = { created: counters.readingsCreated, skipped: counters.readingsSkipped };
     if (leaseLost) {
       log.warn({ connectionId: c.id, runId }, 'telematics run lost its lease; another instance took it over');
+      metrics.telematicsRun('lease_lost', readings);
       return;
     }
     if (error) log.info({ connectionId: c.id, runId, error }, 'telematics run failed');
     await finishRun(db, c, runId, owner, counters, error);
+    metrics.telematicsRun(error ? 'failed' : 'succeeded', readings);
   }
 
   function launch(c: TelematicsConnection, runId: string) {

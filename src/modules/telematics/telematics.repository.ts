@@ -30,7 +30,10 @@ export function listRuns(sql: SqlRunner, connectionId: string, after: [Date, str
   return sql.query<TelematicsRun>(text, params);
 }
 
-/** By key on telematics_equipment(connectionId, equipmentKey); `matched` filters within that range. */
+/**
+ * By key on telematics_equipment(connectionId, equipmentKey); with `matched`, on the partial index of linked or of
+ * unlinked machines in the same order, so a page never walks past machines of the other kind.
+ */
 export function listEquipment(
   sql: SqlRunner,
   connectionId: string,
@@ -69,7 +72,8 @@ export function knownMachines(sql: SqlQuery, connectionId: string, keys: string[
 
 /**
  * Assets whose vin or serial equals one of the values (trimmed, case-insensitive), with whether another machine
- * of the organisation already feeds them. A scan of the organisation's assets, once per page.
+ * of the organisation already feeds them. Each value is looked up in the match-key indexes on assets
+ * ("orgId", lower(btrim(vin|serial))): the expressions here must stay those of the indexes.
  */
 export function matchCandidates(sql: SqlQuery, orgId: string, values: string[]) {
   return sql.query<{ id: string; vin: string | null; serial: string | null; linked: boolean }>(

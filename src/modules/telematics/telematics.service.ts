@@ -21,7 +21,7 @@ import {
   type UpdateConnectionInput,
 } from './telematics.schemas.ts';
 
-type Deps = Pick<ServiceDeps, 'db' | 'log' | 'background' | 'config' | 'secretBox'>;
+type Deps = Pick<ServiceDeps, 'db' | 'log' | 'background' | 'config' | 'secretBox' | 'metrics'>;
 
 export function createTelematicsService(deps: Deps) {
   const { db, config, secretBox } = deps;
