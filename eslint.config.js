@@ -6,7 +6,19 @@ import prettier from 'eslint-config-prettier';
 import anatomy from './eslint-rules/anatomy.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/generated/', 'sdk/dist/', 'sdk/src/generated/', 'dist/', 'coverage/', 'data/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'src/generated/',
+      'sdk/dist/',
+      'sdk/src/generated/',
+      'dist/',
+      'coverage/',
+      'data/',
+      'test/contracts/client/generated/',
+      'bench/results/',
+    ],
+  },
   ...tseslint.configs.recommended,
   prettier,
   {
