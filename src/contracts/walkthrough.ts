@@ -13,6 +13,7 @@ import { ASSET_STEPS } from './walkthrough/assets.ts';
 import { HOURS_STEPS } from './walkthrough/hours.ts';
 import { FLAG_AND_WORK_ORDER_STEPS } from './walkthrough/flags-and-work-orders.ts';
 import { SERVICE_PROGRAM_STEPS } from './walkthrough/service-programs.ts';
+import { INSPECTION_STEPS } from './walkthrough/inspections.ts';
 import { TOOL_STEPS } from './walkthrough/tools.ts';
 import { WEBHOOK_STEPS } from './walkthrough/webhooks.ts';
 import { EVENT_STEPS } from './walkthrough/events.ts';
@@ -30,6 +31,7 @@ export const WALKTHROUGH: Step[] = [
   ...HOURS_STEPS,
   ...FLAG_AND_WORK_ORDER_STEPS,
   ...SERVICE_PROGRAM_STEPS,
+  ...INSPECTION_STEPS,
   ...TOOL_STEPS,
   ...WEBHOOK_STEPS,
   ...EVENT_STEPS,

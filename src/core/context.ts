@@ -21,6 +21,8 @@ export const SCOPES = [
   'users:write',
   'keys:read',
   'keys:write',
+  'inspections:read',
+  'inspections:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

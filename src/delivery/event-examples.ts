@@ -1,5 +1,6 @@
 import type { EventData, EventType } from '../events/catalog.ts';
 import { ACCESS_EVENT_EXAMPLES } from '../events/access-events.ts';
+import { INSPECTION_EVENT_EXAMPLES } from '../events/inspection-events.ts';
 
 /**
  * One realistic payload per event type: the AsyncAPI document shows them as message examples, and the
@@ -208,5 +209,6 @@ export const EVENT_EXAMPLES: { [T in EventType]: EventData<T> } = {
     actorId: USER,
     at: AT,
   },
+  ...INSPECTION_EVENT_EXAMPLES,
   ...ACCESS_EVENT_EXAMPLES,
 };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { accessEvents } from './access-events.ts';
+import { inspectionEvents } from './inspection-events.ts';
 
 /**
  * Every event type the service emits, with its payload schema (the `data` of the webhook envelope).
@@ -88,6 +89,9 @@ export const eventCatalog = {
       lifecycleStatus: z.string(),
       actorId: nullableId,
       updatedAt: at,
+      // Set when the system changed the lifecycle status: why, and the inspection behind it.
+      reason: z.string().optional(),
+      inspectionId: id.optional(),
     }),
   },
   'workorder.created': {
@@ -266,6 +270,7 @@ export const eventCatalog = {
       completedById: nullableId,
     }),
   },
+  ...inspectionEvents,
   ...accessEvents,
 } as const;
 

@@ -26,6 +26,8 @@ export interface NewFlag {
    * most one open flag per asset and key. Look for one first with findOpenFlagByKey under the asset lock.
    */
   dedupeKey?: string | null;
+  /** The inspection whose failed item opened the flag. */
+  inspectionId?: string | null;
 }
 
 /**
@@ -47,6 +49,7 @@ export async function insertFlag(tx: Tx, ctx: RequestContext, input: NewFlag): P
       accuracyM: input.accuracyM ?? null,
       pmDueReading: input.pmDueReading ?? null,
       dedupeKey: input.dedupeKey ?? null,
+      inspectionId: input.inspectionId ?? null,
     },
   });
   const user =

@@ -82,6 +82,7 @@ export const FlagRow = z
     lng: z.number().nullable(),
     accuracyM: z.number().nullable(),
     pmDueReading: z.number().nullable().describe('AUTO_PM only: the service point the meter crossed'),
+    inspectionId: z.string().nullable().describe('The inspection whose failed item opened the flag'),
     createdAt: dateTime(),
     updatedAt: dateTime(),
   })
@@ -127,6 +128,7 @@ export function toFlagRow(f: Flag): z.input<typeof FlagRow> {
     lng: f.lng,
     accuracyM: f.accuracyM,
     pmDueReading: f.pmDueReading,
+    inspectionId: f.inspectionId,
     createdAt: f.createdAt.toISOString(),
     updatedAt: f.updatedAt.toISOString(),
   };

@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import type { Asset, InspectionForm, Prisma } from '../../generated/prisma/client.ts';
+import { transaction, type Tx } from '../../db/transaction.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { conflict, ValidationError, type FieldErrors } from '../../core/errors.ts';
+import { emit } from '../../events/outbox.ts';
+import type { ServiceDeps } from '../../service-deps.ts';
+import { lockOwnedAsset } from '../assets/assets.repository.ts';
+import { insertFlag } from '../flags/flags.operations.ts';
+import { recordReading } from '../hours/hours.operations.ts';
+import { findReadyAttachments } from '../attachments/attachments.repository.ts';
+import type { InspectionItem } from './inspection-forms.schemas.ts';
+import { recordLatestInspection } from './inspections.repository.ts';
+import {
+  evaluateResults,
+  flagDedupeKey,
+  flagReason,
+  inspectedAtProblem,
+  resultField,
+  CLOCK_SKEW_MS,
+  formArchived,
+  type Answer,
+} from './inspections.rules.ts';
+import type { CreateInspectionInput } from './inspections.schemas.ts';
+
+const WIRE_CLASS = { ON_ROAD: 'on-road', OFF_ROAD: 'off-road', TRAILER: 'trailer' } as const;
+const UNAVAILABLE = new Set<Asset['lifecycleStatus']>(['SOLD', 'ARCHIVED']);
+
+/** The form and the version answered; archived forms take no submissions. */
+async function formVersionOf(tx: Tx, ctx: RequestContext, input: CreateInspectionInput) {
+  const form = await tx.inspectionForm.findFirst({ where: { id: input.inspectionFormId, orgId: ctx.orgId } });
+  if (!form) throw new ValidationError({ inspectionFormId: 'no inspection form with this id in your organisation' });
+  if (form.status === 'ARCHIVED') throw formArchived();
+  const version = input.version ?? form.currentVersion;
+  const row = await tx.inspectionFormVersion.findUnique({ where: { formId_version: { formId: form.id, version } } });
+  if (!row) throw new ValidationError({ version: `this form has versions 1 to ${form.currentVersion}` });
+  return { form, version, items: row.items as unknown as InspectionItem[] };
+}
+
+function assetProblems(asset: Asset, form: InspectionForm, inspectedAt: Date, now: Date, input: CreateInspectionInput) {
+  const errors: FieldErrors = {};
+  const assetClass = WIRE_CLASS[asset.assetClass];
+  if (form.assetClasses.length > 0 && !form.assetClasses.includes(assetClass))
+    errors.assetId = `is a ${assetClass} asset; this form is for ${form.assetClasses.join(', ')}`;
+  const when = inspectedAtProblem(inspectedAt, now, asset.createdAt);
+  if (when) errors.inspectedAt = when;
+  if (input.signature && input.signature.signedAt.getTime() > now.getTime() + CLOCK_SKEW_MS)
+    errors['signature.signedAt'] = 'cannot be in the future';
+  return errors;
+}
+
+/** Every attachment named must be a READY attachment of the asset; errors are keyed by the item naming it. */
+async function attachmentProblems(tx: Tx, ctx: RequestContext, assetId: string, answers: Answer[]) {
+  const ids = [...new Set(answers.flatMap((a) => a.attachmentIds))];
+  if (ids.length === 0) return {};
+  const ready = new Set((await findReadyAttachments(tx, ctx.orgId, 'asset', assetId, ids)).map((a) => a.id));
+  const errors: FieldErrors = {};
+  for (const a of answers) {
+    const missing = a.attachmentIds.filter((id) => !ready.has(id));
+    if (missing.length > 0)
+      errors[resultField(a.item.key)] = `attachment ${missing[0]} is not a ready attachment of this asset`;
+  }
+  return errors;
+}
+
+/** The meter item's reading, through the meter-log pipeline; its validation errors are the item's. */
+async function recordMeter(tx: Tx, ctx: RequestContext, assetId: string, meter: Answer, at: Date, id: string) {
+  try {
+    const { log } = await recordReading(
+      tx,
+      ctx,
+      { assetId, hoursReading: meter.value as number, loggedAt: at, note: meter.note, state: null, loggedByDeviceId: null },
+      null,
+      { source: 'inspection', id },
+    );
+    return log.id;
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    const why = Object.entries(err.fieldErrors ?? {}).map(([field, message]) =>
+      field === 'hoursReading' ? `reading ${message}` : `${field} ${message}`,
+    );
+    throw new ValidationError({ [resultField(meter.item.key)]: why.join('; ') || err.message });
+  }
+}
+
+/** One flag per failure: the open flag of the same form item gets the inspection added, else a new flag. */
+async function flagFailures(
+  tx: Tx,
+  ctx: RequestContext,
+  asset: Asset,
+  form: InspectionForm,
+  inspectionId: string,
+  failures: Answer[],
+) {
+  if (failures.length === 0) return [];
+  const keys = failures.map((f) => flagDedupeKey(form.id, f.item.key));
+  const open = await tx.flag.findMany({
+    where: { orgId: ctx.orgId, assetId: asset.id, dedupeKey: { in: keys }, status: { in: ['OPEN', 'IN_PROGRESS'] } },
+    select: { id: true, dedupeKey: true },
+  });
+  const openByKey = new Map(open.map((f) => [f.dedupeKey, f.id]));
+  const linked: { answer: Answer; flagId: string; opened: boolean }[] = [];
+  for (const answer of failures) {
+    const dedupeKey = flagDedupeKey(form.id, answer.item.key);
+    const existing = openByKey.get(dedupeKey);
+    if (existing) {
+      linked.push({ answer, flagId: existing, opened: false });
+      continue;
+    }
+    const flag = await insertFlag(tx, ctx, {
+      asset,
+      severity: answer.item.critical ? 'RED' : 'YELLOW',
+      note: flagReason(form.name, answer),
+      dedupeKey,
+      inspectionId,
+    });
+    linked.push({ answer, flagId: flag.id, opened: true });
+  }
+  return linked;
+}
+
+export function createInspectionSubmission({ db }: Pick<ServiceDeps, 'db'>) {
+  return {
+    /** One transaction: validation, reading, flags, inspection and results, out of service, summary, events. */
+    async submit(ctx: RequestContext, input: CreateInspectionInput) {
+      return transaction(db, async (tx) => {
+        // The asset lock first: submissions for one asset queue, so "adds to the open flag" is race-free.
+        const asset = await lockOwnedAsset(tx, ctx.orgId, input.assetId);
+        if (!asset) throw new ValidationError({ assetId: 'no asset with this id in your organisation' });
+        const { form, version, items } = await formVersionOf(tx, ctx, input);
+        if (UNAVAILABLE.has(asset.lifecycleStatus))
+          throw conflict('asset_unavailable', `The asset is ${asset.lifecycleStatus} and takes no inspections`);
+        const now = new Date();
+        const inspectedAt = input.inspectedAt ?? now;
+        const evaluation = evaluateResults(items, input.results, version);
+        const errors = {
+          ...assetProblems(asset, form, inspectedAt, now, input),
+          ...evaluation.errors,
+          ...(await attachmentProblems(tx, ctx, asset.id, evaluation.answers)),
+        };
+        if (Object.keys(errors).length > 0)
+          throw new ValidationError(errors, 'The inspection is not valid; see fieldErrors.');
+
+        const id = randomUUID();
+        const logId = evaluation.meter ? await recordMeter(tx, ctx, asset.id, evaluation.meter, inspectedAt, id) : null;
+        const linked = await flagFailures(tx, ctx, asset, form, id, evaluation.failures);
+        const critical = evaluation.failures.some((f) => f.item.critical);
+        const takesOut = critical && form.outOfServiceOnCriticalFailure && asset.lifecycleStatus === 'IN_SERVICE';
+        const result = evaluation.failures.length > 0 ? ('FAIL' as const) : ('PASS' as const);
+        const failedItems = evaluation.failures.map((f) => f.item.key);
+        const inspection = await tx.inspection.create({
+          data: {
+            id,
+            orgId: ctx.orgId,
+            assetId: asset.id,
+            formId: form.id,
+            formVersion: version,
+            inspectedAt,
+            inspectorName: input.inspectorName ?? null,
+            result,
+            failedItems,
+            signatureName: input.signature?.name ?? null,
+            signedAt: input.signature?.signedAt ?? null,
+            logId,
+            outOfServiceAt: takesOut ? now : null,
+            createdById: ctx.actorId,
+          },
+        });
+        await tx.inspectionItemResult.createMany({
+          data: evaluation.answers.map((a) => ({
+            inspectionId: id,
+            itemKey: a.item.key,
+            pass: a.pass,
+            value: a.value === null ? undefined : (a.value as Prisma.InputJsonValue),
+            note: a.note,
+            failed: a.failed,
+            attachmentIds: a.attachmentIds,
+          })),
+        });
+        if (linked.length > 0)
+          await tx.inspectionFlag.createMany({
+            data: linked.map((l) => ({ inspectionId: id, flagId: l.flagId, itemKey: l.answer.item.key, opened: l.opened })),
+            skipDuplicates: true,
+          });
+        if (takesOut) await takeOutOfService(tx, ctx, asset, form, id, evaluation.failures);
+        await recordLatestInspection(tx, inspection);
+        const flagIds = [...new Set(linked.map((l) => l.flagId))];
+        await emit(tx, ctx.orgId, 'inspection.submitted', {
+          inspectionId: id,
+          assetId: asset.id,
+          inspectionFormId: form.id,
+          version,
+          result,
+          failedItems,
+          defects: linked.map((l) => ({
+            itemKey: l.answer.item.key,
+            label: l.answer.item.label,
+            critical: l.answer.item.critical,
+            flagId: l.flagId,
+            newFlag: l.opened,
+          })),
+          flagIds,
+          logId,
+          outOfService: takesOut,
+          inspectorName: inspection.inspectorName,
+          inspectedAt: inspectedAt.toISOString(),
+          actorId: ctx.actorId,
+        });
+        return { ok: true as const, inspectionId: id, result, flagIds, logId, outOfService: takesOut };
+      });
+    },
+  };
+}
+
+/** IN_SERVICE to OUT_OF_SERVICE, with the reason in asset.updated; the inspection records that it did it. */
+async function takeOutOfService(
+  tx: Tx,
+  ctx: RequestContext,
+  asset: Asset,
+  form: InspectionForm,
+  inspectionId: string,
+  failures: Answer[],
+) {
+  const after = await tx.asset.update({ where: { id: asset.id }, data: { lifecycleStatus: 'OUT_OF_SERVICE' } });
+  const items = failures.filter((f) => f.item.critical).map((f) => f.item.label);
+  await emit(tx, ctx.orgId, 'asset.updated', {
+    assetId: after.id,
+    nickname: after.nickname,
+    changedFields: ['lifecycleStatus'],
+    lifecycleStatus: after.lifecycleStatus,
+    actorId: ctx.actorId,
+    updatedAt: after.updatedAt.toISOString(),
+    reason: `Critical failure on inspection "${form.name}": ${items.join(', ')}`,
+    inspectionId,
+  });
+}
