@@ -10,6 +10,7 @@ import {
   InspectionSummaryResponse,
   ListInspectionsQuery,
   ListInspectionsResponse,
+  ReviewConflictResponse,
   ReviewInspectionBody,
   ReviewInspectionResponse,
 } from './inspections.schemas.ts';
@@ -99,7 +100,7 @@ export const inspectionRoutes =
           body: ReviewInspectionBody,
           response: {
             200: ReviewInspectionResponse,
-            409: ErrorResponse.describe(
+            409: ReviewConflictResponse.describe(
               'inspection_already_reviewed: a review is final; or inspection_defects_open: flags of the inspection are still open',
             ),
           },

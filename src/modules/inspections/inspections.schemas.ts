@@ -9,6 +9,7 @@ import {
   limitQuery,
   optionalText,
   requiredText,
+  ErrorResponse,
 } from '../../core/schemas.ts';
 import { FORM_ITEMS_MAX, InspectionItem } from './inspection-forms.schemas.ts';
 
@@ -173,6 +174,9 @@ export const ListInspectionsResponse = z.object({
   nextCursor: z.string().nullable(),
 });
 export const InspectionDetailResponse = z.object({ ok: z.literal(true), inspection: InspectionDetail });
+export const ReviewConflictResponse = ErrorResponse.extend({
+  openFlagIds: z.array(z.string()).optional().describe('inspection_defects_open: the flags still open'),
+});
 export const ReviewInspectionResponse = z.object({
   ok: z.literal(true),
   inspectionId: z.string(),
