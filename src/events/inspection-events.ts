@@ -28,7 +28,8 @@ export const inspectionEvents = {
     }),
   },
   'inspection.reviewed': {
-    summary: "A mechanic reviews an inspection (defects corrected, or no correction needed); may return the asset to service.",
+    summary:
+      'A mechanic reviews an inspection (defects corrected, or no correction needed); may return the asset to service.',
     data: z.object({
       inspectionId: id,
       assetId: id,

@@ -21,6 +21,8 @@ export const EVENT_TYPES = [
   'service_reminder.due_soon',
   'service_reminder.overdue',
   'service_reminder.completed',
+  'inspection.submitted',
+  'inspection.reviewed',
   'apiKey.created',
   'apiKey.revoked',
   'user.created',
@@ -99,6 +101,8 @@ export interface EventDataMap {
     actorId: string | null;
     /** ISO 8601 date-time */
     updatedAt: string;
+    reason?: string;
+    inspectionId?: string;
   };
   /** A work order is created (by the API, a tool check-in or a tool report). */
   'workorder.created': {
@@ -280,6 +284,44 @@ export interface EventDataMap {
     completedReading: number | null;
     workOrderId: string | null;
     completedById: string | null;
+  };
+  /** An inspection is submitted; a FAIL names its failed items and their flags (each new flag also sends flag.created). */
+  'inspection.submitted': {
+    inspectionId: string;
+    assetId: string;
+    inspectionFormId: string;
+    version: number;
+    result: 'PASS' | 'FAIL';
+    /** Keys of the failed items */
+    failedItems: Array<string>;
+    defects: Array<{
+      itemKey: string;
+      label: string;
+      critical: boolean;
+      flagId: string;
+      newFlag: boolean;
+    }>;
+    flagIds: Array<string>;
+    logId: string | null;
+    /** The submission took the asset out of service */
+    outOfService: boolean;
+    inspectorName: string | null;
+    /** ISO 8601 date-time */
+    inspectedAt: string;
+    actorId: string | null;
+  };
+  /** A mechanic reviews an inspection (defects corrected, or no correction needed); may return the asset to service. */
+  'inspection.reviewed': {
+    inspectionId: string;
+    assetId: string;
+    inspectionFormId: string;
+    outcome: 'defects_corrected' | 'no_correction_needed';
+    note: string | null;
+    reviewedBy: string | null;
+    returnedToService: boolean;
+    actorId: string | null;
+    /** ISO 8601 date-time */
+    reviewedAt: string;
   };
   /** An API key is issued (API, admin CLI, or a roll). The plaintext key is never part of the event. */
   'apiKey.created': {

@@ -30,7 +30,7 @@ export const InspectionItemInput = z
     min: z.number().nullable().optional().describe('number items: a value below it fails the item'),
     max: z.number().nullable().optional().describe('number items: a value above it fails the item'),
   })
-  .meta({ id: 'InspectionItemInput' });
+  .meta({ id: 'InspectionItemCreate' });
 
 export const InspectionItem = z
   .object({
@@ -109,7 +109,11 @@ export const CreateInspectionFormBody = z
   .superRefine((body, ctx) => {
     if (body.template !== undefined) {
       if (body.items !== undefined)
-        ctx.addIssue({ code: 'custom', path: ['items'], message: 'comes from the template; PATCH the form to change it' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['items'],
+          message: 'comes from the template; PATCH the form to change it',
+        });
       return;
     }
     if (body.name === undefined) ctx.addIssue({ code: 'custom', path: ['name'], message: 'is required' });

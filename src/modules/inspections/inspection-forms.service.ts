@@ -44,7 +44,9 @@ export function createInspectionFormService({ db }: Pick<ServiceDeps, 'db'>) {
     async create(ctx: RequestContext, input: CreateInspectionFormInput) {
       const template = input.template !== undefined ? findTemplate(input.template) : null;
       if (input.template !== undefined && !template)
-        throw new ValidationError({ template: 'is not a built-in template; GET /inspection-form-templates lists them' });
+        throw new ValidationError({
+          template: 'is not a built-in template; GET /inspection-form-templates lists them',
+        });
       const items: InspectionItem[] = template ? template.items : input.items!.map(normaliseItem);
       const form = await transaction(db, async (tx) => {
         const created = await tx.inspectionForm.create({

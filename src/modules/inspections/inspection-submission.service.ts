@@ -69,7 +69,14 @@ async function recordMeter(tx: Tx, ctx: RequestContext, assetId: string, meter: 
     const { log } = await recordReading(
       tx,
       ctx,
-      { assetId, hoursReading: meter.value as number, loggedAt: at, note: meter.note, state: null, loggedByDeviceId: null },
+      {
+        assetId,
+        hoursReading: meter.value as number,
+        loggedAt: at,
+        note: meter.note,
+        state: null,
+        loggedByDeviceId: null,
+      },
       null,
       { source: 'inspection', id },
     );
@@ -179,7 +186,12 @@ export function createInspectionSubmission({ db }: Pick<ServiceDeps, 'db'>) {
         });
         if (linked.length > 0)
           await tx.inspectionFlag.createMany({
-            data: linked.map((l) => ({ inspectionId: id, flagId: l.flagId, itemKey: l.answer.item.key, opened: l.opened })),
+            data: linked.map((l) => ({
+              inspectionId: id,
+              flagId: l.flagId,
+              itemKey: l.answer.item.key,
+              opened: l.opened,
+            })),
             skipDuplicates: true,
           });
         if (takesOut) await takeOutOfService(tx, ctx, asset, form, id, evaluation.failures);

@@ -60,7 +60,11 @@ function failedAnswer(item: InspectionItem, r: InspectionResultInput): boolean {
 }
 
 /** Checks every answer against the form version's items; `errors` is empty when the submission is valid. */
-export function evaluateResults(items: InspectionItem[], results: InspectionResultInput[], version: number): Evaluation {
+export function evaluateResults(
+  items: InspectionItem[],
+  results: InspectionResultInput[],
+  version: number,
+): Evaluation {
   const errors: FieldErrors = {};
   const byKey = new Map<string, InspectionResultInput>();
   const known = new Set(items.map((i) => i.key));

@@ -35,7 +35,7 @@ export const InspectionResultInput = z
       .optional()
       .describe('READY attachments of the same asset (subjectType asset); the answer of a photo item'),
   })
-  .meta({ id: 'InspectionResultInput' });
+  .meta({ id: 'InspectionAnswer' });
 export type InspectionResultInput = z.output<typeof InspectionResultInput>;
 
 export const CreateInspectionBody = z.object({

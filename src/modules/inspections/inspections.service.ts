@@ -7,11 +7,7 @@ import type { InspectionItem } from './inspection-forms.schemas.ts';
 import { createInspectionReview } from './inspection-review.service.ts';
 import { createInspectionSubmission } from './inspection-submission.service.ts';
 import { inspectionFlags, inspectionSummary, listInspections } from './inspections.repository.ts';
-import {
-  toInspectionRow,
-  type InspectionSummaryInput,
-  type ListInspectionsInput,
-} from './inspections.schemas.ts';
+import { toInspectionRow, type InspectionSummaryInput, type ListInspectionsInput } from './inspections.schemas.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
 

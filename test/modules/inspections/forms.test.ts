@@ -59,13 +59,27 @@ describe('POST /inspection-forms', () => {
     [{ name: 'X' }, 'items', 'is required'],
     [{ name: 'X', items: [] }, 'items', 'a form needs at least one item'],
     [
-      { name: 'X', items: [{ key: 'a', label: 'A', type: 'pass_fail' }, { key: 'a', label: 'B', type: 'text' }] },
+      {
+        name: 'X',
+        items: [
+          { key: 'a', label: 'A', type: 'pass_fail' },
+          { key: 'a', label: 'B', type: 'text' },
+        ],
+      },
       'items.1.key',
       '"a" is used by another item of this form',
     ],
     [{ name: 'X', items: [{ key: 'a', label: 'A', type: 'checkbox' }] }, 'items.0.type', undefined],
-    [{ name: 'X', items: [{ key: 'a', label: 'A', type: 'text', min: 1 }] }, 'items.0.min', 'only number items take min and max'],
-    [{ name: 'X', items: [{ key: 'a', label: 'A', type: 'number', min: 5, max: 1 }] }, 'items.0.min', 'must not be greater than max'],
+    [
+      { name: 'X', items: [{ key: 'a', label: 'A', type: 'text', min: 1 }] },
+      'items.0.min',
+      'only number items take min and max',
+    ],
+    [
+      { name: 'X', items: [{ key: 'a', label: 'A', type: 'number', min: 5, max: 1 }] },
+      'items.0.min',
+      'must not be greater than max',
+    ],
     [
       {
         name: 'X',
@@ -78,7 +92,11 @@ describe('POST /inspection-forms', () => {
       'a form has at most one meter item: a submission records one reading',
     ],
     [{ name: 'X', items: [{ key: 'has space', label: 'A', type: 'text' }] }, 'items.0.key', undefined],
-    [{ template: 'no-such-template' }, 'template', 'is not a built-in template; GET /inspection-form-templates lists them'],
+    [
+      { template: 'no-such-template' },
+      'template',
+      'is not a built-in template; GET /inspection-form-templates lists them',
+    ],
     [
       { template: 'dvir-pre-trip', items: [{ key: 'a', label: 'A', type: 'text' }] },
       'items',
@@ -210,9 +228,20 @@ describe('GET /inspection-forms', () => {
 });
 
 securitySuite('inspection forms', () => ({ t, tenant: acme }), [
-  { label: 'GET /inspection-form-templates', method: 'GET', path: () => '/api/v1/inspection-form-templates', scope: 'inspections:read' },
+  {
+    label: 'GET /inspection-form-templates',
+    method: 'GET',
+    path: () => '/api/v1/inspection-form-templates',
+    scope: 'inspections:read',
+  },
   { label: 'GET /inspection-forms', method: 'GET', path: () => '/api/v1/inspection-forms', scope: 'inspections:read' },
-  { label: 'POST /inspection-forms', method: 'POST', path: () => '/api/v1/inspection-forms', scope: 'inspections:write', body: smallFormBody() },
+  {
+    label: 'POST /inspection-forms',
+    method: 'POST',
+    path: () => '/api/v1/inspection-forms',
+    scope: 'inspections:write',
+    body: smallFormBody(),
+  },
   {
     label: 'GET /inspection-forms/:id',
     method: 'GET',

@@ -67,7 +67,12 @@ describe('POST /inspections/{id}/review', () => {
     const [reviewed] = (await eventsOf(t, acme.orgId, 'inspection.reviewed')).filter(
       (e) => e.inspectionId === inspectionId,
     );
-    expect(reviewed).toMatchObject({ assetId, outcome: 'defects_corrected', returnedToService: true, reviewedBy: 'Mo' });
+    expect(reviewed).toMatchObject({
+      assetId,
+      outcome: 'defects_corrected',
+      returnedToService: true,
+      reviewedBy: 'Mo',
+    });
     const updates = (await eventsOf(t, acme.orgId, 'asset.updated')).filter((e) => e.assetId === assetId);
     expect(updates.map((e) => e.lifecycleStatus)).toEqual(['OUT_OF_SERVICE', 'IN_SERVICE']);
     const detail = (await t.api.get(`/api/v1/inspections/${inspectionId}`, acme.key)).json().inspection;
@@ -94,7 +99,9 @@ describe('POST /inspections/{id}/review', () => {
 
   it('no_correction_needed with only YELLOW flags open returns the asset once its critical flags are resolved', async () => {
     const { assetId, inspectionId, flagIds } = await failedInspection();
-    const red = (await Promise.all(flagIds.map(async (id) => (await t.api.get(`/api/v1/flags/${id}`, acme.key)).json().flag)))
+    const red = (
+      await Promise.all(flagIds.map(async (id) => (await t.api.get(`/api/v1/flags/${id}`, acme.key)).json().flag))
+    )
       .filter((f) => f.severity === 'RED')
       .map((f) => f.id);
     for (const id of red) await resolve(id);

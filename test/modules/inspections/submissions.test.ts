@@ -150,8 +150,12 @@ describe('POST /inspections: pass and fail', () => {
 
   it('while its flag is open, a later failure of the same item adds to it instead of opening another', async () => {
     const assetId = await makeAsset(t, acme.key);
-    const first = (await submit(t, acme.key, { inspectionFormId: formId, assetId, results: answers({ lights: { pass: false } }) })).json();
-    const second = (await submit(t, acme.key, { inspectionFormId: formId, assetId, results: answers({ lights: { pass: false } }) })).json();
+    const first = (
+      await submit(t, acme.key, { inspectionFormId: formId, assetId, results: answers({ lights: { pass: false } }) })
+    ).json();
+    const second = (
+      await submit(t, acme.key, { inspectionFormId: formId, assetId, results: answers({ lights: { pass: false } }) })
+    ).json();
     expect(second.flagIds).toEqual(first.flagIds);
     expect(await t.db.prisma.flag.count({ where: { assetId } })).toBe(1);
     const detail = (await t.api.get(`/api/v1/inspections/${second.inspectionId}`, acme.key)).json().inspection;
@@ -159,7 +163,9 @@ describe('POST /inspections: pass and fail', () => {
     expect((await eventsOf(t, acme.orgId, 'flag.created')).filter((e) => e.assetId === assetId)).toHaveLength(1);
     // Once resolved, the next failure opens a new flag.
     await t.api.patch(`/api/v1/flags/${first.flagIds[0]}`, acme.key, { status: 'RESOLVED', resolutionNote: 'bulb' });
-    const third = (await submit(t, acme.key, { inspectionFormId: formId, assetId, results: answers({ lights: { pass: false } }) })).json();
+    const third = (
+      await submit(t, acme.key, { inspectionFormId: formId, assetId, results: answers({ lights: { pass: false } }) })
+    ).json();
     expect(third.flagIds).toHaveLength(1);
     expect(third.flagIds[0]).not.toBe(first.flagIds[0]);
   });
@@ -227,7 +233,10 @@ describe('photos', () => {
     const without = await submit(t, acme.key, {
       inspectionFormId: photoForm,
       assetId,
-      results: [{ itemKey: 'leaks', pass: false }, { itemKey: 'photo', attachmentIds: [a2] }],
+      results: [
+        { itemKey: 'leaks', pass: false },
+        { itemKey: 'photo', attachmentIds: [a2] },
+      ],
     });
     expect(without.statusCode).toBe(422);
     expect(without.json().fieldErrors).toEqual({
@@ -252,7 +261,7 @@ describe('photos', () => {
     expect(detail.flags).toEqual([expect.objectContaining({ itemKey: 'leaks', attachmentIds: [a1] })]);
   });
 
-  it("refuses attachments of another asset, another organisation, or not yet uploaded", async () => {
+  it('refuses attachments of another asset, another organisation, or not yet uploaded', async () => {
     const assetId = await makeAsset(t, acme.key);
     const elsewhere = await attachment(await makeAsset(t, acme.key));
     const pending = await attachment(assetId, acme.orgId, 'PENDING');
@@ -414,14 +423,18 @@ describe('a form item removed while its flag is open', () => {
   it('the flag stays open; a later version with the item back adds to it', async () => {
     const assetId = await makeAsset(t, acme.key);
     const id = await makeForm(t, acme.key);
-    const first = (await submit(t, acme.key, { inspectionFormId: id, assetId, results: answers({ lights: { pass: false } }) })).json();
+    const first = (
+      await submit(t, acme.key, { inspectionFormId: id, assetId, results: answers({ lights: { pass: false } }) })
+    ).json();
     const without = (smallFormBody().items as { key: string }[]).filter((i) => i.key !== 'lights');
     await t.api.patch(`/api/v1/inspection-forms/${id}`, acme.key, { items: without });
     expect((await flag(first.flagIds[0])).status).toBe('OPEN');
     const v2 = await submit(t, acme.key, { inspectionFormId: id, assetId, results: answers({ lights: null }) });
     expect(v2.json()).toMatchObject({ result: 'PASS', flagIds: [] });
     await t.api.patch(`/api/v1/inspection-forms/${id}`, acme.key, { items: smallFormBody().items });
-    const v3 = (await submit(t, acme.key, { inspectionFormId: id, assetId, results: answers({ lights: { pass: false } }) })).json();
+    const v3 = (
+      await submit(t, acme.key, { inspectionFormId: id, assetId, results: answers({ lights: { pass: false } }) })
+    ).json();
     expect(v3.flagIds).toEqual(first.flagIds);
   });
 });
@@ -430,7 +443,10 @@ describe('a 40-item inspection', () => {
   it('with 3 failures opens 3 flags', async () => {
     const assetId = await makeAsset(t, acme.key);
     const id = await makeForm(t, acme.key, bigFormBody());
-    const results = Array.from({ length: 40 }, (_, i) => ({ itemKey: `item_${i + 1}`, pass: ![3, 20, 33].includes(i + 1) }));
+    const results = Array.from({ length: 40 }, (_, i) => ({
+      itemKey: `item_${i + 1}`,
+      pass: ![3, 20, 33].includes(i + 1),
+    }));
     const res = await submit(t, acme.key, { inspectionFormId: id, assetId, results });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json()).toMatchObject({ result: 'FAIL', outOfService: true });

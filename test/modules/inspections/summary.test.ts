@@ -33,7 +33,10 @@ describe('GET /inspections', () => {
     const a = await makeAsset(t, tenant.key);
     const b = await makeAsset(t, tenant.key);
     // Assets exist from now on; backdate their creation so inspections may be dated earlier.
-    await t.db.prisma.asset.updateMany({ where: { orgId: tenant.orgId }, data: { createdAt: new Date(Date.now() - 10 * HOUR) } });
+    await t.db.prisma.asset.updateMany({
+      where: { orgId: tenant.orgId },
+      data: { createdAt: new Date(Date.now() - 10 * HOUR) },
+    });
     const made: Record<string, string> = {};
     const add = async (name: string, assetId: string, f: string, hoursAgo: number, fail = false) => {
       const res = await submit(t, tenant.key, {
@@ -78,10 +81,18 @@ describe('GET /inspections/summary', () => {
       await makeAsset(t, tenant.key, { nickname: 'Good' }),
       await makeAsset(t, tenant.key, { nickname: 'Bad' }),
     ];
-    await t.db.prisma.asset.updateMany({ where: { orgId: tenant.orgId }, data: { createdAt: new Date(Date.now() - 10 * HOUR) } });
+    await t.db.prisma.asset.updateMany({
+      where: { orgId: tenant.orgId },
+      data: { createdAt: new Date(Date.now() - 10 * HOUR) },
+    });
     const recent = await submit(t, tenant.key, { inspectionFormId: form, assetId: good, results: answers() });
     // A late-filed older inspection does not replace the latest one.
-    await submit(t, tenant.key, { inspectionFormId: form, assetId: good, inspectedAt: ago(8 * HOUR), results: answers() });
+    await submit(t, tenant.key, {
+      inspectionFormId: form,
+      assetId: good,
+      inspectedAt: ago(8 * HOUR),
+      results: answers(),
+    });
     const stale = await submit(t, tenant.key, {
       inspectionFormId: form,
       assetId: bad,
@@ -118,7 +129,9 @@ describe('GET /inspections/summary', () => {
     });
     const page1 = (await t.api.get('/api/v1/inspections/summary?limit=2', tenant.key)).json();
     expect(page1.assets).toHaveLength(2);
-    const page2 = (await t.api.get(`/api/v1/inspections/summary?limit=2&cursor=${page1.nextCursor}`, tenant.key)).json();
+    const page2 = (
+      await t.api.get(`/api/v1/inspections/summary?limit=2&cursor=${page1.nextCursor}`, tenant.key)
+    ).json();
     expect(page2.assets.map((r: { assetId: string }) => r.assetId)).toEqual([[idle, good, bad].sort()[2]]);
     expect(page2.nextCursor).toBeNull();
   });
@@ -133,7 +146,12 @@ describe('GET /inspections/summary', () => {
 
 securitySuite('inspections (read)', () => ({ t, tenant: acme }), [
   { label: 'GET /inspections', method: 'GET', path: () => '/api/v1/inspections', scope: 'inspections:read' },
-  { label: 'GET /inspections/summary', method: 'GET', path: () => '/api/v1/inspections/summary', scope: 'inspections:read' },
+  {
+    label: 'GET /inspections/summary',
+    method: 'GET',
+    path: () => '/api/v1/inspections/summary',
+    scope: 'inspections:read',
+  },
   {
     label: 'GET /inspections/:id',
     method: 'GET',
