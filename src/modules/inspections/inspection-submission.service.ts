@@ -1,16 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { Asset, InspectionForm, Prisma } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { conflict, ValidationError, type FieldErrors } from '../../core/errors.ts';
 import { emit } from '../../events/outbox.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import { lockOwnedAsset } from '../assets/assets.repository.ts';
-import { insertFlag } from '../flags/flags.operations.ts';
+import { insertFlags } from '../flags/flag-batch.operations.ts';
 import { recordReading } from '../hours/hours.operations.ts';
 import { findReadyAttachments } from '../attachments/attachments.repository.ts';
 import type { InspectionItem } from './inspection-forms.schemas.ts';
-import { recordLatestInspection } from './inspections.repository.ts';
+import {
+  formWithVersion,
+  lockAssetForInspection,
+  type FormHead,
+  type InspectedAsset,
+} from './inspections.repository.ts';
+import { recordInspection } from './inspection-record.operations.ts';
 import {
   evaluateResults,
   flagDedupeKey,
@@ -23,23 +27,27 @@ import {
 } from './inspections.rules.ts';
 import type { CreateInspectionInput } from './inspections.schemas.ts';
 
-const WIRE_CLASS = { ON_ROAD: 'on-road', OFF_ROAD: 'off-road', TRAILER: 'trailer' } as const;
-const UNAVAILABLE = new Set<Asset['lifecycleStatus']>(['SOLD', 'ARCHIVED']);
+const UNAVAILABLE = new Set(['SOLD', 'ARCHIVED']);
 
 /** The form and the version answered; archived forms take no submissions. */
 async function formVersionOf(tx: Tx, ctx: RequestContext, input: CreateInspectionInput) {
-  const form = await tx.inspectionForm.findFirst({ where: { id: input.inspectionFormId, orgId: ctx.orgId } });
-  if (!form) throw new ValidationError({ inspectionFormId: 'no inspection form with this id in your organisation' });
+  const found = await formWithVersion(tx, ctx.orgId, input.inspectionFormId, input.version ?? null);
+  if (!found) throw new ValidationError({ inspectionFormId: 'no inspection form with this id in your organisation' });
+  const { form, items } = found;
   if (form.status === 'ARCHIVED') throw formArchived();
-  const version = input.version ?? form.currentVersion;
-  const row = await tx.inspectionFormVersion.findUnique({ where: { formId_version: { formId: form.id, version } } });
-  if (!row) throw new ValidationError({ version: `this form has versions 1 to ${form.currentVersion}` });
-  return { form, version, items: row.items as unknown as InspectionItem[] };
+  if (!items) throw new ValidationError({ version: `this form has versions 1 to ${form.currentVersion}` });
+  return { form, version: input.version ?? form.currentVersion, items };
 }
 
-function assetProblems(asset: Asset, form: InspectionForm, inspectedAt: Date, now: Date, input: CreateInspectionInput) {
+function assetProblems(
+  asset: InspectedAsset,
+  form: FormHead,
+  inspectedAt: Date,
+  now: Date,
+  input: CreateInspectionInput,
+) {
   const errors: FieldErrors = {};
-  const assetClass = WIRE_CLASS[asset.assetClass];
+  const assetClass = asset.assetClass;
   if (form.assetClasses.length > 0 && !form.assetClasses.includes(assetClass))
     errors.assetId = `is a ${assetClass} asset; this form is for ${form.assetClasses.join(', ')}`;
   const when = inspectedAtProblem(inspectedAt, now, asset.createdAt);
@@ -94,8 +102,8 @@ async function recordMeter(tx: Tx, ctx: RequestContext, assetId: string, meter: 
 async function flagFailures(
   tx: Tx,
   ctx: RequestContext,
-  asset: Asset,
-  form: InspectionForm,
+  asset: InspectedAsset,
+  form: FormHead,
   inspectionId: string,
   failures: Answer[],
 ) {
@@ -106,23 +114,24 @@ async function flagFailures(
     select: { id: true, dedupeKey: true },
   });
   const openByKey = new Map(open.map((f) => [f.dedupeKey, f.id]));
-  const linked: { answer: Answer; flagId: string; opened: boolean }[] = [];
-  for (const answer of failures) {
-    const dedupeKey = flagDedupeKey(form.id, answer.item.key);
-    const existing = openByKey.get(dedupeKey);
-    if (existing) {
-      linked.push({ answer, flagId: existing, opened: false });
-      continue;
-    }
-    const flag = await insertFlag(tx, ctx, {
+  const opening = failures.filter((a) => !openByKey.has(flagDedupeKey(form.id, a.item.key)));
+  const created = await insertFlags(
+    tx,
+    ctx,
+    opening.map((answer) => ({
       asset,
-      severity: answer.item.critical ? 'RED' : 'YELLOW',
+      severity: answer.item.critical ? ('RED' as const) : ('YELLOW' as const),
       note: flagReason(form.name, answer),
-      dedupeKey,
+      dedupeKey: flagDedupeKey(form.id, answer.item.key),
       inspectionId,
-    });
-    linked.push({ answer, flagId: flag.id, opened: true });
-  }
+    })),
+  );
+  const flagOf = new Map(opening.map((a, i) => [a.item.key, created[i].id]));
+  const linked = failures.map((answer) =>
+    flagOf.has(answer.item.key)
+      ? { answer, flagId: flagOf.get(answer.item.key)!, opened: true }
+      : { answer, flagId: openByKey.get(flagDedupeKey(form.id, answer.item.key))!, opened: false },
+  );
   return linked;
 }
 
@@ -132,7 +141,7 @@ export function createInspectionSubmission({ db }: Pick<ServiceDeps, 'db'>) {
     async submit(ctx: RequestContext, input: CreateInspectionInput) {
       return transaction(db, async (tx) => {
         // The asset lock first: submissions for one asset queue, so "adds to the open flag" is race-free.
-        const asset = await lockOwnedAsset(tx, ctx.orgId, input.assetId);
+        const asset = await lockAssetForInspection(tx, ctx.orgId, input.assetId);
         if (!asset) throw new ValidationError({ assetId: 'no asset with this id in your organisation' });
         const { form, version, items } = await formVersionOf(tx, ctx, input);
         if (UNAVAILABLE.has(asset.lifecycleStatus))
@@ -155,15 +164,19 @@ export function createInspectionSubmission({ db }: Pick<ServiceDeps, 'db'>) {
         const takesOut = critical && form.outOfServiceOnCriticalFailure && asset.lifecycleStatus === 'IN_SERVICE';
         const result = evaluation.failures.length > 0 ? ('FAIL' as const) : ('PASS' as const);
         const failedItems = evaluation.failures.map((f) => f.item.key);
-        const inspection = await tx.inspection.create({
-          data: {
+        if (takesOut) await takeOutOfService(tx, ctx, asset, form, id, evaluation.failures);
+        const flagIds = [...new Set(linked.map((l) => l.flagId))];
+        const inspectorName = input.inspectorName ?? null;
+        await recordInspection(
+          tx,
+          {
             id,
             orgId: ctx.orgId,
             assetId: asset.id,
             formId: form.id,
             formVersion: version,
             inspectedAt,
-            inspectorName: input.inspectorName ?? null,
+            inspectorName,
             result,
             failedItems,
             signatureName: input.signature?.name ?? null,
@@ -172,52 +185,30 @@ export function createInspectionSubmission({ db }: Pick<ServiceDeps, 'db'>) {
             outOfServiceAt: takesOut ? now : null,
             createdById: ctx.actorId,
           },
-        });
-        await tx.inspectionItemResult.createMany({
-          data: evaluation.answers.map((a) => ({
+          evaluation.answers,
+          linked.map((l) => ({ flagId: l.flagId, itemKey: l.answer.item.key, opened: l.opened })),
+          {
             inspectionId: id,
-            itemKey: a.item.key,
-            pass: a.pass,
-            value: a.value === null ? undefined : (a.value as Prisma.InputJsonValue),
-            note: a.note,
-            failed: a.failed,
-            attachmentIds: a.attachmentIds,
-          })),
-        });
-        if (linked.length > 0)
-          await tx.inspectionFlag.createMany({
-            data: linked.map((l) => ({
-              inspectionId: id,
-              flagId: l.flagId,
+            assetId: asset.id,
+            inspectionFormId: form.id,
+            version,
+            result,
+            failedItems,
+            defects: linked.map((l) => ({
               itemKey: l.answer.item.key,
-              opened: l.opened,
+              label: l.answer.item.label,
+              critical: l.answer.item.critical,
+              flagId: l.flagId,
+              newFlag: l.opened,
             })),
-            skipDuplicates: true,
-          });
-        if (takesOut) await takeOutOfService(tx, ctx, asset, form, id, evaluation.failures);
-        await recordLatestInspection(tx, inspection);
-        const flagIds = [...new Set(linked.map((l) => l.flagId))];
-        await emit(tx, ctx.orgId, 'inspection.submitted', {
-          inspectionId: id,
-          assetId: asset.id,
-          inspectionFormId: form.id,
-          version,
-          result,
-          failedItems,
-          defects: linked.map((l) => ({
-            itemKey: l.answer.item.key,
-            label: l.answer.item.label,
-            critical: l.answer.item.critical,
-            flagId: l.flagId,
-            newFlag: l.opened,
-          })),
-          flagIds,
-          logId,
-          outOfService: takesOut,
-          inspectorName: inspection.inspectorName,
-          inspectedAt: inspectedAt.toISOString(),
-          actorId: ctx.actorId,
-        });
+            flagIds,
+            logId,
+            outOfService: takesOut,
+            inspectorName,
+            inspectedAt: inspectedAt.toISOString(),
+            actorId: ctx.actorId,
+          },
+        );
         return { ok: true as const, inspectionId: id, result, flagIds, logId, outOfService: takesOut };
       });
     },
@@ -228,8 +219,8 @@ export function createInspectionSubmission({ db }: Pick<ServiceDeps, 'db'>) {
 async function takeOutOfService(
   tx: Tx,
   ctx: RequestContext,
-  asset: Asset,
-  form: InspectionForm,
+  asset: InspectedAsset,
+  form: FormHead,
   inspectionId: string,
   failures: Answer[],
 ) {

@@ -1,6 +1,7 @@
 import type { SqlRunner } from '../../db/database.ts';
 import type { Tx } from '../../db/transaction.ts';
 import type { Inspection, InspectionResult } from '../../generated/prisma/client.ts';
+import type { InspectionItem } from './inspection-forms.schemas.ts';
 import { enumFilter, keysetSql } from '../../core/pagination.ts';
 import { INSPECTION_RESULTS, type ListInspectionsInput } from './inspections.schemas.ts';
 
@@ -70,15 +71,47 @@ export function inspectionSummary(
   );
 }
 
-/** Moves the asset's summary to this inspection unless a later-dated one is already there. */
-export async function recordLatestInspection(tx: Tx, inspection: Inspection): Promise<void> {
-  await tx.$executeRaw`
-    INSERT INTO asset_inspection_summaries ("assetId", "orgId", "lastInspectionId", "lastInspectedAt", "lastResult")
-    VALUES (${inspection.assetId}, ${inspection.orgId}, ${inspection.id}, ${inspection.inspectedAt},
-      ${inspection.result}::"InspectionResult")
-    ON CONFLICT ("assetId") DO UPDATE SET "lastInspectionId" = EXCLUDED."lastInspectionId",
-      "lastInspectedAt" = EXCLUDED."lastInspectedAt", "lastResult" = EXCLUDED."lastResult"
-    WHERE asset_inspection_summaries."lastInspectedAt" <= EXCLUDED."lastInspectedAt"`;
+export interface InspectedAsset {
+  id: string;
+  nickname: string;
+  assetClass: 'on-road' | 'off-road' | 'trailer';
+  lifecycleStatus: 'IN_SERVICE' | 'OUT_OF_SERVICE' | 'ARCHIVED' | 'SOLD';
+  createdAt: Date;
+}
+
+/** What a submission needs of the asset, read under the asset row lock (one statement). */
+export async function lockAssetForInspection(tx: Tx, orgId: string, id: string): Promise<InspectedAsset | null> {
+  const rows = await tx.$queryRaw<InspectedAsset[]>`
+    SELECT id, nickname, "assetClass"::text AS "assetClass", "lifecycleStatus"::text AS "lifecycleStatus", "createdAt"
+    FROM assets WHERE id = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
+  return rows[0] ?? null;
+}
+
+export interface FormHead {
+  id: string;
+  name: string;
+  status: 'ACTIVE' | 'ARCHIVED';
+  currentVersion: number;
+  assetClasses: string[];
+  outOfServiceOnCriticalFailure: boolean;
+}
+
+/** The form and the items of a version of it (default the current one; items null when there is no such version). */
+export async function formWithVersion(
+  tx: Tx,
+  orgId: string,
+  formId: string,
+  version: number | null,
+): Promise<{ form: FormHead; items: InspectionItem[] | null } | null> {
+  const rows = await tx.$queryRaw<(FormHead & { items: InspectionItem[] | null })[]>`
+    SELECT f.id, f.name, f.status::text AS status, f."currentVersion", f."assetClasses",
+      f."outOfServiceOnCriticalFailure", v.items
+    FROM inspection_forms f
+    LEFT JOIN inspection_form_versions v ON v."formId" = f.id AND v.version = COALESCE(${version}::int, f."currentVersion")
+    WHERE f.id = ${formId} AND f."orgId" = ${orgId}`;
+  if (rows.length === 0) return null;
+  const { items, ...form } = rows[0];
+  return { form, items: typeof items === 'string' ? (JSON.parse(items) as InspectionItem[]) : items };
 }
 
 /** The inspection of the organisation under a row lock (a review at a time), or null. */
