@@ -7,7 +7,6 @@ import type { ServiceDeps } from '../../service-deps.ts';
 import { insertFlags } from '../flags/flag-batch.operations.ts';
 import { recordReading } from '../hours/hours.operations.ts';
 import { findReadyAttachments } from '../attachments/attachments.repository.ts';
-import type { InspectionItem } from './inspection-forms.schemas.ts';
 import {
   formWithVersion,
   lockAssetForInspection,
