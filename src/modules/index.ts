@@ -21,6 +21,8 @@ import { metricsRoutes } from '../metrics.ts';
 import { serviceTaskRoutes } from './service-tasks/service-tasks.routes.ts';
 import { serviceReminderRoutes } from './service-reminders/service-reminders.routes.ts';
 import { serviceProgramRoutes } from './service-programs/service-programs.routes.ts';
+import { attachmentRoutes } from './attachments/attachments.routes.ts';
+import { attachmentContentRoutes, attachmentUploadRoutes } from './attachments/attachment-content.routes.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
 export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
@@ -41,6 +43,8 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   serviceTaskRoutes,
   serviceReminderRoutes,
   serviceProgramRoutes,
+  attachmentRoutes,
+  attachmentContentRoutes,
 ];
 
 /**
@@ -52,5 +56,6 @@ export const PUBLIC_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   docsRoutes,
   contractRoutes,
   scanRoutes,
+  attachmentUploadRoutes,
   (deps) => metricsRoutes(deps.metrics, deps.config.metricsToken),
 ];

@@ -18,6 +18,7 @@ import { createEventService } from './events/events.service.ts';
 import { createServiceTaskService } from './service-tasks/service-tasks.service.ts';
 import { createServiceReminderService } from './service-reminders/service-reminders.service.ts';
 import { createServiceProgramService } from './service-programs/service-programs.service.ts';
+import { createAttachmentService } from './attachments/attachments.service.ts';
 
 /** One instance of each service per process. Add a resource's service here. */
 export function createServices(deps: ServiceDeps) {
@@ -41,6 +42,7 @@ export function createServices(deps: ServiceDeps) {
     serviceTasks: createServiceTaskService(deps),
     serviceReminders: createServiceReminderService(deps),
     servicePrograms: createServiceProgramService(deps),
+    attachments: createAttachmentService(deps),
   };
 }
 
