@@ -62,7 +62,12 @@ export const UPLOAD_ERRORS = {
   422: err('A field is missing or invalid (the text fields must come before the file part), or the file is empty'),
   503: STORAGE,
 };
-export const CREATE_UPLOAD_ERRORS = { 403: UPLOAD_ERRORS[403], 404: UPLOAD_ERRORS[404], 413: UPLOAD_ERRORS[413], 415: UPLOAD_ERRORS[415] };
+export const CREATE_UPLOAD_ERRORS = {
+  403: UPLOAD_ERRORS[403],
+  404: UPLOAD_ERRORS[404],
+  413: UPLOAD_ERRORS[413],
+  415: UPLOAD_ERRORS[415],
+};
 export const COMPLETE_ERRORS = {
   403: err(scopeNote('write')),
   409: err('upload_incomplete: the bytes have not been uploaded'),

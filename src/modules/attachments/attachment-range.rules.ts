@@ -12,7 +12,10 @@ export function etagMatches(header: string | undefined, opaque: string): boolean
  * a malformed or multi-range header, which a server may ignore), 'unsatisfiable' for a well-formed range that
  * starts past the end (416).
  */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'unsatisfiable' {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | null | 'unsatisfiable' {
   if (!header) return null;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return null;

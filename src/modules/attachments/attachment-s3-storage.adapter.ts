@@ -95,8 +95,7 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
       let ContinuationToken: string | undefined;
       do {
         const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: s3.prefix, ContinuationToken }));
-        for (const o of page.Contents ?? [])
-          if (o.Key) yield { key: o.Key, modifiedAt: o.LastModified ?? new Date(0) };
+        for (const o of page.Contents ?? []) if (o.Key) yield { key: o.Key, modifiedAt: o.LastModified ?? new Date(0) };
         ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (ContinuationToken);
     },

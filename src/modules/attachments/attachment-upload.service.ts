@@ -11,7 +11,12 @@ import { detectType, fileTooLarge, Inspector, quotaExceeded, unsupportedType } f
 import type { UploadTokens } from './attachment-token.adapter.ts';
 import { cleanFilename, KNOWN_TYPES, WRITE_SCOPES, type SubjectType } from './attachment-types.rules.ts';
 import { bytesUsed, lockKey, lockQuota, subjectExists } from './attachments.repository.ts';
-import { contentUrlOf, toAttachmentRow, type CreateUploadInput, type MultipartFieldsInput } from './attachments.schemas.ts';
+import {
+  contentUrlOf,
+  toAttachmentRow,
+  type CreateUploadInput,
+  type MultipartFieldsInput,
+} from './attachments.schemas.ts';
 
 export interface IncomingFile {
   filename: string | undefined;
@@ -189,7 +194,12 @@ export function createAttachmentUploads({ config, db, storage, tokens, allowed }
       return {
         ok: true as const,
         attachmentId: id,
-        upload: { method: 'PUT' as const, url: upload.url, headers: upload.headers, expiresAt: expiresAt.toISOString() },
+        upload: {
+          method: 'PUT' as const,
+          url: upload.url,
+          headers: upload.headers,
+          expiresAt: expiresAt.toISOString(),
+        },
       };
     },
 
@@ -208,7 +218,8 @@ export function createAttachmentUploads({ config, db, storage, tokens, allowed }
       const release = () =>
         db.prisma.attachment.updateMany({ where: { id: row.id, status: 'PENDING' }, data: { uploadClaimedAt: null } });
       try {
-        const over = () => new ApiError(413, 'file_too_large', `The upload is larger than its declared ${row.size} bytes`);
+        const over = () =>
+          new ApiError(413, 'file_too_large', `The upload is larger than its declared ${row.size} bytes`);
         const { staged, result } = await stageInspected(stream, inspectorFor(row.size, over, row.filename), row.id);
         const mismatch =
           result.size !== row.size

@@ -33,7 +33,8 @@ function fieldValues(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(fields)) {
     const f = Array.isArray(field) ? field[0] : field;
-    if (f && typeof f === 'object' && (f as { type?: string }).type === 'field') out[name] = (f as { value: unknown }).value;
+    if (f && typeof f === 'object' && (f as { type?: string }).type === 'field')
+      out[name] = (f as { value: unknown }).value;
   }
   return out;
 }

@@ -177,7 +177,11 @@ export function createAttachmentService({ config, db, secretBox }: Pick<ServiceD
         throw storageUnavailable(err);
       });
       const { Readable } = await import('node:stream');
-      return { status: 200, headers: { ...headers, 'content-length': String(bytes.length) }, body: Readable.from([bytes]) };
+      return {
+        status: 200,
+        headers: { ...headers, 'content-length': String(bytes.length) },
+        body: Readable.from([bytes]),
+      };
     },
   };
 }

@@ -31,7 +31,12 @@ beforeAll(async () => {
     .toBuffer();
   const foreignAsset = await makeAsset(t, other.key);
   foreignAttachmentId = (
-    await uploadFile(t, other.key, { subjectType: 'asset', subjectId: foreignAsset }, { name: 'a.txt', bytes: Buffer.from('hello') })
+    await uploadFile(
+      t,
+      other.key,
+      { subjectType: 'asset', subjectId: foreignAsset },
+      { name: 'a.txt', bytes: Buffer.from('hello') },
+    )
   ).json().attachmentId;
 });
 afterAll(async () => {
@@ -41,11 +46,28 @@ afterAll(async () => {
 
 describe('POST /attachments (multipart)', () => {
   it('stores the file, detects its type from the bytes and answers 201', async () => {
-    const res = await uploadFile(t, acme.key, { ...asset(), caption: 'Boom' }, { name: 'photo.txt', type: 'text/plain', bytes: jpeg });
+    const res = await uploadFile(
+      t,
+      acme.key,
+      { ...asset(), caption: 'Boom' },
+      { name: 'photo.txt', type: 'text/plain', bytes: jpeg },
+    );
     expect(res.statusCode, res.body).toBe(201);
-    expect(res.json()).toEqual({ ok: true, attachmentId: expect.any(String), size: jpeg.length, sha256: sha(jpeg), contentType: 'image/jpeg' });
+    expect(res.json()).toEqual({
+      ok: true,
+      attachmentId: expect.any(String),
+      size: jpeg.length,
+      sha256: sha(jpeg),
+      contentType: 'image/jpeg',
+    });
     const detail = (await t.api.get(`/api/v1/attachments/${res.json().attachmentId}`, acme.key)).json().attachment;
-    expect(detail).toMatchObject({ filename: 'photo.txt', caption: 'Boom', status: 'READY', subjectType: 'asset', subjectId: assetId });
+    expect(detail).toMatchObject({
+      filename: 'photo.txt',
+      caption: 'Boom',
+      status: 'READY',
+      subjectType: 'asset',
+      subjectId: assetId,
+    });
     const event = await t.db.prisma.event.findFirst({ where: { orgId: acme.orgId, type: 'attachment.created' } });
     expect(event).not.toBeNull();
   });
@@ -64,7 +86,10 @@ describe('POST /attachments (multipart)', () => {
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="rgnp.exe"/);
     const inline = await t.api.get(`/api/v1/attachments/${id}/content?disposition=inline`, acme.key);
     expect(inline.headers['content-disposition']).toMatch(/^inline/);
-    expect((await t.api.get(`/api/v1/attachments/${id}/content`, acme.key, { 'if-none-match': `"${sha(jpeg)}"` })).statusCode).toBe(304);
+    expect(
+      (await t.api.get(`/api/v1/attachments/${id}/content`, acme.key, { 'if-none-match': `"${sha(jpeg)}"` }))
+        .statusCode,
+    ).toBe(304);
     const part = await t.api.get(`/api/v1/attachments/${id}/content`, acme.key, { range: 'bytes=10-19' });
     expect(part.statusCode).toBe(206);
     expect(part.headers['content-range']).toBe(`bytes 10-19/${jpeg.length}`);
@@ -84,7 +109,8 @@ describe('POST /attachments (multipart)', () => {
     expect([meta.width, meta.height]).toEqual([341, 512]);
     const again = await t.api.get(`/api/v1/attachments/${id}/thumbnail`, acme.key);
     expect(again.rawPayload.equals(res.rawPayload)).toBe(true);
-    const text = (await uploadFile(t, acme.key, asset(), { name: 'n.txt', bytes: Buffer.from('note') })).json().attachmentId;
+    const text = (await uploadFile(t, acme.key, asset(), { name: 'n.txt', bytes: Buffer.from('note') })).json()
+      .attachmentId;
     expect((await t.api.get(`/api/v1/attachments/${text}/thumbnail`, acme.key)).statusCode).toBe(404);
   });
 
@@ -105,7 +131,10 @@ describe('POST /attachments (multipart)', () => {
   it('accepts CSV and PDF', async () => {
     const csv = await uploadFile(t, acme.key, asset(), { name: 'parts.csv', bytes: Buffer.from('part,qty\nseal,2\n') });
     expect(csv.json()).toMatchObject({ contentType: 'text/csv' });
-    const pdf = await uploadFile(t, acme.key, asset(), { name: 'inv', bytes: Buffer.from('%PDF-1.4\n%\xe2\xe3\n1 0 obj<<>>endobj\n') });
+    const pdf = await uploadFile(t, acme.key, asset(), {
+      name: 'inv',
+      bytes: Buffer.from('%PDF-1.4\n%\xe2\xe3\n1 0 obj<<>>endobj\n'),
+    });
     expect(pdf.json()).toMatchObject({ contentType: 'application/pdf' });
   });
 
@@ -122,7 +151,12 @@ describe('POST /attachments (multipart)', () => {
     const missing = await uploadFile(t, acme.key, {} as never, { name: 'a.txt', bytes: Buffer.from('x') });
     expect(missing.statusCode).toBe(422);
     expect(missing.json().fieldErrors.subjectType).toMatch(/before the file/);
-    const gone = await uploadFile(t, acme.key, { subjectType: 'tool', subjectId: assetId }, { name: 'a.txt', bytes: Buffer.from('x') });
+    const gone = await uploadFile(
+      t,
+      acme.key,
+      { subjectType: 'tool', subjectId: assetId },
+      { name: 'a.txt', bytes: Buffer.from('x') },
+    );
     expect(gone.statusCode).toBe(404);
   });
 
@@ -132,7 +166,12 @@ describe('POST /attachments (multipart)', () => {
     expect(res.statusCode).toBe(403);
     expect(res.json()).toMatchObject({ error: 'missing_scope:assets:write' });
     const toolId = await makeTool(t, acme.key);
-    const ok = await uploadFile(t, key, { subjectType: 'tool', subjectId: toolId }, { name: 'a.txt', bytes: Buffer.from('x') });
+    const ok = await uploadFile(
+      t,
+      key,
+      { subjectType: 'tool', subjectId: toolId },
+      { name: 'a.txt', bytes: Buffer.from('x') },
+    );
     expect(ok.statusCode).toBe(201);
     const read = await t.api.get(`/api/v1/attachments?subjectType=asset&subjectId=${assetId}`, key);
     expect(read.json()).toMatchObject({ error: 'missing_scope:assets:read' });
@@ -144,12 +183,24 @@ describe('listing, caption, delete', () => {
     const toolId = await makeTool(t, acme.key);
     const subject = { subjectType: 'tool', subjectId: toolId };
     const ids: string[] = [];
-    for (const n of [1, 2, 3]) ids.push((await uploadFile(t, acme.key, subject, { name: `${n}.txt`, bytes: Buffer.from(`unique ${n} ${toolId}`) })).json().attachmentId);
+    for (const n of [1, 2, 3])
+      ids.push(
+        (
+          await uploadFile(t, acme.key, subject, { name: `${n}.txt`, bytes: Buffer.from(`unique ${n} ${toolId}`) })
+        ).json().attachmentId,
+      );
     const page = (await t.api.get(`/api/v1/attachments?subjectType=tool&subjectId=${toolId}&limit=2`, acme.key)).json();
     expect(page.attachments.map((a: { attachmentId: string }) => a.attachmentId)).toEqual([ids[2], ids[1]]);
-    const rest = (await t.api.get(`/api/v1/attachments?subjectType=tool&subjectId=${toolId}&limit=2&cursor=${page.nextCursor}`, acme.key)).json();
+    const rest = (
+      await t.api.get(
+        `/api/v1/attachments?subjectType=tool&subjectId=${toolId}&limit=2&cursor=${page.nextCursor}`,
+        acme.key,
+      )
+    ).json();
     expect(rest.attachments.map((a: { attachmentId: string }) => a.attachmentId)).toEqual([ids[0]]);
-    expect((await t.api.patch(`/api/v1/attachments/${ids[0]}`, acme.key, { caption: 'Label' })).json().attachment.caption).toBe('Label');
+    expect(
+      (await t.api.patch(`/api/v1/attachments/${ids[0]}`, acme.key, { caption: 'Label' })).json().attachment.caption,
+    ).toBe('Label');
     const row = await t.db.prisma.attachment.findUniqueOrThrow({ where: { id: ids[0] } });
     const file = path.join(storage.dir, ...row.storageKey!.split('/'));
     expect(readdirSync(path.dirname(file))).toContain(path.basename(file));
@@ -160,7 +211,14 @@ describe('listing, caption, delete', () => {
 
   it('removes the attachments of a deleted subject', async () => {
     const toolId = await makeTool(t, acme.key);
-    const id = (await uploadFile(t, acme.key, { subjectType: 'tool', subjectId: toolId }, { name: 'a.txt', bytes: Buffer.from('gone') })).json().attachmentId;
+    const id = (
+      await uploadFile(
+        t,
+        acme.key,
+        { subjectType: 'tool', subjectId: toolId },
+        { name: 'a.txt', bytes: Buffer.from('gone') },
+      )
+    ).json().attachmentId;
     await t.db.prisma.tool.delete({ where: { id: toolId } });
     expect((await t.api.get(`/api/v1/attachments/${id}`, acme.key)).statusCode).toBe(404);
   });
@@ -170,7 +228,11 @@ describe('presigned upload on local storage', () => {
   it('PUT to the signed URL without a key, then complete; the URL is single-use', async () => {
     const bytes = Buffer.from('presigned body\n');
     const res = await t.api.post('/api/v1/attachments/uploads', acme.key, {
-      ...asset(), filename: 'notes.txt', contentType: 'text/plain', size: bytes.length, sha256: sha(bytes),
+      ...asset(),
+      filename: 'notes.txt',
+      contentType: 'text/plain',
+      size: bytes.length,
+      sha256: sha(bytes),
     });
     expect(res.statusCode, res.body).toBe(201);
     const { attachmentId, upload } = res.json();
@@ -190,9 +252,15 @@ describe('presigned upload on local storage', () => {
 
   it('refuses a tampered token and a checksum mismatch', async () => {
     const bytes = Buffer.from('abc');
-    const { upload } = (await t.api.post('/api/v1/attachments/uploads', acme.key, {
-      ...asset(), filename: 'a.txt', contentType: 'text/plain', size: 3, sha256: sha(Buffer.from('xyz')),
-    })).json();
+    const { upload } = (
+      await t.api.post('/api/v1/attachments/uploads', acme.key, {
+        ...asset(),
+        filename: 'a.txt',
+        contentType: 'text/plain',
+        size: 3,
+        sha256: sha(Buffer.from('xyz')),
+      })
+    ).json();
     const url = new URL(upload.url).pathname;
     const tampered = await t.app.inject({ method: 'PUT', url: url.slice(0, -2) + 'AA', payload: bytes });
     expect(tampered.statusCode).toBe(403);
@@ -202,12 +270,54 @@ describe('presigned upload on local storage', () => {
 });
 
 securitySuite('attachments', () => ({ t, tenant: acme }), [
-  { label: 'GET /attachments/:id', method: 'GET', path: () => `/api/v1/attachments/${foreignAttachmentId}`, scope: null, crossTenant: true },
-  { label: 'PATCH /attachments/:id', method: 'PATCH', path: () => `/api/v1/attachments/${foreignAttachmentId}`, scope: null, body: { caption: 'x' }, crossTenant: true },
-  { label: 'DELETE /attachments/:id', method: 'DELETE', path: () => `/api/v1/attachments/${foreignAttachmentId}`, scope: null, crossTenant: true },
-  { label: 'GET /attachments/:id/content', method: 'GET', path: () => `/api/v1/attachments/${foreignAttachmentId}/content`, scope: null, crossTenant: true },
-  { label: 'GET /attachments/:id/thumbnail', method: 'GET', path: () => `/api/v1/attachments/${foreignAttachmentId}/thumbnail`, scope: null, crossTenant: true },
-  { label: 'POST /attachments/:id/complete', method: 'POST', path: () => `/api/v1/attachments/${foreignAttachmentId}/complete`, scope: null, crossTenant: true },
-  { label: 'GET /attachments', method: 'GET', path: () => `/api/v1/attachments?subjectType=asset&subjectId=${assetId}`, scope: null },
+  {
+    label: 'GET /attachments/:id',
+    method: 'GET',
+    path: () => `/api/v1/attachments/${foreignAttachmentId}`,
+    scope: null,
+    crossTenant: true,
+  },
+  {
+    label: 'PATCH /attachments/:id',
+    method: 'PATCH',
+    path: () => `/api/v1/attachments/${foreignAttachmentId}`,
+    scope: null,
+    body: { caption: 'x' },
+    crossTenant: true,
+  },
+  {
+    label: 'DELETE /attachments/:id',
+    method: 'DELETE',
+    path: () => `/api/v1/attachments/${foreignAttachmentId}`,
+    scope: null,
+    crossTenant: true,
+  },
+  {
+    label: 'GET /attachments/:id/content',
+    method: 'GET',
+    path: () => `/api/v1/attachments/${foreignAttachmentId}/content`,
+    scope: null,
+    crossTenant: true,
+  },
+  {
+    label: 'GET /attachments/:id/thumbnail',
+    method: 'GET',
+    path: () => `/api/v1/attachments/${foreignAttachmentId}/thumbnail`,
+    scope: null,
+    crossTenant: true,
+  },
+  {
+    label: 'POST /attachments/:id/complete',
+    method: 'POST',
+    path: () => `/api/v1/attachments/${foreignAttachmentId}/complete`,
+    scope: null,
+    crossTenant: true,
+  },
+  {
+    label: 'GET /attachments',
+    method: 'GET',
+    path: () => `/api/v1/attachments?subjectType=asset&subjectId=${assetId}`,
+    scope: null,
+  },
   { label: 'POST /attachments/uploads', method: 'POST', path: () => '/api/v1/attachments/uploads', scope: null },
 ]);
