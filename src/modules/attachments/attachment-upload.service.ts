@@ -34,12 +34,11 @@ export interface UploadParts {
 
 const interrupted = () => new ApiError(400, 'upload_interrupted', 'The upload ended before the file was complete');
 
-/** Stream errors that are not ours (a client gone, a storage write failing) as API errors, never a 500. */
-function asUploadError(err: unknown): unknown {
+/** An upload's failure as an API error: the client's stream failing is 400, the store failing 503; never a 500. */
+function asUploadError(err: unknown, sourceFailed: boolean): unknown {
   if (err instanceof ApiError) return err;
   const code = (err as { code?: string }).code;
-  if (code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'ECONNRESET' || code === 'ERR_STREAM_DESTROYED')
-    return interrupted();
+  if (sourceFailed || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'ECONNRESET') return interrupted();
   return storageUnavailable(err);
 }
 
@@ -75,13 +74,15 @@ export function createAttachmentUploads({ config, db, storage, tokens, allowed }
 
   /** Streams `source` through the inspector into storage; the inspector's verdict with the staged bytes. */
   async function stageInspected(source: Readable, inspector: Inspector, id: string) {
+    let sourceFailed = false;
+    source.once('error', () => (sourceFailed = true));
     const piped = pipeline(source, inspector, () => undefined) as Readable;
     let staged: StagedObject;
     try {
       staged = await storage.stage(piped, id);
     } catch (err) {
       source.destroy();
-      throw asUploadError(err);
+      throw asUploadError(err, sourceFailed);
     }
     return { staged, result: inspector.result() };
   }

@@ -4,7 +4,6 @@ import type { Attachment } from '../../generated/prisma/client.ts';
 import { ApiError, notFound } from '../../core/errors.ts';
 import { assertScope, type RequestContext } from '../../core/context.ts';
 import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
-import { transaction } from '../../db/transaction.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { createStorage } from './attachment-stores.adapter.ts';
 import { storageUnavailable, type ByteRange } from './attachment-storage.adapter.ts';
@@ -22,7 +21,8 @@ import {
   type SubjectType,
 } from './attachment-types.rules.ts';
 import { createAttachmentUploads } from './attachment-upload.service.ts';
-import { keyInUse, listAttachments, lockKey, subjectExists } from './attachments.repository.ts';
+import { listAttachments, subjectExists } from './attachments.repository.ts';
+import { removeRow, sweepAttachments } from './attachment-sweep.job.ts';
 import { toAttachmentRow, type ListAttachmentsInput } from './attachments.schemas.ts';
 import { parseRange, etagMatches } from './attachment-range.rules.ts';
 
@@ -107,20 +107,14 @@ export function createAttachmentService({ config, db, secretBox }: Pick<ServiceD
     /** The row and, when no other row shares them, the bytes and thumbnail, before the answer. */
     async remove(ctx: RequestContext, id: string) {
       await owned(ctx, id, WRITE_SCOPES);
-      await transaction(db, async (tx) => {
-        const row = await tx.attachment.findFirst({ where: { id, orgId: ctx.orgId } });
-        if (!row) throw notFound('Attachment');
-        if (row.storageKey) await lockKey(tx, row.storageKey);
-        await tx.attachment.delete({ where: { id } });
-        if (row.storageKey && !(storage.sharedKeys && (await keyInUse(tx, row.storageKey)))) {
-          await storage.remove(row.storageKey).catch((err) => {
-            throw storageUnavailable(err);
-          });
-          await storage.remove(storage.thumbnailKey(row.storageKey)).catch(() => undefined);
-        }
+      const removed = await removeRow(db, storage, id).catch((err) => {
+        throw err instanceof ApiError ? err : storageUnavailable(err);
       });
+      if (!removed) throw notFound('Attachment');
       return { ok: true as const, attachmentId: id };
     },
+
+    sweep: (now: Date) => sweepAttachments(db, storage, now, config.attachments.orphanGraceSec),
 
     async content(
       ctx: RequestContext,

@@ -321,3 +321,56 @@ securitySuite('attachments', () => ({ t, tenant: acme }), [
   },
   { label: 'POST /attachments/uploads', method: 'POST', path: () => '/api/v1/attachments/uploads', scope: null },
 ]);
+
+describe('interrupted uploads and the sweep', () => {
+  it('a body cut mid-file leaves no row and no bytes, and is not a 500', async () => {
+    const { multipart } = await import('../../helpers/app/attachments.ts');
+    const before = await t.db.prisma.attachment.count();
+    const { payload, headers } = multipart(asset(), { name: 'cut.txt', bytes: Buffer.alloc(100_000, 'b') });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/attachments',
+      headers: { ...headers, authorization: `Bearer ${acme.key}` },
+      payload: payload.subarray(0, 50_000),
+    });
+    expect(res.statusCode).toBeGreaterThanOrEqual(400);
+    expect(res.statusCode).toBeLessThan(500);
+    expect(await t.db.prisma.attachment.count()).toBe(before);
+    expect(readdirSync(path.join(storage.dir, 'tmp'))).toEqual([]);
+  });
+
+  it('removes stale PENDING uploads, orphan bytes and a deleted subject’s bytes; keeps the rest', async () => {
+    const toolId = await makeTool(t, acme.key);
+    const kept = (await uploadFile(t, acme.key, asset(), { name: 'k.txt', bytes: Buffer.from('keep me') })).json();
+    const doomed = (
+      await uploadFile(
+        t,
+        acme.key,
+        { subjectType: 'tool', subjectId: toolId },
+        { name: 'd.txt', bytes: Buffer.from('doomed bytes') },
+      )
+    ).json();
+    const pending = (
+      await t.api.post('/api/v1/attachments/uploads', acme.key, {
+        ...asset(),
+        filename: 'p.txt',
+        contentType: 'text/plain',
+        size: 5,
+      })
+    ).json();
+    await t.db.prisma.attachment.update({
+      where: { id: pending.attachmentId },
+      data: { createdAt: new Date(Date.now() - 25 * 3600_000) },
+    });
+    await t.db.prisma.tool.delete({ where: { id: toolId } });
+    const doomedFile = path.join(storage.dir, 'objects', doomed.sha256.slice(0, 2), doomed.sha256);
+    expect(readdirSync(path.dirname(doomedFile))).toContain(doomed.sha256);
+    const result = await t.deps.services.attachments.sweep(new Date(Date.now() + 2 * 24 * 3600_000));
+    expect(result.pendingRemoved).toBeGreaterThanOrEqual(1);
+    expect(result.orphansRemoved).toBeGreaterThanOrEqual(1);
+    expect(await t.db.prisma.attachment.findUnique({ where: { id: pending.attachmentId } })).toBeNull();
+    expect(readdirSync(path.dirname(doomedFile))).not.toContain(doomed.sha256);
+    const content = await t.api.get(`/api/v1/attachments/${kept.attachmentId}/content`, acme.key);
+    expect(content.body).toBe('keep me');
+  });
+});
