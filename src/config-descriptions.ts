@@ -134,7 +134,8 @@ export const envDescriptions = {
   ATTACHMENTS_DIR:
     'Local attachment storage (content-addressed files). Unset: `DATA_DIR/attachments`, also on PostgreSQL. Several ' +
     'replicas need it on one shared volume.',
-  ATTACHMENT_MAX_BYTES: 'Largest attachment accepted, in bytes (default 25 MiB): larger uploads answer 413 `file_too_large`.',
+  ATTACHMENT_MAX_BYTES:
+    'Largest attachment accepted, in bytes (default 25 MiB): larger uploads answer 413 `file_too_large`.',
   ATTACHMENT_QUOTA_BYTES:
     'Attachment bytes an organisation may hold (pending uploads count at their declared size); `0`: no quota. Over ' +
     'it: 413 `quota_exceeded`.',

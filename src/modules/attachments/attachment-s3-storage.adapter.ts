@@ -35,7 +35,11 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 2,
-    requestHandler: new NodeHttpHandler({ connectionTimeout: s3.timeoutMs, requestTimeout: s3.timeoutMs }),
+    requestHandler: new NodeHttpHandler({
+      connectionTimeout: s3.timeoutMs,
+      requestTimeout: s3.timeoutMs,
+      throwOnRequestTimeout: true,
+    }),
   });
   const Bucket = s3.bucket;
   const remove = async (Key: string) => {
@@ -57,9 +61,17 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
         partSize: PART_BYTES,
         leavePartsOnError: false,
       });
-      // An error of the source (a refused type, a client gone) must end the upload, not leave it waiting.
-      source.once('error', () => void upload.abort().catch(() => undefined));
-      await upload.done();
+      // An error of the source (a refused type, a client gone) ends the upload, and is the error reported.
+      let sourceError: unknown;
+      source.once('error', (err) => {
+        sourceError = err;
+        void upload.abort().catch(() => undefined);
+      });
+      try {
+        await upload.done();
+      } catch (err) {
+        throw sourceError ?? err;
+      }
       return {
         commit: async (key) => {
           if (key !== Key) throw new Error(`bucket objects are keyed by attachment id: ${key} is not ${Key}`);
