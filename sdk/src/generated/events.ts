@@ -21,6 +21,7 @@ export const EVENT_TYPES = [
   'service_reminder.due_soon',
   'service_reminder.overdue',
   'service_reminder.completed',
+  'attachment.created',
   'apiKey.created',
   'apiKey.revoked',
   'user.created',
@@ -278,6 +279,24 @@ export interface EventDataMap {
     completedReading: number | null;
     workOrderId: string | null;
     completedById: string | null;
+  };
+  /** An attachment becomes READY (a multipart upload, or a presigned upload completed); contentUrl needs the subject's read scope. */
+  'attachment.created': {
+    attachmentId: string;
+    subjectType: 'asset' | 'flag' | 'work_order' | 'repair' | 'tool';
+    subjectId: string;
+    filename: string;
+    contentType: string;
+    size: number;
+    sha256: string;
+    caption: string | null;
+    contentUrl: string;
+    createdBy: {
+      userId: string | null;
+      name: string | null;
+    };
+    /** ISO 8601 date-time */
+    createdAt: string;
   };
   /** An API key is issued (API, admin CLI, or a roll). The plaintext key is never part of the event. */
   'apiKey.created': {

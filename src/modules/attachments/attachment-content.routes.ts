@@ -87,6 +87,8 @@ export const attachmentUploadRoutes =
       {
         config: { public: true },
         schema: {
+          // The upload URL is opaque (a bucket's on S3): clients use the one they were given, never build it.
+          hide: true,
           operationId: 'putAttachmentUpload',
           tags: ['attachments'],
           summary: 'The upload URL of a presigned upload on local storage (no API key: the URL is the credential)',

@@ -30,14 +30,21 @@ export const UPLOAD_PUT_BODY = {
   },
 };
 
-const bytes = (description: string) => ({ '*/*': { schema: { type: 'string', format: 'binary', description } } });
+const bytes = (description: string, example: string) => ({
+  '*/*': { schema: { type: 'string', format: 'binary', description }, example },
+});
 
 export const CONTENT_MEDIA = {
-  200: bytes('The file, with its detected Content-Type'),
-  206: bytes('The requested byte range'),
+  200: bytes('The file, with its detected Content-Type', '(binary data: the file as uploaded)'),
+  206: bytes('The requested byte range', '(binary data: the requested bytes of the file)'),
 };
 export const THUMBNAIL_MEDIA = {
-  200: { 'image/webp': { schema: { type: 'string', format: 'binary', description: 'WebP thumbnail' } } },
+  200: {
+    'image/webp': {
+      schema: { type: 'string', format: 'binary', description: 'WebP thumbnail' },
+      example: '(binary WebP data: at most 512 px on the long side)',
+    },
+  },
 };
 
 const header = (description: string) => ({ description, required: true, schema: { type: 'string' } });

@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../composition.ts';
 import { contextOf } from '../../core/context.ts';
-import { ValidationError } from '../../core/errors.ts';
+import { ApiError, ValidationError } from '../../core/errors.ts';
 import { IdParams } from '../../core/schemas.ts';
 import {
   ATTACHMENT_MULTIPART_BODY,
@@ -27,6 +27,14 @@ import {
 
 const SCOPE_NOTE = "Scope: the subject's write scope (assets:write, flags:write, workorders:write or tools:write).";
 const READ_NOTE = "Scope: the subject's read scope (assets:read, flags:read, workorders:read or tools:read).";
+
+/** A multipart body the parser cannot read (cut short, a bad boundary, too many parts) is the client's error. */
+function malformed(err: unknown): unknown {
+  if (err instanceof ApiError) return err;
+  const status = (err as { statusCode?: number }).statusCode;
+  if (status === 413) return new ApiError(413, 'file_too_large', (err as Error).message);
+  return new ApiError(400, 'upload_interrupted', `The multipart body could not be read: ${(err as Error).message}`);
+}
 
 /** The values of the multipart fields that came before the file. */
 function fieldValues(fields: Record<string, unknown>): Record<string, unknown> {
@@ -68,7 +76,9 @@ export const attachmentRoutes =
         async (req, reply) => {
           if (!req.isMultipart())
             throw new ValidationError({ body: 'must be multipart/form-data' }, 'Send the file as multipart/form-data');
-          const file = await req.file();
+          const file = await req.file().catch((err: unknown) => {
+            throw malformed(err);
+          });
           if (!file) throw new ValidationError({ file: 'is required' }, 'No file part');
           const values = fieldValues(file.fields as Record<string, unknown>);
           const parsed = MultipartFields.safeParse(values);

@@ -88,7 +88,9 @@ export const CreateUploadResponse = z.object({
     expiresAt: dateTime(),
   }),
 });
-export const AttachmentResponse = z.object({ ok: z.literal(true), attachment: AttachmentRow });
+export const AttachmentResponse = z
+  .object({ ok: z.literal(true), attachment: AttachmentRow })
+  .meta({ id: 'AttachmentResponse' });
 export const ListAttachmentsResponse = z.object({
   ok: z.literal(true),
   attachments: z.array(AttachmentRow),
