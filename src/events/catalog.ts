@@ -271,6 +271,24 @@ export const eventCatalog = {
     }),
   },
   ...inspectionEvents,
+  'attachment.created': {
+    summary:
+      'An attachment becomes READY (a multipart upload, or a presigned upload completed); contentUrl needs the ' +
+      "subject's read scope.",
+    data: z.object({
+      attachmentId: id,
+      subjectType: z.enum(['asset', 'flag', 'work_order', 'repair', 'tool']),
+      subjectId: id,
+      filename: z.string(),
+      contentType: z.string(),
+      size: z.number().int(),
+      sha256: z.string(),
+      caption: z.string().nullable(),
+      contentUrl: z.string(),
+      createdBy: actor,
+      createdAt: at,
+    }),
+  },
   ...accessEvents,
 } as const;
 

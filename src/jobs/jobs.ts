@@ -79,6 +79,16 @@ const serviceReminderSweep: Job<'services'> = ({ services }) => ({
   run: () => services.serviceReminders.sweepTick(),
 });
 
+/**
+ * Every 30 minutes: presigned uploads not completed within 24 h are removed with their bytes, and stored objects
+ * without a row (a crash mid-upload, a deleted subject's files) once older than ATTACHMENT_ORPHAN_GRACE_SEC.
+ */
+const attachmentSweep: Job<'services'> = ({ services }) => ({
+  name: 'attachment-sweep',
+  cron: '23,53 * * * *',
+  run: () => services.attachments.sweep(new Date()),
+});
+
 /** Every periodic job of the service, in one place. Add a job here with one line. */
 export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   webhookDispatch,
@@ -89,4 +99,5 @@ export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   renewalHeadsUps,
   webhookSecretSealing,
   serviceReminderSweep,
+  attachmentSweep,
 ];

@@ -23,6 +23,8 @@ import { serviceReminderRoutes } from './service-reminders/service-reminders.rou
 import { serviceProgramRoutes } from './service-programs/service-programs.routes.ts';
 import { inspectionFormRoutes } from './inspections/inspection-forms.routes.ts';
 import { inspectionRoutes } from './inspections/inspections.routes.ts';
+import { attachmentRoutes } from './attachments/attachments.routes.ts';
+import { attachmentContentRoutes, attachmentUploadRoutes } from './attachments/attachment-content.routes.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
 export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
@@ -45,6 +47,8 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   serviceProgramRoutes,
   inspectionFormRoutes,
   inspectionRoutes,
+  attachmentRoutes,
+  attachmentContentRoutes,
 ];
 
 /**
@@ -56,5 +60,6 @@ export const PUBLIC_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   docsRoutes,
   contractRoutes,
   scanRoutes,
+  attachmentUploadRoutes,
   (deps) => metricsRoutes(deps.metrics, deps.config.metricsToken),
 ];

@@ -20,6 +20,7 @@ import { createServiceReminderService } from './service-reminders/service-remind
 import { createServiceProgramService } from './service-programs/service-programs.service.ts';
 import { createInspectionFormService } from './inspections/inspection-forms.service.ts';
 import { createInspectionService } from './inspections/inspections.service.ts';
+import { createAttachmentService } from './attachments/attachments.service.ts';
 
 /** One instance of each service per process. Add a resource's service here. */
 export function createServices(deps: ServiceDeps) {
@@ -45,6 +46,7 @@ export function createServices(deps: ServiceDeps) {
     servicePrograms: createServiceProgramService(deps),
     inspectionForms: createInspectionFormService(deps),
     inspections: createInspectionService(deps),
+    attachments: createAttachmentService(deps),
   };
 }
 

@@ -23,6 +23,7 @@ export const EVENT_TYPES = [
   'service_reminder.completed',
   'inspection.submitted',
   'inspection.reviewed',
+  'attachment.created',
   'apiKey.created',
   'apiKey.revoked',
   'user.created',
@@ -322,6 +323,24 @@ export interface EventDataMap {
     actorId: string | null;
     /** ISO 8601 date-time */
     reviewedAt: string;
+  };
+  /** An attachment becomes READY (a multipart upload, or a presigned upload completed); contentUrl needs the subject's read scope. */
+  'attachment.created': {
+    attachmentId: string;
+    subjectType: 'asset' | 'flag' | 'work_order' | 'repair' | 'tool';
+    subjectId: string;
+    filename: string;
+    contentType: string;
+    size: number;
+    sha256: string;
+    caption: string | null;
+    contentUrl: string;
+    createdBy: {
+      userId: string | null;
+      name: string | null;
+    };
+    /** ISO 8601 date-time */
+    createdAt: string;
   };
   /** An API key is issued (API, admin CLI, or a roll). The plaintext key is never part of the event. */
   'apiKey.created': {

@@ -36,6 +36,12 @@ export const CreateFlagBody = z.object({
     .nullable()
     .optional()
     .describe('Link to a photo of the defect'),
+  photoAttachmentId: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("An image uploaded on the flag's asset (POST /attachments); flag.created's photoUrl then links to it"),
   geo: GeoBody.nullable().optional(),
 });
 export type CreateFlagInput = z.output<typeof CreateFlagBody>;

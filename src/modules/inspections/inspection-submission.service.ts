@@ -7,6 +7,8 @@ import type { ServiceDeps } from '../../service-deps.ts';
 import { insertFlags } from '../flags/flag-batch.operations.ts';
 import { recordReading } from '../hours/hours.operations.ts';
 import { findReadyAttachments } from '../attachments/attachments.repository.ts';
+import { contentUrlOf } from '../attachments/attachments.schemas.ts';
+import { isImage } from '../attachments/attachment-types.rules.ts';
 import {
   formWithVersion,
   lockAssetForInspection,
@@ -56,18 +58,22 @@ function assetProblems(
   return errors;
 }
 
-/** Every attachment named must be a READY attachment of the asset; errors are keyed by the item naming it. */
-async function attachmentProblems(tx: Tx, ctx: RequestContext, assetId: string, answers: Answer[]) {
+/**
+ * Every attachment named must be a READY attachment of the asset; errors are keyed by the item naming it. Also
+ * returns the images among them, the candidates for a flag's photo.
+ */
+async function checkAttachments(tx: Tx, ctx: RequestContext, assetId: string, answers: Answer[]) {
   const ids = [...new Set(answers.flatMap((a) => a.attachmentIds))];
-  if (ids.length === 0) return {};
-  const ready = new Set((await findReadyAttachments(tx, ctx.orgId, 'asset', assetId, ids)).map((a) => a.id));
   const errors: FieldErrors = {};
+  if (ids.length === 0) return { errors, images: new Set<string>() };
+  const found = await findReadyAttachments(tx, ctx.orgId, 'asset', assetId, ids);
+  const ready = new Set(found.map((a) => a.id));
   for (const a of answers) {
     const missing = a.attachmentIds.filter((id) => !ready.has(id));
     if (missing.length > 0)
       errors[resultField(a.item.key)] = `attachment ${missing[0]} is not a ready attachment of this asset`;
   }
-  return errors;
+  return { errors, images: new Set(found.filter((a) => isImage(a.contentType)).map((a) => a.id)) };
 }
 
 /** The meter item's reading, through the meter-log pipeline; its validation errors are the item's. */
@@ -105,6 +111,7 @@ async function flagFailures(
   form: FormHead,
   inspectionId: string,
   failures: Answer[],
+  photoUrlOf: (answer: Answer) => string | null,
 ) {
   if (failures.length === 0) return [];
   const keys = failures.map((f) => flagDedupeKey(form.id, f.item.key));
@@ -121,6 +128,7 @@ async function flagFailures(
       asset,
       severity: answer.item.critical ? ('RED' as const) : ('YELLOW' as const),
       note: flagReason(form.name, answer),
+      photoUrl: photoUrlOf(answer),
       dedupeKey: flagDedupeKey(form.id, answer.item.key),
       inspectionId,
     })),
@@ -134,7 +142,7 @@ async function flagFailures(
   return linked;
 }
 
-export function createInspectionSubmission({ db }: Pick<ServiceDeps, 'db'>) {
+export function createInspectionSubmission({ db, config }: Pick<ServiceDeps, 'db' | 'config'>) {
   return {
     /** One transaction: validation, reading, flags, inspection and results, out of service, summary, events. */
     async submit(ctx: RequestContext, input: CreateInspectionInput) {
@@ -148,17 +156,23 @@ export function createInspectionSubmission({ db }: Pick<ServiceDeps, 'db'>) {
         const now = new Date();
         const inspectedAt = input.inspectedAt ?? now;
         const evaluation = evaluateResults(items, input.results, version);
+        const attachments = await checkAttachments(tx, ctx, asset.id, evaluation.answers);
         const errors = {
           ...assetProblems(asset, form, inspectedAt, now, input),
           ...evaluation.errors,
-          ...(await attachmentProblems(tx, ctx, asset.id, evaluation.answers)),
+          ...attachments.errors,
         };
         if (Object.keys(errors).length > 0)
           throw new ValidationError(errors, 'The inspection is not valid; see fieldErrors.');
 
         const id = randomUUID();
         const logId = evaluation.meter ? await recordMeter(tx, ctx, asset.id, evaluation.meter, inspectedAt, id) : null;
-        const linked = await flagFailures(tx, ctx, asset, form, id, evaluation.failures);
+        // A new flag shows the first photo of its failed item, as a flag raised with photoAttachmentId does.
+        const photoUrlOf = (answer: Answer) => {
+          const photo = answer.attachmentIds.find((a) => attachments.images.has(a));
+          return photo ? contentUrlOf(config.publicBaseUrl, photo) : null;
+        };
+        const linked = await flagFailures(tx, ctx, asset, form, id, evaluation.failures, photoUrlOf);
         const critical = evaluation.failures.some((f) => f.item.critical);
         const takesOut = critical && form.outOfServiceOnCriticalFailure && asset.lifecycleStatus === 'IN_SERVICE';
         const result = evaluation.failures.length > 0 ? ('FAIL' as const) : ('PASS' as const);

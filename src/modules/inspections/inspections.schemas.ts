@@ -149,6 +149,7 @@ export const InspectionAttachmentRow = z
     filename: z.string(),
     contentType: z.string(),
     size: z.number().int(),
+    contentUrl: z.string().describe('GET it with the asset read scope'),
   })
   .meta({ id: 'InspectionAttachment' });
 

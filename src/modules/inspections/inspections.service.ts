@@ -3,6 +3,7 @@ import { notFound, ValidationError } from '../../core/errors.ts';
 import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { findReadyAttachments } from '../attachments/attachments.repository.ts';
+import { contentUrlOf } from '../attachments/attachments.schemas.ts';
 import type { InspectionItem } from './inspection-forms.schemas.ts';
 import { createInspectionReview } from './inspection-review.service.ts';
 import { createInspectionSubmission } from './inspection-submission.service.ts';
@@ -17,8 +18,8 @@ function assetCursor(values: (string | number | null)[] | null): string | null {
   return values[0];
 }
 
-export function createInspectionService(deps: Pick<ServiceDeps, 'db'>) {
-  const { db } = deps;
+export function createInspectionService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
+  const { db, config } = deps;
   return {
     ...createInspectionSubmission(deps),
     ...createInspectionReview(deps),
@@ -80,6 +81,7 @@ export function createInspectionService(deps: Pick<ServiceDeps, 'db'>) {
             filename: a.filename,
             contentType: a.contentType,
             size: a.size,
+            contentUrl: contentUrlOf(config.publicBaseUrl, a.id),
           })),
         },
       };

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';
 import { securitySuite } from '../../helpers/app/security-suite.ts';
+import { tempAttachmentsDir, uploadFile } from '../../helpers/app/attachments.ts';
 import { makeAsset, makeHoursLog, makeWebhook } from '../../helpers/app/factories.ts';
 import {
   answers,
@@ -14,6 +16,8 @@ import {
 } from '../../helpers/inspections/inspection-helpers.ts';
 
 let t: TestApp;
+let png: Buffer;
+const storage = tempAttachmentsDir();
 let acme: TestTenant;
 let other: TestTenant;
 let formId: string;
@@ -21,16 +25,29 @@ let foreignAssetId: string;
 let foreignFormId: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ ATTACHMENTS_DIR: storage.dir, PUBLIC_BASE_URL: 'https://fleet.example.com' });
+  png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#a00' } })
+    .png()
+    .toBuffer();
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
   formId = await makeForm(t, acme.key);
   foreignAssetId = await makeAsset(t, other.key);
   foreignFormId = await makeForm(t, other.key);
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  storage.remove();
+});
 
-/** A READY attachment of the asset, written as the attachments upload leaves it. */
+/** A photo uploaded on the asset through the attachments API. */
+async function upload(assetId: string, key = acme.key) {
+  const res = await uploadFile(t, key, { subjectType: 'asset', subjectId: assetId }, { name: 'leak.png', bytes: png });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().attachmentId as string;
+}
+
+/** An attachment row as a presigned upload leaves it (PENDING until completed), or READY. */
 async function attachment(assetId: string, orgId = acme.orgId, status: 'READY' | 'PENDING' = 'READY') {
   const row = await t.db.prisma.attachment.create({
     data: {
@@ -228,8 +245,8 @@ describe('photos', () => {
         ],
       }),
     );
-    const a1 = await attachment(assetId);
-    const a2 = await attachment(assetId);
+    const a1 = await upload(assetId);
+    const a2 = await upload(assetId);
     const without = await submit(t, acme.key, {
       inspectionFormId: photoForm,
       assetId,
@@ -259,13 +276,18 @@ describe('photos', () => {
       ].sort(),
     );
     expect(detail.flags).toEqual([expect.objectContaining({ itemKey: 'leaks', attachmentIds: [a1] })]);
+    expect(detail.attachments[0].contentUrl).toMatch(/^https:\/\/fleet\.example\.com\/api\/v1\/attachments\//);
+    // The new flag shows the failed item's photo, as a flag raised with photoAttachmentId does.
+    const flagRow = await flag(detail.flags[0].id);
+    expect(flagRow.photoUrl).toBe(`https://fleet.example.com/api/v1/attachments/${a1}/content`);
+    expect(flagRow.note).toBe('Inspection "Photo check": Leaks failed - Drip at pump');
   });
 
   it('refuses attachments of another asset, another organisation, or not yet uploaded', async () => {
     const assetId = await makeAsset(t, acme.key);
-    const elsewhere = await attachment(await makeAsset(t, acme.key));
+    const elsewhere = await upload(await makeAsset(t, acme.key));
     const pending = await attachment(assetId, acme.orgId, 'PENDING');
-    const foreign = await attachment(foreignAssetId, other.orgId);
+    const foreign = await upload(foreignAssetId, other.key);
     for (const id of [elsewhere, pending, foreign, 'nope']) {
       const res = await submit(t, acme.key, {
         inspectionFormId: formId,
