@@ -186,6 +186,17 @@ describe('POST /inspections: pass and fail', () => {
   });
 });
 
+describe('concurrent submissions', () => {
+  it('failing the same item on one asset at once share one flag', async () => {
+    const assetId = await makeAsset(t, acme.key);
+    const body = { inspectionFormId: formId, assetId, results: answers({ lights: { pass: false } }) };
+    const all = await Promise.all([1, 2, 3].map(() => submit(t, acme.key, body)));
+    expect(all.map((r) => r.statusCode)).toEqual([201, 201, 201]);
+    expect(new Set(all.map((r) => r.json().flagIds[0])).size).toBe(1);
+    expect(await t.db.prisma.flag.count({ where: { assetId } })).toBe(1);
+  });
+});
+
 describe('meter items', () => {
   it('a meter value is a reading with source inspection; its logId is returned', async () => {
     const assetId = await makeAsset(t, acme.key);
