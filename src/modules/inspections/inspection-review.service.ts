@@ -4,7 +4,8 @@ import { conflict, notFound } from '../../core/errors.ts';
 import { emit } from '../../events/outbox.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { lockOwnedAsset } from '../assets/assets.repository.ts';
-import { inspectionFlags, lockOwnedInspection, openCriticalInspectionFlag } from './inspections.repository.ts';
+import { inspectionFlags, lockOwnedInspection } from './inspections.repository.ts';
+import { releaseIfCleared } from './inspection-release.operations.ts';
 import type { ReviewInspectionInput } from './inspections.schemas.ts';
 
 const OPEN = new Set(['OPEN', 'IN_PROGRESS']);
@@ -14,7 +15,7 @@ export function createInspectionReview({ db }: Pick<ServiceDeps, 'db'>) {
     /**
      * The mechanic's certification, once per inspection. defects_corrected needs every flag of the inspection
      * resolved; no_correction_needed leaves its flags as they are. An inspection that took the asset out of
-     * service puts it back when no critical inspection defect stays open on it.
+     * service puts it back when no critical inspection defect stays open on it, now or when the last one is resolved.
      */
     async review(ctx: RequestContext, id: string, input: ReviewInspectionInput) {
       const found = await db.prisma.inspection.findFirst({
@@ -38,9 +39,6 @@ export function createInspectionReview({ db }: Pick<ServiceDeps, 'db'>) {
             { openFlagIds: open },
           );
         const now = new Date();
-        const holdsAssetOut = inspection.outOfServiceAt !== null && inspection.returnedToServiceAt === null;
-        const release = holdsAssetOut && !(await openCriticalInspectionFlag(tx, ctx.orgId, asset.id));
-        const returnedToService = release && asset.lifecycleStatus === 'OUT_OF_SERVICE';
         const reviewedBy = input.reviewedBy ?? null;
         await tx.inspection.update({
           where: { id },
@@ -50,22 +48,15 @@ export function createInspectionReview({ db }: Pick<ServiceDeps, 'db'>) {
             reviewedBy,
             reviewedById: ctx.actorId,
             reviewedAt: now,
-            ...(release ? { returnedToServiceAt: now } : {}),
           },
         });
-        if (returnedToService) {
-          const after = await tx.asset.update({ where: { id: asset.id }, data: { lifecycleStatus: 'IN_SERVICE' } });
-          await emit(tx, ctx.orgId, 'asset.updated', {
-            assetId: after.id,
-            nickname: after.nickname,
-            changedFields: ['lifecycleStatus'],
-            lifecycleStatus: after.lifecycleStatus,
-            actorId: ctx.actorId,
-            updatedAt: after.updatedAt.toISOString(),
-            reason: `Inspection reviewed (${input.outcome}) with its critical defects resolved`,
-            inspectionId: id,
-          });
-        }
+        const returnedToService = await releaseIfCleared(
+          tx,
+          ctx,
+          asset,
+          `Inspection reviewed (${input.outcome}) with its critical defects resolved`,
+          id,
+        );
         await emit(tx, ctx.orgId, 'inspection.reviewed', {
           inspectionId: id,
           assetId: asset.id,

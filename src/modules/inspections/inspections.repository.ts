@@ -134,18 +134,3 @@ export function inspectionFlags(tx: Tx, inspectionId: string) {
     orderBy: { flagId: 'asc' },
   });
 }
-
-/** Whether an open RED flag opened by an inspection remains on the asset (it stays out of service). */
-export async function openCriticalInspectionFlag(tx: Tx, orgId: string, assetId: string): Promise<boolean> {
-  const flag = await tx.flag.findFirst({
-    where: {
-      orgId,
-      assetId,
-      severity: 'RED',
-      status: { in: ['OPEN', 'IN_PROGRESS'] },
-      inspectionId: { not: null },
-    },
-    select: { id: true },
-  });
-  return flag !== null;
-}
