@@ -79,6 +79,47 @@ describe('inspection plans', () => {
     );
   });
 
+  it('GET /inspections?result=: the range starts at the cursor and at since', async () => {
+    const resultIndex = 'inspections_orgId_result_inspectedAt_id_idx';
+    for (const result of ['FAIL', 'PASS'])
+      expectIndexed(
+        await planOf((sql) => listInspections(sql, 'org', q({ result }), after)),
+        resultIndex,
+        '"inspectedAt"',
+      );
+    expectIndexed(
+      await planOf((sql) => listInspections(sql, 'org', q({ result: 'FAIL', since: '2026-01-01T00:00:00Z' }), null)),
+      resultIndex,
+      '"inspectedAt"',
+    );
+    // Both results is no filter at all: the org-wide index, not two ranges merged and sorted.
+    expectIndexed(
+      await planOf((sql) => listInspections(sql, 'org', q({ result: 'PASS,FAIL' }), after)),
+      'inspections_orgId_inspectedAt_id_idx',
+      '"inspectedAt"',
+    );
+  });
+
+  it('GET /inspections?since=: a bound on the index of every filter, with and without a cursor', async () => {
+    const since = '2026-01-01T00:00:00Z';
+    const cases: [Record<string, string>, string][] = [
+      [{}, 'inspections_orgId_inspectedAt_id_idx'],
+      [{ assetId: 'a1' }, 'inspections_assetId_inspectedAt_id_idx'],
+      [{ inspectionFormId: 'f1' }, 'inspections_formId_inspectedAt_id_idx'],
+      [{ result: 'PASS' }, 'inspections_orgId_result_inspectedAt_id_idx'],
+    ];
+    for (const [filter, index] of cases)
+      for (const cursor of [null, after]) {
+        const plan = await planOf((sql) => listInspections(sql, 'org', q({ ...filter, since }), cursor));
+        expectIndexed(plan, index, '"inspectedAt"');
+        const conds = nodes(plan)
+          .filter((n) => n['Index Name'] === index)
+          .map((n) => String(n['Index Cond'] ?? ''));
+        // since is a lower bound read from the index (>=), not a filter over the rows.
+        for (const c of conds) expect(c).toMatch(/"inspectedAt" >=/);
+      }
+  });
+
   it('GET /inspection-forms reads one range per status', async () => {
     const plan = await planOf((sql) => listInspectionForms(sql, 'org', ListInspectionFormsQuery.parse({}), after));
     expectIndexed(plan, 'inspection_forms_orgId_status_createdAt_id_idx', '"createdAt"');

@@ -3549,6 +3549,7 @@ export interface components {
             /** @description Default now; at most 5 minutes ahead of the server clock, not before the asset was added */
             inspectedAt?: string;
             inspectorName?: string | null;
+            /** @description One answer per item (at most 200), with at most 20 attachments each and 200 in all */
             results: components["schemas"]["InspectionAnswerInput"][];
             /** @description The inspector's signature */
             signature?: {

@@ -1,6 +1,7 @@
 // The pure rules of a submission: each answer checked against its item (type, required, bounds, photos), which
 // items failed, and the text of the flag a failure opens. The service applies them inside the transaction.
 import { conflict, type FieldErrors } from '../../core/errors.ts';
+import { clampText } from '../../core/input-guard.ts';
 import type { InspectionItem } from './inspection-forms.schemas.ts';
 import type { InspectionResultInput } from './inspections.schemas.ts';
 
@@ -118,7 +119,7 @@ export function flagReason(formName: string, answer: Answer): string {
     what = `${item.label}: ${answer.value} is outside ${bounds.filter(Boolean).join(', ')}`;
   }
   const text = `Inspection "${formName}": ${what}${answer.note ? ` - ${answer.note}` : ''}`;
-  return text.length > FLAG_REASON_MAX ? `${text.slice(0, FLAG_REASON_MAX - 1)}…` : text;
+  return text.length > FLAG_REASON_MAX ? `${clampText(text, FLAG_REASON_MAX - 1)}…` : text;
 }
 
 /** The key of the one open flag per asset and form item: a later failure of the item adds to it. */

@@ -16,6 +16,7 @@ import { FORM_ITEMS_MAX, InspectionItem } from './inspection-forms.schemas.ts';
 export const INSPECTION_RESULTS = ['PASS', 'FAIL'] as const;
 export const REVIEW_OUTCOMES = ['defects_corrected', 'no_correction_needed'] as const;
 export const ATTACHMENTS_PER_RESULT_MAX = 20;
+export const ATTACHMENTS_PER_INSPECTION_MAX = 200;
 
 // ---- requests
 
@@ -44,6 +45,7 @@ export const CreateInspectionBody = z.object({
     .number()
     .int()
     .min(1)
+    .max(1_000_000)
     .optional()
     .describe('The form version the inspector answered (an app that worked offline); default the current one'),
   assetId: z.string().min(1).max(100),
@@ -51,7 +53,16 @@ export const CreateInspectionBody = z.object({
     .optional()
     .describe('Default now; at most 5 minutes ahead of the server clock, not before the asset was added'),
   inspectorName: optionalText(200),
-  results: z.array(InspectionResultInput).max(FORM_ITEMS_MAX),
+  results: z
+    .array(InspectionResultInput)
+    .max(FORM_ITEMS_MAX)
+    .refine(
+      (results) => results.reduce((n, r) => n + (r.attachmentIds?.length ?? 0), 0) <= ATTACHMENTS_PER_INSPECTION_MAX,
+      `name at most ${ATTACHMENTS_PER_INSPECTION_MAX} attachments in all`,
+    )
+    .describe(
+      `One answer per item (at most ${FORM_ITEMS_MAX}), with at most ${ATTACHMENTS_PER_RESULT_MAX} attachments each and ${ATTACHMENTS_PER_INSPECTION_MAX} in all`,
+    ),
   signature: z
     .object({ name: requiredText(200), signedAt: dateTimeInput() })
     .nullable()
