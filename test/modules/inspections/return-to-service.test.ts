@@ -85,6 +85,14 @@ describe('back in service when the critical flags are resolved after the review'
     expect((await assetUpdates(assetId)).map((e) => e.lifecycleStatus)).toEqual(['OUT_OF_SERVICE', 'IN_SERVICE']);
   });
 
+  it('a review and the last resolution at the same moment return the asset once', async () => {
+    const { assetId, inspectionId, red } = await takenOut();
+    const [reviewed] = await Promise.all([review(inspectionId), resolve(red[0])]);
+    expect(reviewed.statusCode).toBe(200);
+    expect(await status(assetId)).toBe('IN_SERVICE');
+    expect((await assetUpdates(assetId)).map((e) => e.lifecycleStatus)).toEqual(['OUT_OF_SERVICE', 'IN_SERVICE']);
+  });
+
   it('an unreviewed inspection keeps the asset out when its flags are resolved', async () => {
     const { assetId, inspectionId, red, yellow } = await takenOut();
     for (const id of [...red, ...yellow]) await resolve(id);
