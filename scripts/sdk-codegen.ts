@@ -54,6 +54,7 @@ function collectOperations(doc: Json): OperationSource[] {
         queryRequired: query.some((p) => p.required),
         body: !op.requestBody ? 'none' : op.requestBody.required ? 'required' : 'optional',
         bodyRef: refName(bodySchema),
+        multipart: op.requestBody?.content?.['multipart/form-data'] !== undefined,
         success: Number(success),
         responseKind: content.includes('application/json') ? 'json' : content.length ? 'binary' : 'none',
         responseRef: refName(jsonSchema),

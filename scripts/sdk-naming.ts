@@ -16,6 +16,8 @@ export interface OperationSource {
   queryRequired: boolean;
   body: 'none' | 'optional' | 'required';
   bodyRef: string | null;
+  /** The body is multipart/form-data (a file upload), sent from an UploadInput or a FormData. */
+  multipart: boolean;
   success: number;
   responseKind: 'json' | 'binary' | 'none';
   responseRef: string | null;

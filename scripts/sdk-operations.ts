@@ -9,7 +9,9 @@ function types(op: OperationSource) {
   const body =
     op.body === 'none'
       ? null
-      : (op.bodyRef ?? `NonNullable<operations[${id}]['requestBody']>['content']['application/json']`);
+      : op.multipart
+        ? `UploadInput<NonNullable<operations[${id}]['requestBody']>['content']['multipart/form-data']> | FormData`
+        : (op.bodyRef ?? `NonNullable<operations[${id}]['requestBody']>['content']['application/json']`);
   const response =
     op.responseKind === 'binary'
       ? 'Blob'
@@ -61,6 +63,7 @@ export function renderOperations(ops: OperationSource[]): string {
       `    pathParams: [${op.pathParams.map(q).join(', ')}],`,
       `    query: ${op.queryParams.length > 0},`,
       `    body: ${q(op.body)},`,
+      `    multipart: ${op.multipart},`,
       `    response: ${q(op.responseKind)},`,
       `    items: ${op.items ? q(op.items) : 'null'},`,
       `    public: ${op.public},`,
@@ -80,6 +83,7 @@ export function renderOperations(ops: OperationSource[]): string {
   return `import type { operations } from './openapi.js';
 import type { ${refs.join(', ')} } from './schemas.js';
 import type { RequestOptions } from '../options.js';
+import type { UploadInput } from '../uploads.js';
 
 /** How to call each operation of openapi.yaml; the client builds its methods from this table. */
 export const OPERATIONS = {

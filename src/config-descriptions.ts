@@ -141,6 +141,35 @@ export const envDescriptions = {
     'first encrypts, all decrypt. **Required with `DATABASE_URL`** unless `SECRETS_ENCRYPTION_KEYS_FILE` is set. ' +
     'Unset on the embedded database: `DATA_DIR/secrets.key` is created on first start. See ' +
     '[Secrets and key rotation](operations/secrets.md).',
+  ATTACHMENTS_STORAGE:
+    'Where attachment bytes live: `local` (a directory, see `ATTACHMENTS_DIR`) or `s3` (any S3-compatible bucket, ' +
+    'see `S3_BUCKET`). See [Attachments storage](operations/attachments.md).',
+  ATTACHMENTS_DIR:
+    'Local attachment storage (content-addressed files). Unset: `DATA_DIR/attachments`, also on PostgreSQL. Several ' +
+    'replicas need it on one shared volume.',
+  ATTACHMENT_MAX_BYTES:
+    'Largest attachment accepted, in bytes (default 25 MiB): larger uploads answer 413 `file_too_large`.',
+  ATTACHMENT_QUOTA_BYTES:
+    'Attachment bytes an organisation may hold (pending uploads count at their declared size); `0`: no quota. Over ' +
+    'it: 413 `quota_exceeded`.',
+  ATTACHMENT_TYPES:
+    'Comma-separated content types accepted, as detected from the bytes (a subset of the default list: JPEG, PNG, ' +
+    'WebP, GIF, HEIC/HEIF, PDF, plain text, CSV, Word, Excel, PowerPoint). Unset: all of them. HTML, SVG, XML, ' +
+    'scripts and executables can never be allowed.',
+  ATTACHMENT_UPLOAD_URL_TTL_SEC: 'How long a presigned upload URL stays valid (seconds).',
+  ATTACHMENT_ORPHAN_GRACE_SEC:
+    'Stored objects without an attachment row are removed by the sweep once they are this old (seconds), which ' +
+    'leaves uploads in flight alone.',
+  S3_BUCKET: 'Bucket of attachments with `ATTACHMENTS_STORAGE=s3` (required then).',
+  S3_REGION: 'Region of the bucket. Unset: `us-east-1` (what MinIO and most S3-compatible servers expect).',
+  S3_ENDPOINT:
+    'Endpoint of an S3-compatible server (MinIO, Cloudflare R2, …). Unset: AWS S3. Credentials come from the ' +
+    'standard AWS chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, profile, instance role).',
+  S3_FORCE_PATH_STYLE: 'Path-style bucket URLs (`endpoint/bucket/key`), as MinIO and s3rver need.',
+  S3_PREFIX: 'Prefix of every object key the service writes in the bucket.',
+  S3_TIMEOUT_MS:
+    'Connection and per-request timeout of bucket calls other than streamed transfers; a bucket that does not ' +
+    'answer within it is a 503 `storage_unavailable`.',
   GIT_COMMIT: 'Build info for `/api/v1/version` and `/health`. Unset: read from `.git` (set it in images).',
   GIT_BRANCH: 'Build info for `/api/v1/version`. Unset: read from `.git` (set it in images).',
 } as const;

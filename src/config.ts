@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
+import path from 'node:path';
 import { z } from 'zod';
 import { parseEncryptionKeys } from './core/secret-keys.ts';
 import { envDescriptions } from './config-descriptions.ts';
@@ -127,6 +128,19 @@ const schema = z
           return z.NEVER;
         }),
     ),
+    ATTACHMENTS_STORAGE: z.enum(['local', 's3']).default('local'),
+    ATTACHMENTS_DIR: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+    ATTACHMENT_MAX_BYTES: positiveInt.max(2 ** 31 - 1).default(25 * 1024 * 1024),
+    ATTACHMENT_QUOTA_BYTES: z.coerce.number().int().min(0).default(0),
+    ATTACHMENT_TYPES: z.preprocess(emptyAsUndefined, z.string().optional()),
+    ATTACHMENT_UPLOAD_URL_TTL_SEC: positiveInt.max(7 * 24 * 3600).default(3600),
+    ATTACHMENT_ORPHAN_GRACE_SEC: positiveInt.default(6 * 3600),
+    S3_BUCKET: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+    S3_REGION: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+    S3_ENDPOINT: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
+    S3_FORCE_PATH_STYLE: bool.default(false),
+    S3_PREFIX: z.string().default('attachments/'),
+    S3_TIMEOUT_MS: positiveInt.default(5_000),
     GIT_COMMIT: z.preprocess(emptyAsUndefined, z.string().optional()),
     GIT_BRANCH: z.preprocess(emptyAsUndefined, z.string().optional()),
   })
@@ -137,6 +151,8 @@ const schema = z
         path: ['DATABASE_DIRECT_URL'],
         message: 'is the direct connection beside DATABASE_URL (the pooled one): set DATABASE_URL too',
       });
+    if (env.ATTACHMENTS_STORAGE === 's3' && !env.S3_BUCKET)
+      ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required with ATTACHMENTS_STORAGE=s3' });
     if (2 * env.SHUTDOWN_DRAIN_MS >= env.SHUTDOWN_TIMEOUT_MS)
       ctx.addIssue({
         code: 'custom',
@@ -210,6 +226,28 @@ const schema = z
     /** V8: old-space growth past the live heap, and no pretenuring (server.ts); 0 = V8's own heuristics. */
     heapGrowthPercent: env.HEAP_GROWTH_PERCENT,
     authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
+    attachments: {
+      storage: env.ATTACHMENTS_STORAGE,
+      /** Local storage root; the default sits beside the embedded database (a volume in containers). */
+      dir: env.ATTACHMENTS_DIR ?? path.join(env.DATA_DIR, 'attachments'),
+      maxBytes: env.ATTACHMENT_MAX_BYTES,
+      /** Bytes per organisation, PENDING uploads counted at their declared size; 0 = no quota. */
+      quotaBytes: env.ATTACHMENT_QUOTA_BYTES,
+      /** Allowed detected types; undefined = the default list (attachment-types.rules.ts checks the names). */
+      types: env.ATTACHMENT_TYPES?.split(',')
+        .map((t) => t.trim().toLowerCase())
+        .filter(Boolean),
+      uploadUrlTtlSec: env.ATTACHMENT_UPLOAD_URL_TTL_SEC,
+      orphanGraceSec: env.ATTACHMENT_ORPHAN_GRACE_SEC,
+      s3: {
+        bucket: env.S3_BUCKET ?? '',
+        region: env.S3_REGION ?? 'us-east-1',
+        endpoint: env.S3_ENDPOINT,
+        forcePathStyle: env.S3_FORCE_PATH_STYLE,
+        prefix: env.S3_PREFIX,
+        timeoutMs: env.S3_TIMEOUT_MS,
+      },
+    },
     build: { commit: env.GIT_COMMIT, branch: env.GIT_BRANCH },
     metricsToken: env.METRICS_TOKEN,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,

@@ -44,6 +44,7 @@ export class FleetClient {
         query,
         // POST and PATCH always carry a JSON body, as the API expects; `{}` when the operation takes none.
         body: body ?? (spec.method === 'POST' || spec.method === 'PATCH' ? {} : undefined),
+        multipart: spec.multipart,
         response: spec.response,
       },
       options,

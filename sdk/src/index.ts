@@ -1,6 +1,7 @@
 // The public surface of @fleet-ops/sdk.
 export { FleetClient } from './client.js';
 export type { ClientOptions, RequestOptions } from './options.js';
+export type { ByteStream, UploadInput } from './uploads.js';
 export { FleetApiError, FleetConnectionError, FleetError, FleetTimeoutError, parseRetryAfter } from './errors.js';
 export {
   verifyWebhook,

@@ -1,5 +1,6 @@
 import { FleetApiError, FleetConnectionError, FleetTimeoutError } from './errors.js';
 import type { ClientOptions, RequestOptions } from './options.js';
+import { encodeUpload, type UploadInput } from './uploads.js';
 
 export interface Call {
   method: string;
@@ -7,6 +8,8 @@ export interface Call {
   path: string;
   query?: Record<string, unknown>;
   body?: unknown;
+  /** The body is an upload (UploadInput or FormData), sent as multipart/form-data. */
+  multipart?: boolean;
   /** How to read a success: parsed JSON, a Blob, or nothing. */
   response: 'json' | 'binary' | 'none';
 }
@@ -49,7 +52,11 @@ export class Transport {
     const headers: Record<string, string> = { accept: 'application/json' };
     for (const [name, value] of Object.entries({ ...o.headers, ...opts.headers })) headers[name.toLowerCase()] = value;
     headers.authorization = `Bearer ${o.apiKey}`;
-    if (call.body !== undefined) headers['content-type'] = 'application/json';
+    const upload = call.multipart ? await encodeUpload(call.body as UploadInput<Record<string, unknown>>) : null;
+    // An upload's Content-Type names its boundary: the encoder's (or fetch's, for a FormData), never a caller's.
+    if (upload) delete headers['content-type'];
+    if (upload?.contentType) headers['content-type'] = upload.contentType;
+    else if (call.body !== undefined && !upload) headers['content-type'] = 'application/json';
     const unsafe = UNSAFE.has(call.method);
     const given = opts.idempotencyKey ?? headers['idempotency-key'];
     const key =
@@ -58,15 +65,18 @@ export class Transport {
         : undefined;
     delete headers['idempotency-key'];
     if (key) headers['idempotency-key'] = key;
-    const replayable = !unsafe || key !== undefined;
+    // An upload's body is read as it is sent: a stream cannot be sent again.
+    const replayable = (!unsafe || key !== undefined) && (upload?.replayable ?? true);
     const url = this.url(call.path, call.query);
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const body = upload ? upload.body : call.body === undefined ? undefined : JSON.stringify(call.body);
+    const init: RequestInit & { duplex?: 'half' } = { method: call.method, headers, body };
+    if (upload?.streamed) init.duplex = 'half';
 
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= maxRetries;
       let wait: number;
       try {
-        return await this.attempt<T>(call, url, { method: call.method, headers, body }, opts);
+        return await this.attempt<T>(call, url, init, opts);
       } catch (err) {
         if (opts.signal?.aborted || last) throw err;
         if (err instanceof FleetApiError) {
@@ -108,7 +118,8 @@ export class Transport {
       if (call.response === 'none' || res.status === 204) return undefined as T;
       const type = res.headers.get('content-type') ?? '';
       if (/[/+]json\b/.test(type)) return (await res.json()) as T;
-      if (type.startsWith('text/')) return (await res.text()) as T;
+      // A file is a Blob whatever its type; text/* is text only where JSON was expected (format=csv).
+      if (type.startsWith('text/') && call.response !== 'binary') return (await res.text()) as T;
       return (await res.blob()) as T;
     } catch (err) {
       if (err instanceof FleetApiError || opts.signal?.aborted) throw err;

@@ -24,12 +24,51 @@ export interface ErrorContext {
  * POST and PATCH take the generic Idempotency-Key (src/http/idempotency.ts) but these, which implement the
  * header themselves (route config `idempotency: 'own'`; the route-docs test keeps this list in step).
  */
-export const OWN_IDEMPOTENCY_OPERATIONS = new Set(['createHoursLog']);
+export const OWN_IDEMPOTENCY_OPERATIONS = new Set(['createHoursLog', 'uploadAttachment']);
 export const takesIdempotencyKey = (method: string, operationId: string) =>
   ['POST', 'PATCH'].includes(method) && !OWN_IDEMPOTENCY_OPERATIONS.has(operationId);
 
 /** Per-operation 400 codes the service layer adds beyond the generic ones. */
-const EXTRA_400: Record<string, string[]> = { updateProject: ['duplicate_code'] };
+const EXTRA_400: Record<string, string[]> = {
+  updateProject: ['duplicate_code'],
+  uploadAttachment: ['upload_interrupted'],
+  putAttachmentUpload: ['upload_interrupted'],
+};
+
+/** Attachments take the scope of their subject, known only once the body or the row is read. */
+const SUBJECT_SCOPES = (kind: 'read' | 'write') =>
+  ['assets', 'flags', 'workorders', 'tools'].map((s) => `missing_scope:${s}:${kind}`);
+const UPLOAD_413 = ['file_too_large', 'quota_exceeded'];
+const STORAGE_503 = ['storage_unavailable'];
+/** Per-operation codes of statuses the service layer adds (merged with the generic codes of that status). */
+const EXTRA: Record<string, Partial<Record<number, string[]>>> = {
+  uploadAttachment: { 403: SUBJECT_SCOPES('write'), 413: UPLOAD_413, 503: STORAGE_503 },
+  createAttachmentUpload: { 403: SUBJECT_SCOPES('write'), 413: UPLOAD_413 },
+  completeAttachmentUpload: {
+    403: SUBJECT_SCOPES('write'),
+    409: ['upload_incomplete'],
+    413: ['file_too_large'],
+    503: STORAGE_503,
+  },
+  listAttachments: { 403: SUBJECT_SCOPES('read') },
+  getAttachment: { 403: SUBJECT_SCOPES('read') },
+  updateAttachment: { 403: SUBJECT_SCOPES('write') },
+  deleteAttachment: { 403: SUBJECT_SCOPES('write'), 503: STORAGE_503 },
+  getAttachmentContent: { 403: SUBJECT_SCOPES('read'), 409: ['upload_incomplete'], 503: STORAGE_503 },
+  getAttachmentThumbnail: {
+    403: SUBJECT_SCOPES('read'),
+    404: ['thumbnail_unavailable'],
+    409: ['upload_incomplete'],
+    503: STORAGE_503,
+  },
+  putAttachmentUpload: {
+    403: ['invalid_upload_token'],
+    409: ['upload_already_used'],
+    410: ['upload_expired'],
+    413: ['file_too_large'],
+    503: STORAGE_503,
+  },
+};
 
 const refError = { $ref: '#/components/schemas/Error' };
 const codes = (values: string[], extra: Json = {}, required: string[] = []): Json => ({
@@ -45,6 +84,20 @@ const codes = (values: string[], extra: Json = {}, required: string[] = []): Jso
 
 /** The schema of a generic error response of `status` for one operation, or null to keep what the route declared. */
 export function errorSchema(status: number, ctx: ErrorContext): Json | null {
+  const extra = EXTRA[ctx.operationId]?.[status];
+  if (extra) {
+    const base = genericErrorSchema(status, ctx);
+    const enumOf = (schema: Json | null): string[] => {
+      const ref = schema?.$ref as string | undefined;
+      const target = ref ? ERROR_COMPONENTS[ref.split('/').pop()!] : schema;
+      return target?.allOf?.[1]?.properties?.error?.enum ?? [];
+    };
+    return codes([...enumOf(base), ...extra]);
+  }
+  return genericErrorSchema(status, ctx);
+}
+
+function genericErrorSchema(status: number, ctx: ErrorContext): Json | null {
   const write = ['POST', 'PATCH', 'PUT', 'DELETE'].includes(ctx.method);
   switch (status) {
     case 400:

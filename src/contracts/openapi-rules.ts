@@ -93,6 +93,9 @@ export function applyContractRules(doc: Json): void {
     }
     delete op['x-content'];
     delete op['x-headers'];
+    // A body that is not JSON (multipart, raw bytes): the route declares it whole, as OpenAPI shows it.
+    if (op['x-request-content']) op.requestBody = op['x-request-content'];
+    delete op['x-request-content'];
     booleanQueries(op);
   }
   openBatchBodies(doc);

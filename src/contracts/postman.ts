@@ -111,6 +111,8 @@ function requestItem(step: Step, n: number, path: string, method: string, op: Js
   };
   if (step.body !== undefined) {
     request.body = { mode: 'raw', raw: JSON.stringify(step.body, null, 2), options: { raw: { language: 'json' } } };
+  } else if (step.rawBody !== undefined) {
+    request.body = { mode: 'raw', raw: step.rawBody };
   }
   if (!op.security?.length) request.auth = { type: 'noauth' };
   return {

@@ -11,8 +11,10 @@ import { YARD_STEPS } from './walkthrough/yards.ts';
 import { PROJECT_STEPS } from './walkthrough/projects.ts';
 import { ASSET_STEPS } from './walkthrough/assets.ts';
 import { HOURS_STEPS } from './walkthrough/hours.ts';
+import { ATTACHMENT_STEPS } from './walkthrough/attachments.ts';
 import { FLAG_AND_WORK_ORDER_STEPS } from './walkthrough/flags-and-work-orders.ts';
 import { SERVICE_PROGRAM_STEPS } from './walkthrough/service-programs.ts';
+import { INSPECTION_STEPS } from './walkthrough/inspections.ts';
 import { TOOL_STEPS } from './walkthrough/tools.ts';
 import { WEBHOOK_STEPS } from './walkthrough/webhooks.ts';
 import { EVENT_STEPS } from './walkthrough/events.ts';
@@ -28,9 +30,11 @@ export const WALKTHROUGH: Step[] = [
   ...YARD_STEPS,
   ...PROJECT_STEPS,
   ...ASSET_STEPS,
+  ...ATTACHMENT_STEPS,
   ...HOURS_STEPS,
   ...FLAG_AND_WORK_ORDER_STEPS,
   ...SERVICE_PROGRAM_STEPS,
+  ...INSPECTION_STEPS,
   ...TOOL_STEPS,
   ...WEBHOOK_STEPS,
   ...TELEMATICS_STEPS,

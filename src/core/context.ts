@@ -1,3 +1,4 @@
+import { ApiError } from './errors.ts';
 export const SCOPES = [
   'assets:read',
   'assets:write',
@@ -23,6 +24,8 @@ export const SCOPES = [
   'keys:write',
   'telematics:read',
   'telematics:write',
+  'inspections:read',
+  'inspections:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -33,6 +36,11 @@ export interface RequestContext {
   /** The user who issued the key: the actor recorded on writes. */
   actorId: string | null;
   requestId: string;
+  /**
+   * The key's scopes, for services whose scope depends on the data (an attachment follows its subject's scope);
+   * undefined for work the system does on its own (jobs, the CLI), which every scope admits.
+   */
+  scopes?: readonly Scope[];
 }
 
 export interface AuthenticatedKey {
@@ -81,5 +89,17 @@ declare module 'fastify' {
 export function contextOf(request: { key: AuthenticatedKey | null; id: string }): RequestContext {
   const key = request.key;
   if (!key) throw new Error('route reached without an authenticated key');
-  return { orgId: key.orgId, keyId: key.keyId, actorId: key.creator?.id ?? null, requestId: request.id };
+  return {
+    orgId: key.orgId,
+    keyId: key.keyId,
+    actorId: key.creator?.id ?? null,
+    requestId: request.id,
+    scopes: key.scopes,
+  };
+}
+
+/** 403 missing_scope:<scope>, as the request chain answers, for a scope known only once the data is read. */
+export function assertScope(ctx: RequestContext, scope: Scope): void {
+  if (ctx.scopes && !ctx.scopes.includes(scope))
+    throw new ApiError(403, `missing_scope:${scope}`, `This API key lacks the ${scope} scope`);
 }

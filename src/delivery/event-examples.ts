@@ -1,5 +1,6 @@
 import type { EventData, EventType } from '../events/catalog.ts';
 import { ACCESS_EVENT_EXAMPLES } from '../events/access-events.ts';
+import { INSPECTION_EVENT_EXAMPLES } from '../events/inspection-events.ts';
 
 /**
  * One realistic payload per event type: the AsyncAPI document shows them as message examples, and the
@@ -127,6 +128,19 @@ export const EVENT_EXAMPLES: { [T in EventType]: EventData<T> } = {
     workOrderId: 'wo_01',
     completedById: USER,
   },
+  'attachment.created': {
+    attachmentId: 'att_01',
+    subjectType: 'flag',
+    subjectId: 'flg_01',
+    filename: 'boom-cylinder.jpg',
+    contentType: 'image/jpeg',
+    size: 482113,
+    sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+    caption: 'Leak at the rod seal',
+    contentUrl: 'https://fleet.example.com/api/v1/attachments/att_01/content',
+    createdBy: { userId: USER, name: 'Olive Ops' },
+    createdAt: AT,
+  },
   'tool.failure': {
     toolId: 'tl_01',
     name: 'Impact wrench 1/2"',
@@ -217,5 +231,6 @@ export const EVENT_EXAMPLES: { [T in EventType]: EventData<T> } = {
     actorId: USER,
     at: AT,
   },
+  ...INSPECTION_EVENT_EXAMPLES,
   ...ACCESS_EVENT_EXAMPLES,
 };

@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { open, seal } from '../core/aead.ts';
 import type { Keyring } from '../core/secret-keys.ts';
@@ -163,6 +164,17 @@ export function createSecretBox(keyring: Keyring, options: SecretBoxOptions = {}
       );
     },
     primaryKeyId: keyring.primary.id,
+
+    /**
+     * A key for another purpose derived from a secrets key (HKDF-SHA256, the purpose as info), so signing
+     * material rotates with SECRETS_ENCRYPTION_KEYS without being the encryption key itself. Without `keyId`, the
+     * first key's; undefined for an id the keyring no longer holds.
+     */
+    derivedKey(purpose: string, keyId: string = keyring.primary.id): { id: string; key: Buffer } | undefined {
+      const base = keyring.get(keyId);
+      if (!base) return undefined;
+      return { id: keyId, key: Buffer.from(hkdfSync('sha256', base, Buffer.alloc(0), purpose, 32)) };
+    },
   };
 }
 

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { accessEvents } from './access-events.ts';
+import { inspectionEvents } from './inspection-events.ts';
+import { telematicsEvents } from './telematics-events.ts';
 
 /**
  * Every event type the service emits, with its payload schema (the `data` of the webhook envelope).
@@ -88,6 +90,9 @@ export const eventCatalog = {
       lifecycleStatus: z.string(),
       actorId: nullableId,
       updatedAt: at,
+      // Set when the system changed the lifecycle status: why, and the inspection behind it.
+      reason: z.string().optional(),
+      inspectionId: id.optional(),
     }),
   },
   'workorder.created': {
@@ -266,21 +271,25 @@ export const eventCatalog = {
       completedById: nullableId,
     }),
   },
-  'telematics_connection.failing': {
+  ...telematicsEvents,
+  ...inspectionEvents,
+  'attachment.created': {
     summary:
-      'A telematics connection failed 3 runs in a row (once per failing streak): its readings, positions and faults are not coming in.',
+      'An attachment becomes READY (a multipart upload, or a presigned upload completed); contentUrl needs the ' +
+      "subject's read scope.",
     data: z.object({
-      connectionId: id,
-      name: z.string(),
-      consecutiveFailures: z.number().int(),
-      lastError: z.string().nullable(),
-      lastSuccessAt: at.nullable(),
-      at,
+      attachmentId: id,
+      subjectType: z.enum(['asset', 'flag', 'work_order', 'repair', 'tool']),
+      subjectId: id,
+      filename: z.string(),
+      contentType: z.string(),
+      size: z.number().int(),
+      sha256: z.string(),
+      caption: z.string().nullable(),
+      contentUrl: z.string(),
+      createdBy: actor,
+      createdAt: at,
     }),
-  },
-  'telematics_connection.recovered': {
-    summary: 'A telematics connection that was reported failing completed a run again.',
-    data: z.object({ connectionId: id, name: z.string(), failedRuns: z.number().int(), at }),
   },
   ...accessEvents,
 } as const;

@@ -76,3 +76,29 @@ export async function emit<T extends EventType>(tx: Tx, orgId: string, type: T, 
   if (row?.outboxNotified != null) afterCommit(tx, signalQueued);
   return eventId;
 }
+
+/**
+ * emit() for several events of one organisation in one statement (the flags one inspection raises): each is
+ * validated against the catalog and gets its deliveries, as if emitted one by one in this order.
+ */
+export async function emitMany(
+  tx: Tx,
+  orgId: string,
+  events: { [T in EventType]: { type: T; data: EventData<T> } }[EventType][],
+): Promise<string[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((e) => {
+    const { eventId, payload } = outboxEvent(e.type, e.data as never);
+    return { id: eventId, type: e.type, data: payload };
+  });
+  const sql = `WITH ${outboxCtes({
+    eventId: 'e.id',
+    orgId: '$1',
+    type: 'e.type',
+    data: 'e.data',
+    from: 'jsonb_to_recordset($2::jsonb) AS e(id text, type text, data jsonb)',
+  })} SELECT ${OUTBOX_NOTIFIED}`;
+  const [row] = await tx.$queryRawUnsafe<{ outboxNotified: string | null }[]>(sql, orgId, JSON.stringify(rows));
+  if (row?.outboxNotified != null) afterCommit(tx, signalQueued);
+  return rows.map((r) => r.id);
+}

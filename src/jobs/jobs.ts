@@ -88,6 +88,16 @@ const telematicsSync: Job<'config' | 'services'> = ({ config, services }) =>
     ? { name: 'telematics-sync', cron: '*/30 * * * * *', run: () => services.telematics.tick() }
     : null;
 
+/**
+ * Every 30 minutes: presigned uploads not completed within 24 h are removed with their bytes, and stored objects
+ * without a row (a crash mid-upload, a deleted subject's files) once older than ATTACHMENT_ORPHAN_GRACE_SEC.
+ */
+const attachmentSweep: Job<'services'> = ({ services }) => ({
+  name: 'attachment-sweep',
+  cron: '23,53 * * * *',
+  run: () => services.attachments.sweep(new Date()),
+});
+
 /** Every periodic job of the service, in one place. Add a job here with one line. */
 export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   webhookDispatch,
@@ -99,4 +109,5 @@ export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   webhookSecretSealing,
   serviceReminderSweep,
   telematicsSync,
+  attachmentSweep,
 ];

@@ -22,6 +22,10 @@ import { serviceTaskRoutes } from './service-tasks/service-tasks.routes.ts';
 import { serviceReminderRoutes } from './service-reminders/service-reminders.routes.ts';
 import { serviceProgramRoutes } from './service-programs/service-programs.routes.ts';
 import { telematicsRoutes } from './telematics/telematics.routes.ts';
+import { inspectionFormRoutes } from './inspections/inspection-forms.routes.ts';
+import { inspectionRoutes } from './inspections/inspections.routes.ts';
+import { attachmentRoutes } from './attachments/attachments.routes.ts';
+import { attachmentContentRoutes, attachmentUploadRoutes } from './attachments/attachment-content.routes.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
 export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
@@ -43,6 +47,10 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   serviceReminderRoutes,
   serviceProgramRoutes,
   telematicsRoutes,
+  inspectionFormRoutes,
+  inspectionRoutes,
+  attachmentRoutes,
+  attachmentContentRoutes,
 ];
 
 /**
@@ -54,5 +62,6 @@ export const PUBLIC_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   docsRoutes,
   contractRoutes,
   scanRoutes,
+  attachmentUploadRoutes,
   (deps) => metricsRoutes(deps.metrics, deps.config.metricsToken),
 ];

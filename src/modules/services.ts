@@ -19,6 +19,9 @@ import { createServiceTaskService } from './service-tasks/service-tasks.service.
 import { createServiceReminderService } from './service-reminders/service-reminders.service.ts';
 import { createServiceProgramService } from './service-programs/service-programs.service.ts';
 import { createTelematicsService } from './telematics/telematics.service.ts';
+import { createInspectionFormService } from './inspections/inspection-forms.service.ts';
+import { createInspectionService } from './inspections/inspections.service.ts';
+import { createAttachmentService } from './attachments/attachments.service.ts';
 
 /** One instance of each service per process. Add a resource's service here. */
 export function createServices(deps: ServiceDeps) {
@@ -43,6 +46,9 @@ export function createServices(deps: ServiceDeps) {
     serviceReminders: createServiceReminderService(deps),
     servicePrograms: createServiceProgramService(deps),
     telematics: createTelematicsService(deps),
+    inspectionForms: createInspectionFormService(deps),
+    inspections: createInspectionService(deps),
+    attachments: createAttachmentService(deps),
   };
 }
 

@@ -90,7 +90,7 @@ async function runStep(step: Step) {
     key: op.security.length ? key : null,
     query: s.query ? new URLSearchParams(s.query).toString() : undefined,
     headers: s.headers,
-    payload: s.body === undefined ? undefined : JSON.stringify(s.body),
+    payload: s.rawBody ?? (s.body === undefined ? undefined : JSON.stringify(s.body)),
   });
   const label = `${s.name ?? s.operationId}`;
   expect(res.statusCode, `${label}: ${res.body.slice(0, 300)}`).toBe(s.status);

@@ -64,7 +64,13 @@ describe('every method against a real server', () => {
       const step = fill(raw, vars, Date.now());
       const spec = OPERATIONS[step.operationId as OperationId];
       const args: unknown[] = spec.pathParams.map((p) => step.params?.[p]);
-      if (spec.body !== 'none') args.push(step.body);
+      // A multipart step (an upload) goes through the SDK as the FormData its raw body encodes.
+      if (spec.body !== 'none')
+        args.push(
+          step.rawBody !== undefined
+            ? await new Response(step.rawBody, { headers: step.headers }).formData()
+            : step.body,
+        );
       if (spec.query) args.push(step.query);
       args.push({ headers: step.headers });
       const label = step.name ?? step.operationId;

@@ -40,6 +40,7 @@ describe('SDK method naming (scripts/sdk-naming.ts)', () => {
       queryRequired: false,
       body: 'none' as const,
       bodyRef: null,
+      multipart: false,
       success: 200,
       responseKind: 'json' as const,
       responseRef: null,

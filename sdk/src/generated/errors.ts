@@ -21,7 +21,13 @@ export const KNOWN_ERROR_CODES = [
   'batch_too_large',
   'bad_url',
   'bad_request',
-  'duplicate_code'
+  'duplicate_code',
+  'upload_interrupted',
+  'file_too_large',
+  'quota_exceeded',
+  'storage_unavailable',
+  'upload_incomplete',
+  'thumbnail_unavailable'
 ] as const;
 
 /**

@@ -23,6 +23,9 @@ export const EVENT_TYPES = [
   'service_reminder.completed',
   'telematics_connection.failing',
   'telematics_connection.recovered',
+  'inspection.submitted',
+  'inspection.reviewed',
+  'attachment.created',
   'apiKey.created',
   'apiKey.revoked',
   'user.created',
@@ -101,6 +104,8 @@ export interface EventDataMap {
     actorId: string | null;
     /** ISO 8601 date-time */
     updatedAt: string;
+    reason?: string;
+    inspectionId?: string;
   };
   /** A work order is created (by the API, a tool check-in or a tool report). */
   'workorder.created': {
@@ -300,6 +305,62 @@ export interface EventDataMap {
     failedRuns: number;
     /** ISO 8601 date-time */
     at: string;
+  };
+  /** An inspection is submitted; a FAIL names its failed items and their flags (each new flag also sends flag.created). */
+  'inspection.submitted': {
+    inspectionId: string;
+    assetId: string;
+    inspectionFormId: string;
+    version: number;
+    result: 'PASS' | 'FAIL';
+    /** Keys of the failed items */
+    failedItems: Array<string>;
+    defects: Array<{
+      itemKey: string;
+      label: string;
+      critical: boolean;
+      flagId: string;
+      newFlag: boolean;
+    }>;
+    flagIds: Array<string>;
+    logId: string | null;
+    /** The submission took the asset out of service */
+    outOfService: boolean;
+    inspectorName: string | null;
+    /** ISO 8601 date-time */
+    inspectedAt: string;
+    actorId: string | null;
+  };
+  /** A mechanic reviews an inspection (defects corrected, or no correction needed); may return the asset to service. */
+  'inspection.reviewed': {
+    inspectionId: string;
+    assetId: string;
+    inspectionFormId: string;
+    outcome: 'defects_corrected' | 'no_correction_needed';
+    note: string | null;
+    reviewedBy: string | null;
+    returnedToService: boolean;
+    actorId: string | null;
+    /** ISO 8601 date-time */
+    reviewedAt: string;
+  };
+  /** An attachment becomes READY (a multipart upload, or a presigned upload completed); contentUrl needs the subject's read scope. */
+  'attachment.created': {
+    attachmentId: string;
+    subjectType: 'asset' | 'flag' | 'work_order' | 'repair' | 'tool';
+    subjectId: string;
+    filename: string;
+    contentType: string;
+    size: number;
+    sha256: string;
+    caption: string | null;
+    contentUrl: string;
+    createdBy: {
+      userId: string | null;
+      name: string | null;
+    };
+    /** ISO 8601 date-time */
+    createdAt: string;
   };
   /** An API key is issued (API, admin CLI, or a roll). The plaintext key is never part of the event. */
   'apiKey.created': {

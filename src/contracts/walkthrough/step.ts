@@ -14,6 +14,8 @@ export interface Step {
   query?: Record<string, string>;
   headers?: Record<string, string>;
   body?: unknown;
+  /** A body sent as written instead of JSON (a multipart upload); its Content-Type comes from `headers`. */
+  rawBody?: string;
   status: number;
   /** Expected media type of the answer when it is not JSON. */
   contentType?: string;

@@ -6,6 +6,7 @@ import { emit } from '../../events/outbox.ts';
 import { lockOwnedAsset } from '../assets/assets.repository.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { queueFlagNotifications } from '../notifications/notifications.repository.ts';
+import { releaseIfCleared } from '../inspections/inspection-release.operations.ts';
 
 /** raisedById of flags the system raises (AUTO_PM), and of flags raised by keys without a user. */
 export const SYSTEM_ACTOR = 'system';
@@ -26,6 +27,8 @@ export interface NewFlag {
    * most one open flag per asset and key. Look for one first with findOpenFlagByKey under the asset lock.
    */
   dedupeKey?: string | null;
+  /** The inspection whose failed item opened the flag. */
+  inspectionId?: string | null;
 }
 
 /**
@@ -47,6 +50,7 @@ export async function insertFlag(tx: Tx, ctx: RequestContext, input: NewFlag): P
       accuracyM: input.accuracyM ?? null,
       pmDueReading: input.pmDueReading ?? null,
       dedupeKey: input.dedupeKey ?? null,
+      inspectionId: input.inspectionId ?? null,
     },
   });
   const user =
@@ -76,6 +80,8 @@ export async function insertFlag(tx: Tx, ctx: RequestContext, input: NewFlag): P
  * Resolves an OPEN or IN_PROGRESS flag inside the caller's transaction and records flag.resolved.
  * Resolving an AUTO_PM flag advances the asset's PM baseline to the reading that triggered it (or the
  * asset's latest reading), so the next service point moves one interval on.
+ * Resolving the last open critical inspection flag on an asset returns it to service when the reviewed inspection
+ * that took it out allows it, as the review itself would have.
  * Callers check the rules (RED needs a note and return-to-service confirmation); this only applies them.
  * Returns null when the flag was already resolved (no second event).
  */
@@ -86,8 +92,11 @@ export async function resolveFlag(
   input: { resolutionNote: string | null; returnToServiceConfirmed?: boolean; workOrderId?: string | null },
 ): Promise<Flag | null> {
   // AUTO_PM: take the asset lock first, as meter logs do, so a reading being logged right now sees either
-  // the open flag with the old baseline or the resolved flag with the new one, never a mix.
-  const asset = flag.severity === 'AUTO_PM' ? await lockOwnedAsset(tx, ctx.orgId, flag.assetId) : null;
+  // the open flag with the old baseline or the resolved flag with the new one, never a mix. A critical
+  // inspection flag takes it too: submissions and reviews hold it while they decide the asset's status.
+  const autoPm = flag.severity === 'AUTO_PM';
+  const critical = flag.severity === 'RED' && flag.inspectionId !== null;
+  const asset = autoPm || critical ? await lockOwnedAsset(tx, ctx.orgId, flag.assetId) : null;
   const now = new Date();
   // Conditional update: two concurrent resolutions cannot both succeed and emit twice.
   const { count } = await tx.flag.updateMany({
@@ -101,7 +110,7 @@ export async function resolveFlag(
     },
   });
   if (count === 0) return null;
-  const baseline = asset ? (flag.pmDueReading ?? asset.lastMeterReading) : null;
+  const baseline = asset && autoPm ? (flag.pmDueReading ?? asset.lastMeterReading) : null;
   if (asset && baseline !== null)
     await tx.asset.update({ where: { id: asset.id }, data: { pmBaselineReading: baseline } });
   const actor = ctx.actorId ? await tx.user.findUnique({ where: { id: ctx.actorId }, select: { name: true } }) : null;
@@ -114,5 +123,6 @@ export async function resolveFlag(
     resolvedAt: now.toISOString(),
     workOrderId: input.workOrderId ?? null,
   });
+  if (asset && critical) await releaseIfCleared(tx, ctx, asset, 'Critical defects of the reviewed inspection resolved');
   return tx.flag.findUniqueOrThrow({ where: { id: flag.id } });
 }

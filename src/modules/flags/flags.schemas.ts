@@ -36,6 +36,12 @@ export const CreateFlagBody = z.object({
     .nullable()
     .optional()
     .describe('Link to a photo of the defect'),
+  photoAttachmentId: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("An image uploaded on the flag's asset (POST /attachments); flag.created's photoUrl then links to it"),
   geo: GeoBody.nullable().optional(),
 });
 export type CreateFlagInput = z.output<typeof CreateFlagBody>;
@@ -82,6 +88,7 @@ export const FlagRow = z
     lng: z.number().nullable(),
     accuracyM: z.number().nullable(),
     pmDueReading: z.number().nullable().describe('AUTO_PM only: the service point the meter crossed'),
+    inspectionId: z.string().nullable().describe('The inspection whose failed item opened the flag'),
     createdAt: dateTime(),
     updatedAt: dateTime(),
   })
@@ -127,6 +134,7 @@ export function toFlagRow(f: Flag): z.input<typeof FlagRow> {
     lng: f.lng,
     accuracyM: f.accuracyM,
     pmDueReading: f.pmDueReading,
+    inspectionId: f.inspectionId,
     createdAt: f.createdAt.toISOString(),
     updatedAt: f.updatedAt.toISOString(),
   };

@@ -6,10 +6,11 @@ import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../core
 import type { ServiceDeps } from '../../service-deps.ts';
 import { insertFlag, resolveFlag, SYSTEM_ACTOR } from './flags.operations.ts';
 import { listFlags } from './flags.repository.ts';
+import { photoAttachment } from '../attachments/attachments.operations.ts';
 import { resolutionErrors } from './flags.rules.ts';
 import { toFlagRow, type CreateFlagInput, type ListFlagsInput, type UpdateFlagInput } from './flags.schemas.ts';
 
-export function createFlagService({ db }: Pick<ServiceDeps, 'db'>) {
+export function createFlagService({ db, config }: Pick<ServiceDeps, 'db' | 'config'>) {
   async function findOwned(tx: Tx, ctx: RequestContext, id: string): Promise<Flag> {
     const flag = await tx.flag.findFirst({ where: { id, orgId: ctx.orgId } });
     if (!flag) throw notFound('Flag');
@@ -37,11 +38,22 @@ export function createFlagService({ db }: Pick<ServiceDeps, 'db'>) {
           select: { id: true, nickname: true },
         });
         if (!asset) throw new ValidationError({ assetId: 'no asset with this id in your organisation' });
+        if (input.photoAttachmentId && input.photoUrl)
+          throw new ValidationError({ photoAttachmentId: 'send either photoUrl or photoAttachmentId' });
+        const photo = input.photoAttachmentId
+          ? await photoAttachment(
+              tx,
+              ctx.orgId,
+              { type: 'asset', id: asset.id },
+              input.photoAttachmentId,
+              config.publicBaseUrl,
+            )
+          : null;
         return insertFlag(tx, ctx, {
           asset,
           severity: input.severity,
           note: input.note,
-          photoUrl: input.photoUrl,
+          photoUrl: photo?.contentUrl ?? input.photoUrl,
           lat: input.geo?.lat,
           lng: input.geo?.lng,
           accuracyM: input.geo?.accuracyM,

@@ -22,27 +22,39 @@ async function recipientsOf(tx: Tx, orgId: string): Promise<NotificationRecipien
  * failing provider never touches the request.
  */
 export async function queueFlagNotifications(tx: Tx, orgId: string, flag: EventData<'flag.created'>): Promise<void> {
+  await queueFlagsNotifications(tx, orgId, [flag]);
+}
+
+/** queueFlagNotifications for several flags raised together (one inspection): one recipients read, one insert. */
+export async function queueFlagsNotifications(
+  tx: Tx,
+  orgId: string,
+  flags: EventData<'flag.created'>[],
+): Promise<void> {
+  if (flags.length === 0) return;
   const recipients = await recipientsOf(tx, orgId);
-  const label = flag.severity === 'AUTO_PM' ? 'Preventive maintenance due' : `${flag.severity} flag`;
-  const subject = `${label}: ${flag.assetNickname}`;
-  const body = [
-    `${label} on ${flag.assetNickname}.`,
-    flag.reason ? `Note: ${flag.reason}` : null,
-    flag.raisedBy.name ? `Raised by ${flag.raisedBy.name} at ${flag.raisedAt}.` : `Raised at ${flag.raisedAt}.`,
-  ]
-    .filter(Boolean)
-    .join('\n');
-  const payload = { ...flag, recipients } as unknown as Prisma.InputJsonValue;
   await tx.notification.createMany({
-    data: (['PUSH', 'EMAIL'] as const).map((channel) => ({
-      orgId,
-      channel,
-      kind: 'flag.created',
-      subject,
-      body,
-      payload,
-      dedupeKey: `flag:${flag.flagId}:${channel}`,
-    })),
+    data: flags.flatMap((flag) => {
+      const label = flag.severity === 'AUTO_PM' ? 'Preventive maintenance due' : `${flag.severity} flag`;
+      const subject = `${label}: ${flag.assetNickname}`;
+      const body = [
+        `${label} on ${flag.assetNickname}.`,
+        flag.reason ? `Note: ${flag.reason}` : null,
+        flag.raisedBy.name ? `Raised by ${flag.raisedBy.name} at ${flag.raisedAt}.` : `Raised at ${flag.raisedAt}.`,
+      ]
+        .filter(Boolean)
+        .join('\n');
+      const payload = { ...flag, recipients } as unknown as Prisma.InputJsonValue;
+      return (['PUSH', 'EMAIL'] as const).map((channel) => ({
+        orgId,
+        channel,
+        kind: 'flag.created',
+        subject,
+        body,
+        payload,
+        dedupeKey: `flag:${flag.flagId}:${channel}`,
+      }));
+    }),
     skipDuplicates: true,
   });
 }

@@ -8,6 +8,7 @@ import { insertWorkOrder } from '../work-orders/work-orders.operations.ts';
 import { assertReferences } from '../shared/references.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { lockOwnedTool, recordToolEvent } from './tools.repository.ts';
+import { photoAttachment } from '../attachments/attachments.operations.ts';
 import type { CheckinInput, CheckoutInput, ReportInput } from './tools.schemas.ts';
 
 type SkipReason = 'retired' | 'missing' | 'already_checked_out';
@@ -38,7 +39,12 @@ const isSameCheckout = (t: Tool, target: Target) =>
   t.checkedOutToUserId === target.toUserId &&
   (target.toUserId !== null || t.checkedOutVehicleId === target.toVehicleId);
 
-export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
+export function createToolCustody({ db, config }: Pick<ServiceDeps, 'db' | 'config'>) {
+  const photoOf = async (tx: Tx, ctx: RequestContext, toolId: string, id: string | undefined) =>
+    id
+      ? (await photoAttachment(tx, ctx.orgId, { type: 'tool', id: toolId }, id, config.publicBaseUrl)).attachmentId
+      : null;
+
   /** Checks out one locked tool that passed blockerOf; a repeat of the current checkout changes nothing. */
   async function checkoutOne(tx: Tx, ctx: RequestContext, tool: Tool, target: Target): Promise<string> {
     if (isSameCheckout(tool, target) && !target.force) {
@@ -136,6 +142,7 @@ export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
     async checkin(ctx: RequestContext, id: string, input: CheckinInput) {
       return transaction(db, async (tx) => {
         const tool = await lockOwnedTool(tx, ctx, id);
+        const photoId = await photoOf(tx, ctx, id, input.photoAttachmentId);
         const at = new Date();
         // Without a condition the tool only changes hands: its status stays as it is.
         const newStatus = input.condition ?? tool.status;
@@ -165,6 +172,7 @@ export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
           linkedWorkOrderId: workOrder?.id,
           holderUserId: tool.checkedOutToUserId,
           holderVehicleId: tool.checkedOutVehicleId,
+          photoId,
           createdAt: at,
         });
         await emit(tx, ctx.orgId, 'tool.checked_in', {
@@ -199,6 +207,7 @@ export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
     async report(ctx: RequestContext, id: string, input: ReportInput) {
       return transaction(db, async (tx) => {
         const tool = await lockOwnedTool(tx, ctx, id);
+        const photoId = await photoOf(tx, ctx, id, input.photoAttachmentId);
         const newStatus = input.markMissing ? 'MISSING' : 'BROKEN';
         const at = new Date();
         const what = input.markMissing
@@ -220,6 +229,7 @@ export function createToolCustody({ db }: Pick<ServiceDeps, 'db'>) {
           description: input.description,
           cost: input.cost,
           linkedWorkOrderId: workOrder.id,
+          photoId,
           createdAt: at,
         });
         // Spec: tool.failure is for a tool reported BROKEN; a tool reported MISSING is not a failure event.

@@ -37,6 +37,8 @@ export interface NewToolEvent {
   linkedWorkOrderId?: string | null;
   holderUserId?: string | null;
   holderVehicleId?: string | null;
+  /** An attachment of the tool (a photo of its state). */
+  photoId?: string | null;
   /** Defaults to the key's user; bulk paths pass null. */
   actorId?: string | null;
   createdAt?: Date;
@@ -55,6 +57,7 @@ export function recordToolEvent(tx: Tx, ctx: RequestContext, toolId: string, e: 
       linkedWorkOrderId: e.linkedWorkOrderId ?? null,
       holderUserId: e.holderUserId ?? null,
       holderVehicleId: e.holderVehicleId ?? null,
+      photoId: e.photoId ?? null,
       actorId: e.actorId === undefined ? ctx.actorId : e.actorId,
       ...(e.createdAt ? { createdAt: e.createdAt } : {}),
     },

@@ -144,6 +144,12 @@ export const CheckinBody = z.object({
     .optional()
     .describe('Sets the tool status; omitted, the status is unchanged'),
   note: optionalText(500),
+  photoAttachmentId: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("An image uploaded on this tool (POST /attachments); the tool event's photoId"),
 });
 export type CheckinInput = z.output<typeof CheckinBody>;
 
@@ -152,6 +158,12 @@ export const ReportBody = z.object({
   kind: z.enum(REPORT_KINDS).optional().default('FAILURE_REPORT'),
   cost: money(),
   markMissing: z.boolean().optional().default(false),
+  photoAttachmentId: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("An image uploaded on this tool (POST /attachments); the tool event's photoId"),
 });
 export type ReportInput = z.output<typeof ReportBody>;
 

@@ -1,0 +1,141 @@
+import { Readable } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { Config } from '../../config.ts';
+import type { AttachmentStorage, StagedObject } from './attachment-storage.adapter.ts';
+
+const PART_BYTES = 5 * 1024 * 1024;
+
+const missing = (err: unknown) => {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
+};
+
+/**
+ * Objects in an S3-compatible bucket, keyed <prefix><attachment id> (a presigned PUT names its key before the
+ * bytes exist), thumbnails beside as <key>.thumb.webp. Streams go up through lib-storage's Upload (multipart past
+ * one part, at most two parts in memory); checksums only when required, as s3rver and other S3-compatible
+ * servers store the aws-chunked framing of a streamed PutObject otherwise. Every call has connection and request
+ * timeouts, so a dead bucket fails fast instead of hanging the request.
+ */
+export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStorage {
+  const client = new S3Client({
+    region: s3.region,
+    endpoint: s3.endpoint,
+    forcePathStyle: s3.forcePathStyle,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 2,
+    requestHandler: new NodeHttpHandler({
+      connectionTimeout: s3.timeoutMs,
+      requestTimeout: s3.timeoutMs,
+      throwOnRequestTimeout: true,
+    }),
+  });
+  const Bucket = s3.bucket;
+  const remove = async (Key: string) => {
+    await client.send(new DeleteObjectCommand({ Bucket, Key }));
+  };
+
+  return {
+    kind: 's3',
+    sharedKeys: false,
+    keyFor: (id) => `${s3.prefix}${id}`,
+    thumbnailKey: (key) => `${key}.thumb.webp`,
+
+    async stage(source, id): Promise<StagedObject> {
+      const Key = `${s3.prefix}${id}`;
+      const upload = new Upload({
+        client,
+        params: { Bucket, Key, Body: source, ContentType: 'application/octet-stream' },
+        queueSize: 2,
+        partSize: PART_BYTES,
+        leavePartsOnError: false,
+      });
+      // An error of the source (a refused type, a client gone) ends the upload, and is the error reported.
+      let sourceError: unknown;
+      source.once('error', (err) => {
+        sourceError = err;
+        void upload.abort().catch(() => undefined);
+      });
+      try {
+        await upload.done();
+      } catch (err) {
+        throw sourceError ?? err;
+      }
+      return {
+        commit: async (key) => {
+          if (key !== Key) throw new Error(`bucket objects are keyed by attachment id: ${key} is not ${Key}`);
+        },
+        discard: () => remove(Key),
+      };
+    },
+
+    async read(Key, range) {
+      const out = await client.send(
+        new GetObjectCommand({ Bucket, Key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+      );
+      return out.Body as Readable;
+    },
+
+    async size(Key) {
+      try {
+        const head = await client.send(new HeadObjectCommand({ Bucket, Key }));
+        return head.ContentLength ?? 0;
+      } catch (err) {
+        if (missing(err)) return null;
+        throw err;
+      }
+    },
+
+    async put(Key, Body, ContentType) {
+      await client.send(new PutObjectCommand({ Bucket, Key, Body, ContentType }));
+    },
+
+    remove,
+
+    async *list() {
+      let ContinuationToken: string | undefined;
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: s3.prefix, ContinuationToken }));
+        for (const o of page.Contents ?? []) if (o.Key) yield { key: o.Key, modifiedAt: o.LastModified ?? new Date(0) };
+        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (ContinuationToken);
+    },
+
+    async presignPut(Key, ContentType, ContentLength, expiresIn) {
+      const url = await getSignedUrl(client, new PutObjectCommand({ Bucket, Key, ContentType, ContentLength }), {
+        expiresIn,
+      });
+      return { url, headers: { 'Content-Type': ContentType } };
+    },
+
+    async presignGet(Key, headers) {
+      return getSignedUrl(
+        client,
+        new GetObjectCommand({
+          Bucket,
+          Key,
+          ResponseContentType: headers.contentType,
+          ResponseContentDisposition: headers.contentDisposition,
+        }),
+        { expiresIn: 300 },
+      );
+    },
+
+    async close() {
+      client.destroy();
+    },
+  };
+}
+
+export { missing as isMissingObject };

@@ -1,0 +1,183 @@
+import type { Readable } from 'node:stream';
+import contentDisposition from 'content-disposition';
+import type { Attachment } from '../../generated/prisma/client.ts';
+import { ApiError, notFound } from '../../core/errors.ts';
+import { assertScope, type RequestContext } from '../../core/context.ts';
+import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
+import type { ServiceDeps } from '../../service-deps.ts';
+import { createStorage } from './attachment-stores.adapter.ts';
+import { storageUnavailable, type ByteRange } from './attachment-storage.adapter.ts';
+import { makeThumbnail } from './attachment-thumbnail.adapter.ts';
+import { createUploadTokens } from './attachment-token.adapter.ts';
+import {
+  isImage,
+  isThumbnailable,
+  KNOWN_TYPES,
+  mayBeInline,
+  READ_SCOPES,
+  servedType,
+  WRITE_SCOPES,
+  unknownTypes,
+  type SubjectType,
+} from './attachment-types.rules.ts';
+import { createAttachmentUploads } from './attachment-upload.service.ts';
+import { listAttachments, subjectExists } from './attachments.repository.ts';
+import { removeRow, sweepAttachments } from './attachment-sweep.job.ts';
+import { toAttachmentRow, type ListAttachmentsInput } from './attachments.schemas.ts';
+import { parseRange, etagMatches } from './attachment-range.rules.ts';
+
+/** What the content and thumbnail routes answer: status, headers and, but for 304/416, a body. */
+export interface Download {
+  status: 200 | 206 | 304 | 416;
+  headers: Record<string, string>;
+  body: Readable | null;
+}
+
+const SANDBOX = "default-src 'none'; sandbox";
+
+export function createAttachmentService({ config, db, secretBox }: Pick<ServiceDeps, 'config' | 'db' | 'secretBox'>) {
+  const storage = createStorage(config.attachments);
+  const allowed = config.attachments.types ?? KNOWN_TYPES;
+  const unknown = unknownTypes([...allowed]);
+  if (unknown.length)
+    throw new Error(`ATTACHMENT_TYPES: ${unknown.join(', ')} cannot be accepted (known: ${KNOWN_TYPES.join(', ')})`);
+  const baseUrl = config.publicBaseUrl;
+  const uploads = createAttachmentUploads({ config, db, storage, tokens: createUploadTokens(secretBox), allowed });
+
+  async function owned(ctx: RequestContext, id: string, scopes: typeof READ_SCOPES | typeof WRITE_SCOPES) {
+    const row = await db.prisma.attachment.findFirst({ where: { id, orgId: ctx.orgId } });
+    if (!row) throw notFound('Attachment');
+    assertScope(ctx, scopes[row.subjectType as SubjectType]);
+    return row;
+  }
+
+  async function ready(ctx: RequestContext, id: string) {
+    const row = await owned(ctx, id, READ_SCOPES);
+    if (row.status !== 'READY' || !row.storageKey || !row.sha256)
+      throw new ApiError(409, 'upload_incomplete', 'The file has not been uploaded yet');
+    return row as Attachment & { storageKey: string; sha256: string };
+  }
+
+  /** Storage failures are 503 storage_unavailable; a missing object (lost bytes) is a 404. */
+  async function open(key: string, range?: ByteRange): Promise<Readable | null> {
+    try {
+      return await storage.read(key, range);
+    } catch (err) {
+      const code = (err as { code?: string; name?: string }).code ?? (err as { name?: string }).name;
+      if (code === 'ENOENT' || code === 'NoSuchKey' || code === 'NotFound') return null;
+      throw storageUnavailable(err);
+    }
+  }
+
+  const common = (etag: string) => ({
+    etag,
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': SANDBOX,
+    'cache-control': 'private, no-cache',
+  });
+
+  return {
+    storage,
+    ...uploads,
+
+    async list(ctx: RequestContext, q: ListAttachmentsInput) {
+      assertScope(ctx, READ_SCOPES[q.subjectType]);
+      if (!(await subjectExists(db.prisma, ctx.orgId, q.subjectType, q.subjectId))) throw notFound('Subject');
+      const after = timeIdCursor(decodeCursor(q.cursor, 2));
+      const rows = await listAttachments(db.sql, ctx.orgId, q.subjectType, q.subjectId, after, q.limit + 1);
+      const { page, nextCursor } = paginate(rows, q.limit, (a) => [new Date(a.createdAt).toISOString(), a.id]);
+      return {
+        ok: true as const,
+        attachments: page.map((a) => toAttachmentRow({ ...a, createdAt: new Date(a.createdAt) }, baseUrl)),
+        nextCursor,
+      };
+    },
+
+    async get(ctx: RequestContext, id: string) {
+      return { ok: true as const, attachment: toAttachmentRow(await owned(ctx, id, READ_SCOPES), baseUrl) };
+    },
+
+    async update(ctx: RequestContext, id: string, patch: { caption: string | null }) {
+      await owned(ctx, id, WRITE_SCOPES);
+      const caption = patch.caption?.trim() || null;
+      const row = await db.prisma.attachment.update({ where: { id }, data: { caption } });
+      return { ok: true as const, attachment: toAttachmentRow(row, baseUrl) };
+    },
+
+    /** The row and, when no other row shares them, the bytes and thumbnail, before the answer. */
+    async remove(ctx: RequestContext, id: string) {
+      await owned(ctx, id, WRITE_SCOPES);
+      const removed = await removeRow(db, storage, id).catch((err) => {
+        throw err instanceof ApiError ? err : storageUnavailable(err);
+      });
+      if (!removed) throw notFound('Attachment');
+      return { ok: true as const, attachmentId: id };
+    },
+
+    sweep: (now: Date) => sweepAttachments(db, storage, now, config.attachments.orphanGraceSec),
+
+    async content(
+      ctx: RequestContext,
+      id: string,
+      req: { range?: string; ifNoneMatch?: string; disposition: 'attachment' | 'inline' },
+    ): Promise<Download> {
+      const row = await ready(ctx, id);
+      const type = req.disposition === 'inline' && mayBeInline(row.contentType) ? 'inline' : 'attachment';
+      const headers: Record<string, string> = {
+        ...common(`"${row.sha256}"`),
+        'content-type': servedType(row.contentType),
+        'content-disposition': contentDisposition(row.filename, { type }),
+        'accept-ranges': 'bytes',
+      };
+      if (etagMatches(req.ifNoneMatch, row.sha256)) return { status: 304, headers, body: null };
+      const range = parseRange(req.range, row.size);
+      if (range === 'unsatisfiable')
+        return { status: 416, headers: { ...headers, 'content-range': `bytes */${row.size}` }, body: null };
+      const body = await open(row.storageKey, range ?? undefined);
+      if (!body) throw notFound('Attachment content');
+      if (!range) return { status: 200, headers: { ...headers, 'content-length': String(row.size) }, body };
+      return {
+        status: 206,
+        headers: {
+          ...headers,
+          'content-range': `bytes ${range.start}-${range.end}/${row.size}`,
+          'content-length': String(range.end - range.start + 1),
+        },
+        body,
+      };
+    },
+
+    /** Made on first request and stored beside the content; images only. */
+    async thumbnail(ctx: RequestContext, id: string, ifNoneMatch?: string): Promise<Download> {
+      const row = await ready(ctx, id);
+      if (!isImage(row.contentType)) throw new ApiError(404, 'not_found', 'Only images have thumbnails');
+      if (!isThumbnailable(row.contentType))
+        throw new ApiError(404, 'thumbnail_unavailable', `No thumbnail can be made of ${row.contentType} here`);
+      const tag = `"${row.sha256}-512.webp"`;
+      const headers = { ...common(tag), 'content-type': 'image/webp' };
+      if (etagMatches(ifNoneMatch, `${row.sha256}-512.webp`)) return { status: 304, headers, body: null };
+      const key = storage.thumbnailKey(row.storageKey);
+      const stored = await open(key);
+      if (stored) return { status: 200, headers, body: stored };
+      const source = await open(row.storageKey);
+      if (!source) throw notFound('Attachment content');
+      let bytes: Buffer;
+      try {
+        bytes = await makeThumbnail(source);
+      } catch {
+        throw new ApiError(404, 'thumbnail_unavailable', 'The image could not be decoded');
+      }
+      await storage.put(key, bytes, 'image/webp').catch((err) => {
+        throw storageUnavailable(err);
+      });
+      const { Readable } = await import('node:stream');
+      return {
+        status: 200,
+        headers: { ...headers, 'content-length': String(bytes.length) },
+        body: Readable.from([bytes]),
+      };
+    },
+  };
+}
+
+export type AttachmentService = ReturnType<typeof createAttachmentService>;

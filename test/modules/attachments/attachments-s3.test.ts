@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import net from 'node:net';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import { makeAsset } from '../../helpers/app/factories.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
+import { uploadFile } from '../../helpers/app/attachments.ts';
+import { startS3rver, type TestBucket } from '../../helpers/app/s3rver.ts';
+
+let t: TestApp;
+let acme: TestTenant;
+let bucket: TestBucket;
+let assetId: string;
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const asset = () => ({ subjectType: 'asset', subjectId: assetId });
+
+beforeAll(async () => {
+  bucket = await startS3rver();
+  t = await createTestApp({ ...bucket.env, ATTACHMENT_MAX_BYTES: String(12 * 1024 * 1024) });
+  acme = await t.tenant('Acme');
+  assetId = await makeAsset(t, acme.key);
+});
+afterAll(async () => {
+  await t.close();
+  await bucket.close();
+});
+
+const objectCount = async () => {
+  let n = 0;
+  for await (const _ of t.deps.services.attachments.storage.list()) n++;
+  return n;
+};
+
+describe('attachments on S3 (s3rver)', () => {
+  it('streams a multipart upload into the bucket and serves it byte-identical, with ranges and ETag', async () => {
+    // Past one 5 MiB part: lib-storage's multipart upload.
+    const bytes = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(6 * 1024 * 1024, 7)]);
+    const res = await uploadFile(t, acme.key, asset(), { name: 'manual.pdf', bytes });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ sha256: sha(bytes), size: bytes.length, contentType: 'application/pdf' });
+    const id = res.json().attachmentId;
+    const body = await t.api.get(`/api/v1/attachments/${id}/content`, acme.key);
+    expect(body.statusCode).toBe(200);
+    expect(sha(body.rawPayload)).toBe(sha(bytes));
+    expect(body.headers.etag).toBe(`"${sha(bytes)}"`);
+    const part = await t.api.get(`/api/v1/attachments/${id}/content`, acme.key, { range: 'bytes=-4' });
+    expect(part.statusCode).toBe(206);
+    expect(part.rawPayload.equals(bytes.subarray(-4))).toBe(true);
+    expect(
+      (await t.api.get(`/api/v1/attachments/${id}/content`, acme.key, { 'if-none-match': `"${sha(bytes)}"` }))
+        .statusCode,
+    ).toBe(304);
+  });
+
+  it('makes a thumbnail, and a delete removes the object and its thumbnail', async () => {
+    const png = await sharp({ create: { width: 900, height: 300, channels: 3, background: '#00f' } })
+      .png()
+      .toBuffer();
+    const before = await objectCount();
+    const id = (await uploadFile(t, acme.key, asset(), { name: 'p.png', bytes: png })).json().attachmentId;
+    const thumb = await t.api.get(`/api/v1/attachments/${id}/thumbnail`, acme.key);
+    expect(thumb.statusCode, thumb.body).toBe(200);
+    expect((await sharp(thumb.rawPayload).metadata()).width).toBe(512);
+    expect(await objectCount()).toBe(before + 2);
+    expect((await t.api.delete(`/api/v1/attachments/${id}`, acme.key)).statusCode).toBe(200);
+    expect(await objectCount()).toBe(before);
+  });
+
+  it('refuses a lying type without leaving an object', async () => {
+    const before = await objectCount();
+    const res = await uploadFile(t, acme.key, asset(), {
+      name: 'a.jpg',
+      type: 'image/jpeg',
+      bytes: Buffer.from('<html><script>1</script>'),
+    });
+    expect(res.statusCode).toBe(415);
+    expect(await objectCount()).toBe(before);
+  });
+
+  it('presigned PUT straight to the bucket, then complete verifies the bytes', async () => {
+    const bytes = await sharp({ create: { width: 20, height: 20, channels: 3, background: '#f00' } })
+      .jpeg()
+      .toBuffer();
+    const res = await t.api.post('/api/v1/attachments/uploads', acme.key, {
+      ...asset(),
+      filename: 'x.jpg',
+      contentType: 'image/jpeg',
+      size: bytes.length,
+      sha256: sha(bytes),
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const { attachmentId, upload } = res.json();
+    expect(upload.url).toContain(bucket.env.S3_ENDPOINT);
+    expect((await t.api.post(`/api/v1/attachments/${attachmentId}/complete`, acme.key)).statusCode).toBe(409);
+    const put = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: bytes });
+    expect(put.status, await put.text()).toBe(200);
+    const done = await t.api.post(`/api/v1/attachments/${attachmentId}/complete`, acme.key);
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json().attachment).toMatchObject({ status: 'READY', contentType: 'image/jpeg', sha256: sha(bytes) });
+  });
+});
+
+describe('a bucket that does not answer', () => {
+  it('is a 503 storage_unavailable within the timeout, not a hang', async () => {
+    // A listener that accepts connections and never answers.
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as net.AddressInfo).port;
+    const dead = await createTestApp({ ...bucket.env, S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_TIMEOUT_MS: '300' });
+    try {
+      const tenant = await dead.tenant('Dead');
+      const a = await makeAsset(dead, tenant.key);
+      const res = await uploadFile(
+        dead,
+        tenant.key,
+        { subjectType: 'asset', subjectId: a },
+        { name: 'a.txt', bytes: Buffer.from('hi') },
+      );
+      expect(res.statusCode, res.body).toBe(503);
+      expect(res.json(), res.body).toMatchObject({ error: 'storage_unavailable' });
+    } finally {
+      await dead.close();
+      silent.close();
+    }
+  });
+});
