@@ -21,7 +21,7 @@ import {
   type SubjectType,
 } from './attachment-types.rules.ts';
 import { createAttachmentUploads } from './attachment-upload.service.ts';
-import { listAttachments, subjectExists } from './attachments.repository.ts';
+import { listAttachments } from './attachments.repository.ts';
 import { removeRow, sweepAttachments } from './attachment-sweep.job.ts';
 import { toAttachmentRow, type ListAttachmentsInput } from './attachments.schemas.ts';
 import { parseRange, etagMatches } from './attachment-range.rules.ts';
@@ -82,9 +82,9 @@ export function createAttachmentService({ config, db, secretBox }: Pick<ServiceD
 
     async list(ctx: RequestContext, q: ListAttachmentsInput) {
       assertScope(ctx, READ_SCOPES[q.subjectType]);
-      if (!(await subjectExists(db.prisma, ctx.orgId, q.subjectType, q.subjectId))) throw notFound('Subject');
       const after = timeIdCursor(decodeCursor(q.cursor, 2));
       const rows = await listAttachments(db.sql, ctx.orgId, q.subjectType, q.subjectId, after, q.limit + 1);
+      if (!rows) throw notFound('Subject');
       const { page, nextCursor } = paginate(rows, q.limit, (a) => [new Date(a.createdAt).toISOString(), a.id]);
       return {
         ok: true as const,
