@@ -89,7 +89,8 @@ export function createAttachmentAdmin(db: Database, config: Config) {
      * objects: run it once the servers are stopped, then start them with ATTACHMENTS_STORAGE=s3.
      */
     async copyToS3(options: { switchKeys: boolean; progress: Progress }) {
-      if (!config.attachments.s3.bucket) throw new Error('S3_BUCKET (and S3_ENDPOINT, S3_REGION as needed) must be set');
+      if (!config.attachments.s3.bucket)
+        throw new Error('S3_BUCKET (and S3_ENDPOINT, S3_REGION as needed) must be set');
       const local = createLocalStorage(config.attachments.dir);
       const bucket = createS3Storage(config.attachments.s3);
       const result = { copied: 0, skipped: 0, switched: 0, failed: [] as { id: string; reason: string }[] };
