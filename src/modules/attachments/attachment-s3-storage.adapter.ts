@@ -1,19 +1,15 @@
 import { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { lazyModule } from '../../core/lazy-module.ts';
 import type { Config } from '../../config.ts';
 import type { AttachmentStorage, StagedObject } from './attachment-storage.adapter.ts';
 
 const PART_BYTES = 5 * 1024 * 1024;
+
+// The AWS SDK is loaded when S3 storage is configured, not by every server (docs/adr/0010-lazy-start-up.md).
+const clientS3 = lazyModule<typeof import('@aws-sdk/client-s3')>('@aws-sdk/client-s3');
+const libStorage = lazyModule<typeof import('@aws-sdk/lib-storage')>('@aws-sdk/lib-storage');
+const presigner = lazyModule<typeof import('@aws-sdk/s3-request-presigner')>('@aws-sdk/s3-request-presigner');
+const httpHandler = lazyModule<typeof import('@smithy/node-http-handler')>('@smithy/node-http-handler');
 
 const missing = (err: unknown) => {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
@@ -28,6 +24,11 @@ const missing = (err: unknown) => {
  * timeouts, so a dead bucket fails fast instead of hanging the request.
  */
 export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStorage {
+  const { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } =
+    clientS3();
+  const { Upload } = libStorage();
+  const { getSignedUrl } = presigner();
+  const { NodeHttpHandler } = httpHandler();
   const client = new S3Client({
     region: s3.region,
     endpoint: s3.endpoint,

@@ -81,6 +81,8 @@ export function createAttachmentUploads({ config, db, storage, tokens, allowed }
     try {
       staged = await storage.stage(piped, id);
     } catch (err) {
+      // The source may have failed before this listened (a body already cut short): its stored error says so.
+      sourceFailed ||= source.errored !== null;
       source.destroy();
       throw asUploadError(err, sourceFailed);
     }
