@@ -120,19 +120,6 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
       return { url, headers: { 'Content-Type': ContentType } };
     },
 
-    async presignGet(Key, headers) {
-      return getSignedUrl(
-        client,
-        new GetObjectCommand({
-          Bucket,
-          Key,
-          ResponseContentType: headers.contentType,
-          ResponseContentDisposition: headers.contentDisposition,
-        }),
-        { expiresIn: 300 },
-      );
-    },
-
     async close() {
       client.destroy();
     },
