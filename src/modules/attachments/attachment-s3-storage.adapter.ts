@@ -24,8 +24,16 @@ const missing = (err: unknown) => {
  * timeouts, so a dead bucket fails fast instead of hanging the request.
  */
 export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStorage {
-  const { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } =
-    clientS3();
+  const {
+    CreateBucketCommand,
+    DeleteObjectCommand,
+    GetObjectCommand,
+    HeadBucketCommand,
+    HeadObjectCommand,
+    ListObjectsV2Command,
+    PutObjectCommand,
+    S3Client,
+  } = clientS3();
   const { Upload } = libStorage();
   const { getSignedUrl } = presigner();
   const { NodeHttpHandler } = httpHandler();
@@ -43,6 +51,23 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
     }),
   });
   const Bucket = s3.bucket;
+  // Before the first write: a bucket that does not exist is created when the credentials may (a fresh MinIO or
+  // s3rver); a failure to reach the bucket is not remembered, so the next write asks again.
+  let bucketReady: Promise<void> | null = null;
+  const ensureBucket = () =>
+    (bucketReady ??= (async () => {
+      try {
+        await client.send(new HeadBucketCommand({ Bucket }));
+      } catch (err) {
+        if (!missing(err)) throw err;
+        await client.send(new CreateBucketCommand({ Bucket })).catch((e: { name?: string }) => {
+          if (e.name !== 'BucketAlreadyOwnedByYou' && e.name !== 'BucketAlreadyExists') throw e;
+        });
+      }
+    })().catch((err) => {
+      bucketReady = null;
+      throw err;
+    }));
   const remove = async (Key: string) => {
     await client.send(new DeleteObjectCommand({ Bucket, Key }));
   };
@@ -55,6 +80,7 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
 
     async stage(source, id): Promise<StagedObject> {
       const Key = `${s3.prefix}${id}`;
+      await ensureBucket();
       const upload = new Upload({
         client,
         params: { Bucket, Key, Body: source, ContentType: 'application/octet-stream' },
@@ -99,6 +125,7 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
     },
 
     async put(Key, Body, ContentType) {
+      await ensureBucket();
       await client.send(new PutObjectCommand({ Bucket, Key, Body, ContentType }));
     },
 
@@ -114,6 +141,7 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
     },
 
     async presignPut(Key, ContentType, ContentLength, expiresIn) {
+      await ensureBucket();
       const url = await getSignedUrl(client, new PutObjectCommand({ Bucket, Key, ContentType, ContentLength }), {
         expiresIn,
       });

@@ -16,7 +16,8 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const asset = () => ({ subjectType: 'asset', subjectId: assetId });
 
 beforeAll(async () => {
-  bucket = await startS3rver();
+  // No bucket yet: the service creates it before its first write.
+  bucket = await startS3rver('fleet-attachments', false);
   t = await createTestApp({ ...bucket.env, ATTACHMENT_MAX_BYTES: String(12 * 1024 * 1024) });
   acme = await t.tenant('Acme');
   assetId = await makeAsset(t, acme.key);
