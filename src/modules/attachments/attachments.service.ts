@@ -165,6 +165,7 @@ export function createAttachmentService({ config, db, secretBox }: Pick<ServiceD
       try {
         bytes = await makeThumbnail(source);
       } catch {
+        source.destroy();
         throw new ApiError(404, 'thumbnail_unavailable', 'The image could not be decoded');
       }
       await storage.put(key, bytes, 'image/webp').catch((err) => {
