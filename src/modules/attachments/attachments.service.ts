@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import contentDisposition from 'content-disposition';
 import type { Attachment } from '../../generated/prisma/client.ts';
 import { ApiError, notFound } from '../../core/errors.ts';
@@ -171,7 +171,6 @@ export function createAttachmentService({ config, db, secretBox }: Pick<ServiceD
       await storage.put(key, bytes, 'image/webp').catch((err) => {
         throw storageUnavailable(err);
       });
-      const { Readable } = await import('node:stream');
       return {
         status: 200,
         headers: { ...headers, 'content-length': String(bytes.length) },
