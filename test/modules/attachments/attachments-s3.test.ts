@@ -102,6 +102,24 @@ describe('attachments on S3 (s3rver)', () => {
   });
 });
 
+describe('the sweep on S3', () => {
+  it('removes the objects of rows deleted with their subject, and stale PENDING uploads', async () => {
+    const toolId = (await t.api.post('/api/v1/tools', acme.key, { name: 'Grinder' })).json().toolId;
+    await uploadFile(
+      t,
+      acme.key,
+      { subjectType: 'tool', subjectId: toolId },
+      { name: 'a.txt', bytes: Buffer.from('tool file') },
+    );
+    const before = await objectCount();
+    await t.db.prisma.tool.delete({ where: { id: toolId } });
+    const result = await t.deps.services.attachments.sweep(new Date(Date.now() + 2 * 24 * 3600_000));
+    expect(result.orphansRemoved).toBeGreaterThanOrEqual(1);
+    expect(await objectCount()).toBe(before - 1);
+    expect(await t.db.prisma.attachment.count({ where: { status: 'READY' } })).toBeGreaterThan(0);
+  });
+});
+
 describe('a bucket that does not answer', () => {
   it('is a 503 storage_unavailable within the timeout, not a hang', async () => {
     // A listener that accepts connections and never answers.
