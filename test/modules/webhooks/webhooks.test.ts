@@ -324,8 +324,8 @@ describe('POST /webhooks/{id}/test', () => {
 });
 
 describe('event catalog', () => {
-  it("accepts every one of the 23 event types (the spec's 16, the people-and-keys audit events, the service reminders')", async () => {
-    expect(EVENT_TYPES).toHaveLength(23);
+  it("accepts every one of the 24 event types (the spec's 16, the people-and-keys audit events, the service reminders', attachment.created)", async () => {
+    expect(EVENT_TYPES).toHaveLength(24);
     const res = await create({ url: `${receiver.origin}/all`, events: EVENT_TYPES });
     expect(res.json().events).toEqual(EVENT_TYPES);
   });
