@@ -79,6 +79,23 @@ describe('attachments on S3 (s3rver)', () => {
     expect(await objectCount()).toBe(before);
   });
 
+  it('a body cut mid-file leaves no object and no row', async () => {
+    const { multipart } = await import('../../helpers/app/attachments.ts');
+    const before = await objectCount();
+    const rows = await t.db.prisma.attachment.count();
+    const { payload, headers } = multipart(asset(), { name: 'cut.txt', bytes: Buffer.alloc(6 * 1024 * 1024, 'c') });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/attachments',
+      headers: { ...headers, authorization: `Bearer ${acme.key}` },
+      payload: payload.subarray(0, 5.5 * 1024 * 1024),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'upload_interrupted' });
+    expect(await objectCount()).toBe(before);
+    expect(await t.db.prisma.attachment.count()).toBe(rows);
+  });
+
   it('presigned PUT straight to the bucket, then complete verifies the bytes', async () => {
     const bytes = await sharp({ create: { width: 20, height: 20, channels: 3, background: '#f00' } })
       .jpeg()
