@@ -42,12 +42,10 @@ export function createLocalStorage(root: string): AttachmentStorage {
     async stage(source: Readable): Promise<StagedObject> {
       await mkdir(path.join(root, STAGING), { recursive: true });
       const temp = path.join(root, STAGING, randomUUID());
-      const out = createWriteStream(temp, { flags: 'wx', highWaterMark: CHUNK });
+      // flush: the stream fsyncs its file before closing it, so the bytes are on disk before the rename.
+      const out = createWriteStream(temp, { flags: 'wx', highWaterMark: CHUNK, flush: true });
       try {
         await pipeline(source, out);
-        const handle = await open(temp, 'r+');
-        await handle.sync();
-        await handle.close();
       } catch (err) {
         await rm(temp, { force: true });
         throw err;
