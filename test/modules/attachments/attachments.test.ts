@@ -401,4 +401,19 @@ describe('a client that goes away mid-upload', () => {
     expect(await t.db.prisma.attachment.count()).toBe(before);
     expect(t.logs.filter((l) => Number(l.level) >= 50)).toEqual([]);
   });
+
+  it('answers a refused upload before the client finished sending, closing the connection', async () => {
+    const { multipart } = await import('../../helpers/app/attachments.ts');
+    const port = (t.app.server.address() as { port: number }).port;
+    const { payload, headers } = multipart(asset(), { name: 'big.txt', bytes: Buffer.alloc(4_000_000, 'b') });
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/attachments`, {
+      method: 'POST',
+      headers: { ...headers, authorization: `Bearer ${acme.key}` },
+      body: payload,
+    });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: 'file_too_large' });
+    // Kept alive, the connection would wait for the unread body, and closing the app (afterAll) would hang.
+    expect(res.headers.get('connection')).toBe('close');
+  });
 });
