@@ -9,7 +9,6 @@ const PART_BYTES = 5 * 1024 * 1024;
 const clientS3 = lazyModule<typeof import('@aws-sdk/client-s3')>('@aws-sdk/client-s3');
 const libStorage = lazyModule<typeof import('@aws-sdk/lib-storage')>('@aws-sdk/lib-storage');
 const presigner = lazyModule<typeof import('@aws-sdk/s3-request-presigner')>('@aws-sdk/s3-request-presigner');
-const httpHandler = lazyModule<typeof import('@smithy/node-http-handler')>('@smithy/node-http-handler');
 
 const missing = (err: unknown) => {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
@@ -36,7 +35,6 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
   } = clientS3();
   const { Upload } = libStorage();
   const { getSignedUrl } = presigner();
-  const { NodeHttpHandler } = httpHandler();
   const client = new S3Client({
     region: s3.region,
     endpoint: s3.endpoint,
@@ -44,11 +42,8 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 2,
-    requestHandler: new NodeHttpHandler({
-      connectionTimeout: s3.timeoutMs,
-      requestTimeout: s3.timeoutMs,
-      throwOnRequestTimeout: true,
-    }),
+    // The SDK's Node.js handler, configured: connect and socket-inactivity timeouts that fail the call.
+    requestHandler: { connectionTimeout: s3.timeoutMs, requestTimeout: s3.timeoutMs, throwOnRequestTimeout: true },
   });
   const Bucket = s3.bucket;
   // Before the first write: a bucket that does not exist is created when the credentials may (a fresh MinIO or
