@@ -376,10 +376,13 @@ describe('interrupted uploads and the sweep', () => {
 });
 
 describe('a client that goes away mid-upload', () => {
+  beforeAll(async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+
   it('leaves no row, no staging file and no error log', async () => {
     const { multipart } = await import('../../helpers/app/attachments.ts');
     const net = await import('node:net');
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as { port: number }).port;
     const before = await t.db.prisma.attachment.count();
     const { payload, headers } = multipart(asset(), { name: 'gone.txt', bytes: Buffer.alloc(150_000, 'g') });
@@ -404,16 +407,24 @@ describe('a client that goes away mid-upload', () => {
 
   it('answers a refused upload before the client finished sending, closing the connection', async () => {
     const { multipart } = await import('../../helpers/app/attachments.ts');
+    const net = await import('node:net');
     const port = (t.app.server.address() as { port: number }).port;
     const { payload, headers } = multipart(asset(), { name: 'big.txt', bytes: Buffer.alloc(4_000_000, 'b') });
-    const res = await fetch(`http://127.0.0.1:${port}/api/v1/attachments`, {
-      method: 'POST',
-      headers: { ...headers, authorization: `Bearer ${acme.key}` },
-      body: payload,
-    });
-    expect(res.status).toBe(413);
-    expect(await res.json()).toMatchObject({ error: 'file_too_large' });
-    // Kept alive, the connection would wait for the unread body, and closing the app (afterAll) would hang.
-    expect(res.headers.get('connection')).toBe('close');
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    socket.on('error', () => undefined);
+    socket.write(
+      `POST /api/v1/attachments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${acme.key}\r\n` +
+        `Content-Type: ${headers['content-type']}\r\nContent-Length: ${payload.length}\r\n\r\n`,
+    );
+    // Past the limit, but far from the end: the rest is never sent, so the body can never be complete.
+    socket.write(payload.subarray(0, 400_000));
+    // Kept alive, the connection would wait for the rest for good; the server answers and closes it.
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 413/);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    expect(answer).toContain('"error":"file_too_large"');
   });
 });
