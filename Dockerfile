@@ -32,8 +32,9 @@ COPY --from=build /runtime/ ./
 # VOLUME line: on PostgreSQL nothing is written there, and an anonymous volume per container would be left
 # behind by every replaced container. The embedded database (no DATABASE_URL) needs a mounted volume to last.
 # /secrets likewise: the Compose file mounts a named volume there for SECRETS_ENCRYPTION_KEYS_FILE (a new named
-# volume takes this directory's owner, so the first replica can create the key file in it).
-RUN mkdir -p /data /secrets && chown node:node /data /secrets && chmod 700 /secrets
+# volume takes this directory's owner, so the first replica can create the key file in it), and /data/attachments
+# for the shared attachments volume.
+RUN mkdir -p /data/attachments /secrets && chown node:node /data /data/attachments /secrets && chmod 700 /secrets
 USER node
 EXPOSE 3000
 # Readiness: /api/v1/health pings the database (503 when it cannot).

@@ -9,6 +9,7 @@ import { createKeyring, resolveKeyring, SecretKeyError, type Keyring } from '../
 import { resealTelematicsSecrets } from '../modules/telematics/telematics-secrets.repository.ts';
 import { createSecretBox } from '../delivery/secret-box.ts';
 import { createWebhookSecretStore } from '../modules/webhooks/webhook-secrets.repository.ts';
+import { createAttachmentAdmin } from '../modules/attachments/attachment-admin.service.ts';
 
 const USAGE = `Usage: npm run --silent admin -- <command> [flags] [--json]
   org create --name N [--slug S]
@@ -18,6 +19,9 @@ const USAGE = `Usage: npm run --silent admin -- <command> [flags] [--json]
   key revoke --id KEY_ID
   key list --org SLUG
   secrets rotate-key [--batch N]   re-encrypt webhook and telematics secrets under the first SECRETS_ENCRYPTION_KEYS key
+  attachments check [--verify]    every attachment row against the store (--verify: checksums too)
+  attachments copy-to-s3 [--switch]   copy local attachment bytes to S3_BUCKET (resumable; --switch: rows then
+                                  name the bucket objects, run it with the servers stopped)
   quickstart`;
 
 type Flags = Record<string, string | boolean | undefined>;
@@ -95,12 +99,43 @@ async function rotateKey(db: Database, keyring: Keyring, flags: Flags, io: CliIo
   return summary;
 }
 
+async function attachmentsCommand(
+  command: string,
+  config: Config,
+  flags: Flags,
+  { db, io }: { db: Database; io: CliIo },
+) {
+  const admin = createAttachmentAdmin(db, config);
+  const progress = (line: string) => io.err(line);
+  if (command === 'attachments check') {
+    io.err(`checking attachments against ${config.attachments.storage} storage`);
+    const result = await admin.check({ verify: flags.verify === true, progress });
+    if (result.missing.length || result.mismatched.length) {
+      for (const id of result.missing) io.err(`  missing: ${id}`);
+      for (const id of result.mismatched) io.err(`  mismatched: ${id}`);
+      throw new PartialRunError(
+        `${result.missing.length} attachment(s) without their bytes and ${result.mismatched.length} with other bytes`,
+        result,
+      );
+    }
+    return result;
+  }
+  io.err(`copying local attachments to s3://${config.attachments.s3.bucket}/${config.attachments.s3.prefix}`);
+  const result = await admin.copyToS3({ switchKeys: flags.switch === true, progress });
+  if (result.failed.length) {
+    for (const f of result.failed) io.err(`  ${f.id}: ${f.reason}`);
+    throw new PartialRunError(`${result.failed.length} attachment(s) could not be copied; run it again`, result);
+  }
+  return result;
+}
+
 async function dispatch(
   admin: OrgAdmin,
   config: Config,
   words: string[],
   flags: Flags,
   secrets: () => { db: Database; keyring: Keyring; io: CliIo },
+  store: { db: Database; io: CliIo },
 ): Promise<Record<string, unknown>> {
   const command = words.join(' ');
   switch (command) {
@@ -129,6 +164,9 @@ async function dispatch(
       const { db, keyring, io } = secrets();
       return rotateKey(db, keyring, flags, io);
     }
+    case 'attachments check':
+    case 'attachments copy-to-s3':
+      return attachmentsCommand(command, config, flags, store);
     default:
       throw new AdminError(command ? `unknown command "${command}"\n${USAGE}` : USAGE);
   }
@@ -190,6 +228,8 @@ export async function runAdminCommand(
         'rate-limit': { type: 'string' },
         id: { type: 'string' },
         batch: { type: 'string' },
+        verify: { type: 'boolean' },
+        switch: { type: 'boolean' },
       },
     });
   } catch (err) {
@@ -197,11 +237,14 @@ export async function runAdminCommand(
     return 1;
   }
   try {
-    const result = await dispatch(createOrgAdmin(db), config, parsed.positionals, parsed.values, () => ({
-      db,
-      keyring: keyring(),
-      io,
-    }));
+    const result = await dispatch(
+      createOrgAdmin(db),
+      config,
+      parsed.positionals,
+      parsed.values,
+      () => ({ db, keyring: keyring(), io }),
+      { db, io },
+    );
     io.out(parsed.values.json ? JSON.stringify(result) : human(parsed.positionals, result));
     return 0;
   } catch (err) {

@@ -92,7 +92,8 @@ export function errorSchema(status: number, ctx: ErrorContext): Json | null {
       const target = ref ? ERROR_COMPONENTS[ref.split('/').pop()!] : schema;
       return target?.allOf?.[1]?.properties?.error?.enum ?? [];
     };
-    return codes([...enumOf(base), ...extra]);
+    const inUse = status === 409 && takesIdempotencyKey(ctx.method, ctx.operationId) ? ['idempotency_key_in_use'] : [];
+    return codes([...enumOf(base), ...extra, ...inUse]);
   }
   return genericErrorSchema(status, ctx);
 }

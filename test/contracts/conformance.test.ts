@@ -204,6 +204,64 @@ describe('conformance of every answer to openapi.yaml', () => {
     expect(violations).toEqual([]);
   });
 
+  it('answers the attachment statuses: conditional and partial content, scopes by subject, pending uploads', async () => {
+    const narrow = await owner.newKey({ scopes: 'events:read' });
+    const content = (id: string, headers: Record<string, string>) =>
+      send('getAttachmentContent', { path: `/api/v1/attachments/${id}/content`, key, headers });
+    const file = (await send('getAttachment', { path: `/api/v1/attachments/${vars.attachmentId}`, key })).json();
+    const etag = `"${file.attachment.sha256}"`;
+    expect((await content(vars.attachmentId, { range: 'bytes=0-3' })).statusCode).toBe(206);
+    expect((await content(vars.attachmentId, { 'if-none-match': etag })).statusCode).toBe(304);
+    expect((await content(vars.attachmentId, { range: 'bytes=9999-' })).statusCode).toBe(416);
+    const thumb = `/api/v1/attachments/${vars.attachmentId}/thumbnail`;
+    const thumbTag = (await send('getAttachmentThumbnail', { path: thumb, key })).headers.etag as string;
+    expect(
+      (await send('getAttachmentThumbnail', { path: thumb, key, headers: { 'if-none-match': thumbTag } })).statusCode,
+    ).toBe(304);
+    // The subject's scope, known once the row is read.
+    for (const [id, path] of [
+      ['getAttachment', `/api/v1/attachments/${vars.attachmentId}`],
+      ['getAttachmentContent', `/api/v1/attachments/${vars.attachmentId}/content`],
+      ['getAttachmentThumbnail', thumb],
+      ['listAttachments', '/api/v1/attachments'],
+    ])
+      expect(
+        (await send(id, { path, key: narrow.key, query: `subjectType=asset&subjectId=${vars.assetId}` })).statusCode,
+      ).toBe(403);
+    expect((await send('listAttachments', { key, query: 'subjectType=tool&subjectId=missing' })).statusCode).toBe(404);
+    const body = { subjectType: 'asset', subjectId: 'missing', filename: 'a.txt', contentType: 'text/plain', size: 2 };
+    expect((await send('createAttachmentUpload', { key, payload: JSON.stringify(body) })).statusCode).toBe(404);
+    const step = WALKTHROUGH.find((s) => s.operationId === 'uploadAttachment')!;
+    const upload = await send('uploadAttachment', {
+      key,
+      headers: step.headers,
+      payload: fill(step.rawBody!, { ...vars, assetId: 'missing' }, now),
+    });
+    expect(upload.statusCode).toBe(404);
+    // A presigned upload: PENDING content is 409; the bytes sent to its URL, complete is 200.
+    const started = await send('createAttachmentUpload', {
+      key,
+      payload: JSON.stringify({ ...body, subjectId: vars.assetId }),
+    });
+    const { attachmentId, upload: target } = started.json();
+    expect(
+      (await send('getAttachmentContent', { path: `/api/v1/attachments/${attachmentId}/content`, key })).statusCode,
+    ).toBe(409);
+    expect(
+      (await send('getAttachmentThumbnail', { path: `/api/v1/attachments/${attachmentId}/thumbnail`, key })).statusCode,
+    ).toBe(409);
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: new URL(target.url).pathname,
+      headers: target.headers,
+      payload: 'ok',
+    });
+    expect(put.statusCode).toBe(200);
+    const done = await send('completeAttachmentUpload', { path: `/api/v1/attachments/${attachmentId}/complete`, key });
+    expect(done.statusCode).toBe(200);
+    expect(violations).toEqual([]);
+  });
+
   it('answers every documented error status with its documented body and headers', async () => {
     const tenant = await t.tenant('Conformance Errors');
     const narrow = await tenant.newKey({ scopes: 'events:read' });

@@ -15,6 +15,7 @@ import { ListToolsQuery, ToolEventsQuery } from '../../src/modules/tools/tools.s
 import { listWorkOrders } from '../../src/modules/work-orders/work-orders.repository.ts';
 import { ListWorkOrdersQuery } from '../../src/modules/work-orders/work-orders.schemas.ts';
 import { listYards } from '../../src/modules/yards/yards.repository.ts';
+import { listAttachments } from '../../src/modules/attachments/attachments.repository.ts';
 import { listEvents } from '../../src/modules/events/events.repository.ts';
 import { ListEventsQuery } from '../../src/modules/events/events.schemas.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db/test-database.ts';
@@ -179,6 +180,14 @@ describe('list queries read an index in their order, starting at the cursor', ()
     expectIndexed(await planOf('yards', (sql) => listYards(sql, orgId, ['Depot', 'x'], 51)), 'yards_orgId_name_key', [
       'name',
     ]);
+  });
+
+  it("attachments: one record's, with the record's existence in the same statement", async () => {
+    const plan = await planOf('attachments', (sql) => listAttachments(sql, orgId, 'tool', 'tool-1', after(), 51));
+    expectIndexed(plan, 'attachments_orgId_subjectType_subjectId_createdAt_id_idx', CREATED);
+    // The record's probe is an index scan too (on empty tables the planner may pick any of tools' indexes).
+    const probe = nodes(plan).filter((n) => n['Relation Name'] === 'tools');
+    expect(probe.map((n) => n['Node Type'])).toEqual([expect.stringMatching(/Index/)]);
   });
 
   it('work orders: the active queue and a status subset, past a cursor', async () => {

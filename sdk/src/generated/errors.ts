@@ -27,6 +27,7 @@ export const KNOWN_ERROR_CODES = [
   'quota_exceeded',
   'storage_unavailable',
   'upload_incomplete',
+  'idempotency_key_in_use',
   'thumbnail_unavailable'
 ] as const;
 

@@ -3968,7 +3968,10 @@ export interface components {
             contentType: string;
             /** @description Exact size in bytes; the upload URL accepts exactly this many */
             size: number;
-            /** @description Lowercase hex SHA-256 of the file, verified on complete */
+            /**
+             * @description Lowercase hex SHA-256 of the file, verified on complete
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
             sha256?: string;
             caption?: string | null;
         };
@@ -33154,7 +33157,7 @@ export interface operations {
                  *       "filename": "Dana Ortiz",
                  *       "contentType": "Example",
                  *       "size": 3,
-                 *       "sha256": "Example",
+                 *       "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                  *       "caption": "Example"
                  *     }
                  */
@@ -33590,7 +33593,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        error: "upload_incomplete";
+                        error: "upload_incomplete" | "idempotency_key_in_use";
                     };
                 };
             };
@@ -34510,7 +34513,35 @@ export interface operations {
                 };
                 content: {
                     /** @example (binary data: the file as uploaded) */
-                    "*/*": string;
+                    "image/jpeg": string;
+                    /** @example (binary data: the file as uploaded) */
+                    "image/png": string;
+                    /** @example (binary data: the file as uploaded) */
+                    "image/webp": string;
+                    /** @example (binary data: the file as uploaded) */
+                    "image/gif": string;
+                    /** @example (binary data: the file as uploaded) */
+                    "image/heic": string;
+                    /** @example (binary data: the file as uploaded) */
+                    "image/heif": string;
+                    /** @example (binary data: the file as uploaded) */
+                    "application/pdf": string;
+                    /** @example (binary data: the file as uploaded) */
+                    "text/plain": string;
+                    /** @example (binary data: the file as uploaded) */
+                    "text/csv": string;
+                    /** @example (binary data: the file as uploaded) */
+                    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                    /** @example (binary data: the file as uploaded) */
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    /** @example (binary data: the file as uploaded) */
+                    "application/vnd.openxmlformats-officedocument.presentationml.presentation": string;
+                    /** @example (binary data: the file as uploaded) */
+                    "application/msword": string;
+                    /** @example (binary data: the file as uploaded) */
+                    "application/vnd.ms-excel": string;
+                    /** @example (binary data: the file as uploaded) */
+                    "application/vnd.ms-powerpoint": string;
                 };
             };
             /** @description The bytes */
@@ -34526,7 +34557,35 @@ export interface operations {
                 };
                 content: {
                     /** @example (binary data: the requested bytes of the file) */
-                    "*/*": string;
+                    "image/jpeg": string;
+                    /** @example (binary data: the requested bytes of the file) */
+                    "image/png": string;
+                    /** @example (binary data: the requested bytes of the file) */
+                    "image/webp": string;
+                    /** @example (binary data: the requested bytes of the file) */
+                    "image/gif": string;
+                    /** @example (binary data: the requested bytes of the file) */
+                    "image/heic": string;
+                    /** @example (binary data: the requested bytes of the file) */
+                    "image/heif": string;
+                    /** @example (binary data: the requested bytes of the file) */
+                    "application/pdf": string;
+                    /** @example (binary data: the requested bytes of the file) */
+                    "text/plain": string;
+                    /** @example (binary data: the requested bytes of the file) */
+                    "text/csv": string;
+                    /** @example (binary data: the requested bytes of the file) */
+                    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                    /** @example (binary data: the requested bytes of the file) */
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    /** @example (binary data: the requested bytes of the file) */
+                    "application/vnd.openxmlformats-officedocument.presentationml.presentation": string;
+                    /** @example (binary data: the requested bytes of the file) */
+                    "application/msword": string;
+                    /** @example (binary data: the requested bytes of the file) */
+                    "application/vnd.ms-excel": string;
+                    /** @example (binary data: the requested bytes of the file) */
+                    "application/vnd.ms-powerpoint": string;
                 };
             };
             /** @description 304: the bytes: strong ETag (304), single byte ranges (206, 416), download unless inline is asked */

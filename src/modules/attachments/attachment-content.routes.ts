@@ -14,6 +14,7 @@ import {
   UPLOAD_PUT_BODY,
 } from './attachment-media.schemas.ts';
 import { ContentQuery, UploadedResponse, UploadTokenParams } from './attachments.schemas.ts';
+import { abandonUnreadBody } from './attachments.routes.ts';
 
 const READ_NOTE = "Scope: the subject's read scope (assets:read, flags:read, workorders:read or tools:read).";
 const binary = z.string().describe('The bytes');
@@ -82,6 +83,7 @@ export const attachmentUploadRoutes =
     // The body is the file, of any type: left unread for the handler to stream.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_req, _payload, done) => done(null));
+    app.addHook('onSend', abandonUnreadBody);
     app.put(
       '/api/v1/attachments/uploads/:token',
       {

@@ -7,6 +7,8 @@ import { pipeline } from 'node:stream/promises';
 import type { AttachmentStorage, StagedObject } from './attachment-storage.adapter.ts';
 
 const STAGING = 'tmp';
+/** Read and write in 256 KiB chunks: a quarter of the system calls of the 64 KiB default, little memory each. */
+const CHUNK = 256 * 1024;
 
 /** fsync of a directory makes a rename in it durable; some file systems refuse it, which is no loss there. */
 async function syncDir(dir: string): Promise<void> {
@@ -40,12 +42,10 @@ export function createLocalStorage(root: string): AttachmentStorage {
     async stage(source: Readable): Promise<StagedObject> {
       await mkdir(path.join(root, STAGING), { recursive: true });
       const temp = path.join(root, STAGING, randomUUID());
-      const out = createWriteStream(temp, { flags: 'wx' });
+      // flush: the stream fsyncs its file before closing it, so the bytes are on disk before the rename.
+      const out = createWriteStream(temp, { flags: 'wx', highWaterMark: CHUNK, flush: true });
       try {
         await pipeline(source, out);
-        const handle = await open(temp, 'r+');
-        await handle.sync();
-        await handle.close();
       } catch (err) {
         await rm(temp, { force: true });
         throw err;
@@ -57,7 +57,7 @@ export function createLocalStorage(root: string): AttachmentStorage {
     },
 
     async read(key, range) {
-      const stream = createReadStream(abs(key), range ? { start: range.start, end: range.end } : {});
+      const stream = createReadStream(abs(key), { highWaterMark: CHUNK, ...(range ?? {}) });
       // Surfaces a missing file as a rejection here rather than as an error mid-response.
       await new Promise<void>((resolve, reject) => {
         stream.once('open', () => resolve());

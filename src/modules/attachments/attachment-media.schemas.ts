@@ -1,4 +1,5 @@
 import { ErrorResponse } from '../../core/schemas.ts';
+import { KNOWN_TYPES } from './attachment-types.rules.ts';
 
 // OpenAPI fragments of the routes whose bodies are not JSON (rendered by src/contracts/openapi-rules.ts).
 
@@ -30,13 +31,18 @@ export const UPLOAD_PUT_BODY = {
   },
 };
 
-const bytes = (description: string, example: string) => ({
-  '*/*': { schema: { type: 'string', format: 'binary', description }, example },
-});
+/** One media type per type an attachment can have: the Content-Type is the one detected at upload. */
+const bytes = (what: string) =>
+  Object.fromEntries(
+    KNOWN_TYPES.map((type) => [
+      type,
+      { schema: { type: 'string', format: 'binary', description: what }, example: `(binary data: ${what})` },
+    ]),
+  );
 
 export const CONTENT_MEDIA = {
-  200: bytes('The file, with its detected Content-Type', '(binary data: the file as uploaded)'),
-  206: bytes('The requested byte range', '(binary data: the requested bytes of the file)'),
+  200: bytes('the file as uploaded'),
+  206: bytes('the requested bytes of the file'),
 };
 export const THUMBNAIL_MEDIA = {
   200: {

@@ -1,19 +1,14 @@
 import { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { lazyModule } from '../../core/lazy-module.ts';
 import type { Config } from '../../config.ts';
 import type { AttachmentStorage, StagedObject } from './attachment-storage.adapter.ts';
 
 const PART_BYTES = 5 * 1024 * 1024;
+
+// The AWS SDK is loaded when S3 storage is configured, not by every server (docs/adr/0010-lazy-start-up.md).
+const clientS3 = lazyModule<typeof import('@aws-sdk/client-s3')>('@aws-sdk/client-s3');
+const libStorage = lazyModule<typeof import('@aws-sdk/lib-storage')>('@aws-sdk/lib-storage');
+const presigner = lazyModule<typeof import('@aws-sdk/s3-request-presigner')>('@aws-sdk/s3-request-presigner');
 
 const missing = (err: unknown) => {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
@@ -28,6 +23,18 @@ const missing = (err: unknown) => {
  * timeouts, so a dead bucket fails fast instead of hanging the request.
  */
 export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStorage {
+  const {
+    CreateBucketCommand,
+    DeleteObjectCommand,
+    GetObjectCommand,
+    HeadBucketCommand,
+    HeadObjectCommand,
+    ListObjectsV2Command,
+    PutObjectCommand,
+    S3Client,
+  } = clientS3();
+  const { Upload } = libStorage();
+  const { getSignedUrl } = presigner();
   const client = new S3Client({
     region: s3.region,
     endpoint: s3.endpoint,
@@ -35,13 +42,27 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 2,
-    requestHandler: new NodeHttpHandler({
-      connectionTimeout: s3.timeoutMs,
-      requestTimeout: s3.timeoutMs,
-      throwOnRequestTimeout: true,
-    }),
+    // The SDK's Node.js handler, configured: connect and socket-inactivity timeouts that fail the call.
+    requestHandler: { connectionTimeout: s3.timeoutMs, requestTimeout: s3.timeoutMs, throwOnRequestTimeout: true },
   });
   const Bucket = s3.bucket;
+  // Before the first write: a bucket that does not exist is created when the credentials may (a fresh MinIO or
+  // s3rver); a failure to reach the bucket is not remembered, so the next write asks again.
+  let bucketReady: Promise<void> | null = null;
+  const ensureBucket = () =>
+    (bucketReady ??= (async () => {
+      try {
+        await client.send(new HeadBucketCommand({ Bucket }));
+      } catch (err) {
+        if (!missing(err)) throw err;
+        await client.send(new CreateBucketCommand({ Bucket })).catch((e: { name?: string }) => {
+          if (e.name !== 'BucketAlreadyOwnedByYou' && e.name !== 'BucketAlreadyExists') throw e;
+        });
+      }
+    })().catch((err) => {
+      bucketReady = null;
+      throw err;
+    }));
   const remove = async (Key: string) => {
     await client.send(new DeleteObjectCommand({ Bucket, Key }));
   };
@@ -54,6 +75,7 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
 
     async stage(source, id): Promise<StagedObject> {
       const Key = `${s3.prefix}${id}`;
+      await ensureBucket();
       const upload = new Upload({
         client,
         params: { Bucket, Key, Body: source, ContentType: 'application/octet-stream' },
@@ -98,6 +120,7 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
     },
 
     async put(Key, Body, ContentType) {
+      await ensureBucket();
       await client.send(new PutObjectCommand({ Bucket, Key, Body, ContentType }));
     },
 
@@ -113,23 +136,11 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
     },
 
     async presignPut(Key, ContentType, ContentLength, expiresIn) {
+      await ensureBucket();
       const url = await getSignedUrl(client, new PutObjectCommand({ Bucket, Key, ContentType, ContentLength }), {
         expiresIn,
       });
       return { url, headers: { 'Content-Type': ContentType } };
-    },
-
-    async presignGet(Key, headers) {
-      return getSignedUrl(
-        client,
-        new GetObjectCommand({
-          Bucket,
-          Key,
-          ResponseContentType: headers.contentType,
-          ResponseContentDisposition: headers.contentDisposition,
-        }),
-        { expiresIn: 300 },
-      );
     },
 
     async close() {

@@ -1,7 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { TextDecoder } from 'node:util';
-import { fileTypeFromBuffer } from 'file-type';
 import { ApiError, ValidationError } from '../../core/errors.ts';
 import { legacyOfficeType, textRefusal, textSubtype } from './attachment-types.rules.ts';
 
@@ -41,6 +40,8 @@ export interface SniffInput {
 
 /** The content type the bytes show, or a 415: binary signatures first, then the rules for text. */
 export async function detectType({ head, filename, declared }: SniffInput, allowed: readonly string[]) {
+  // An ES module (no lazyModule), loaded with the first upload rather than at start-up.
+  const { fileTypeFromBuffer } = await import('file-type');
   const found = await fileTypeFromBuffer(head);
   let type: string;
   if (found) {

@@ -34,12 +34,10 @@ export interface AttachmentStorage {
   size(key: string): Promise<number | null>;
   put(key: string, bytes: Buffer, contentType: string): Promise<void>;
   remove(key: string): Promise<void>;
-  /** Every object with its last modification, thumbnails included; staging areas excluded. */
+  /** Every object with its last modification: contents, thumbnails and staging files (the sweep's input). */
   list(): AsyncIterable<{ key: string; modifiedAt: Date }>;
   /** A bucket's presigned PUT; undefined on local storage (the API's own upload URL serves instead). */
   presignPut?(key: string, contentType: string, size: number, expiresInSec: number): Promise<PresignedPut>;
-  /** A bucket's short-lived GET with the response headers to answer with. */
-  presignGet?(key: string, headers: { contentType: string; contentDisposition: string }): Promise<string>;
   close(): Promise<void>;
 }
 

@@ -1,5 +1,8 @@
 import type { Readable } from 'node:stream';
-import sharp from 'sharp';
+import { lazyModule } from '../../core/lazy-module.ts';
+
+/** libvips is loaded with the first thumbnail, not at start-up (docs/adr/0010-lazy-start-up.md). */
+const sharp = lazyModule<typeof import('sharp').default>('sharp');
 
 export const THUMBNAIL_EDGE = 512;
 
@@ -9,7 +12,7 @@ export const THUMBNAIL_EDGE = 512;
  * the caller only ever hands images to it.
  */
 export async function makeThumbnail(source: Readable): Promise<Buffer> {
-  const transformer = sharp({ limitInputPixels: 50_000_000, failOn: 'error', sequentialRead: true })
+  const transformer = sharp()({ limitInputPixels: 50_000_000, failOn: 'error', sequentialRead: true })
     .rotate()
     .resize(THUMBNAIL_EDGE, THUMBNAIL_EDGE, { fit: 'inside', withoutEnlargement: true })
     .webp({ quality: 80 });

@@ -43,7 +43,7 @@ function asUploadError(err: unknown, sourceFailed: boolean): unknown {
 }
 
 /** The attachment is READY: its event goes out in the same transaction. */
-export async function emitCreated(tx: Tx, ctx: RequestContext, a: Attachment, baseUrl: string) {
+export async function emitCreated(tx: Tx, a: Attachment, baseUrl: string) {
   const user = a.createdById
     ? await tx.user.findUnique({ where: { id: a.createdById }, select: { name: true } })
     : null;
@@ -60,7 +60,6 @@ export async function emitCreated(tx: Tx, ctx: RequestContext, a: Attachment, ba
     createdBy: { userId: a.createdById, name: user?.name ?? null },
     createdAt: a.createdAt.toISOString(),
   });
-  void ctx;
 }
 
 export function createAttachmentUploads({ config, db, storage, tokens, allowed }: UploadParts) {
@@ -81,6 +80,8 @@ export function createAttachmentUploads({ config, db, storage, tokens, allowed }
     try {
       staged = await storage.stage(piped, id);
     } catch (err) {
+      // The source may have failed before this listened (a body already cut short): its stored error says so.
+      sourceFailed ||= source.errored !== null;
       source.destroy();
       throw asUploadError(err, sourceFailed);
     }
@@ -146,7 +147,7 @@ export function createAttachmentUploads({ config, db, storage, tokens, allowed }
             createdById: ctx.actorId,
           },
         });
-        await emitCreated(tx, ctx, a, baseUrl);
+        await emitCreated(tx, a, baseUrl);
         return a;
       });
       return {
@@ -264,7 +265,7 @@ export function createAttachmentUploads({ config, db, storage, tokens, allowed }
             size: verified.size,
           },
         });
-        if (rows[0]) await emitCreated(tx, ctx, rows[0], baseUrl);
+        if (rows[0]) await emitCreated(tx, rows[0], baseUrl);
         return rows[0] ?? (await tx.attachment.findFirst({ where: { id, orgId: ctx.orgId } }));
       });
       if (!done) throw notFound('Attachment');

@@ -40,15 +40,19 @@ export async function findReadyAttachments(
   return (tx as Tx).$queryRawUnsafe<ReadyAttachment[]>(text, ...params);
 }
 
-/** Newest first on attachments(orgId, subjectType, subjectId, createdAt, id): one index range per page. */
-export function listAttachments(
+/**
+ * One page of a record's attachments, newest first, and whether the record exists in the organisation, in one
+ * statement: the page is a range of attachments(orgId, subjectType, subjectId, createdAt, id) and the record a
+ * primary-key probe. Null when the record does not exist.
+ */
+export async function listAttachments(
   sql: SqlRunner,
   orgId: string,
   subjectType: SubjectType,
   subjectId: string,
   after: [Date, string] | null,
   take: number,
-): Promise<Attachment[]> {
+): Promise<Attachment[] | null> {
   const { text, params } = keysetSql({
     from: 'attachments',
     where: ['"orgId" = $1', '"subjectType" = $2', '"subjectId" = $3'],
@@ -58,7 +62,13 @@ export function listAttachments(
     after: after ? [after[0].toISOString(), after[1]] : null,
     take,
   });
-  return sql.query<Attachment>(text, params);
+  const subject = `SELECT 1 FROM "${SUBJECT_TABLES[subjectType]}" WHERE "id" = $3 AND "orgId" = $1`;
+  const rows = await sql.query<Attachment & { subjectFound: boolean }>(
+    `SELECT EXISTS (${subject}) AS "subjectFound", page.* FROM (SELECT 1) AS one LEFT JOIN LATERAL (${text}) AS page ON true`,
+    params,
+  );
+  if (!rows[0]?.subjectFound) return null;
+  return rows.filter((r) => r.id !== null);
 }
 
 /**

@@ -4,7 +4,12 @@ import { cursorQuery, dateTime, limitQuery, optionalText } from '../../core/sche
 import { SUBJECT_TYPES } from './attachment-types.rules.ts';
 
 export const SubjectTypeSchema = z.enum(SUBJECT_TYPES).describe('What the file is attached to');
-const sha256 = () => z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits');
+const SHA_EXAMPLE = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+const sha256 = () =>
+  z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits')
+    .meta({ example: SHA_EXAMPLE });
 
 /** The text fields of the multipart upload; they must come before the `file` part. */
 export const MultipartFields = z.object({

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import contentDisposition from 'content-disposition';
 import type { Attachment } from '../../generated/prisma/client.ts';
 import { ApiError, notFound } from '../../core/errors.ts';
@@ -21,7 +21,7 @@ import {
   type SubjectType,
 } from './attachment-types.rules.ts';
 import { createAttachmentUploads } from './attachment-upload.service.ts';
-import { listAttachments, subjectExists } from './attachments.repository.ts';
+import { listAttachments } from './attachments.repository.ts';
 import { removeRow, sweepAttachments } from './attachment-sweep.job.ts';
 import { toAttachmentRow, type ListAttachmentsInput } from './attachments.schemas.ts';
 import { parseRange, etagMatches } from './attachment-range.rules.ts';
@@ -82,9 +82,9 @@ export function createAttachmentService({ config, db, secretBox }: Pick<ServiceD
 
     async list(ctx: RequestContext, q: ListAttachmentsInput) {
       assertScope(ctx, READ_SCOPES[q.subjectType]);
-      if (!(await subjectExists(db.prisma, ctx.orgId, q.subjectType, q.subjectId))) throw notFound('Subject');
       const after = timeIdCursor(decodeCursor(q.cursor, 2));
       const rows = await listAttachments(db.sql, ctx.orgId, q.subjectType, q.subjectId, after, q.limit + 1);
+      if (!rows) throw notFound('Subject');
       const { page, nextCursor } = paginate(rows, q.limit, (a) => [new Date(a.createdAt).toISOString(), a.id]);
       return {
         ok: true as const,
@@ -165,12 +165,12 @@ export function createAttachmentService({ config, db, secretBox }: Pick<ServiceD
       try {
         bytes = await makeThumbnail(source);
       } catch {
+        source.destroy();
         throw new ApiError(404, 'thumbnail_unavailable', 'The image could not be decoded');
       }
       await storage.put(key, bytes, 'image/webp').catch((err) => {
         throw storageUnavailable(err);
       });
-      const { Readable } = await import('node:stream');
       return {
         status: 200,
         headers: { ...headers, 'content-length': String(bytes.length) },

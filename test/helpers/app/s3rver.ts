@@ -10,17 +10,18 @@ export interface TestBucket {
 }
 
 /**
- * A real S3-compatible server (s3rver) on a random port over a temporary directory, with one bucket; `env` is what
+ * A real S3-compatible server (s3rver) on a random port over a temporary directory, with one bucket (unless
+ * `createBucket` is false: the service then creates it); `env` is what
  * the app needs to use it. The SDK takes credentials from the standard chain, so they are set in the environment.
  */
-export async function startS3rver(bucket = 'fleet-attachments'): Promise<TestBucket> {
+export async function startS3rver(bucket = 'fleet-attachments', createBucket = true): Promise<TestBucket> {
   const dir = mkdtempSync(path.join(tmpdir(), 'fleet-s3rver-'));
   const server = new S3rver({
     port: 0,
     address: '127.0.0.1',
     silent: true,
     directory: dir,
-    configureBuckets: [{ name: bucket }],
+    configureBuckets: createBucket ? [{ name: bucket }] : [],
   });
   const { port } = (await server.run()) as { port: number };
   process.env.AWS_ACCESS_KEY_ID ??= 'S3RVER';

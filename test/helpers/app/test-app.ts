@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Database } from '../../../src/db/database.ts';
 import pino from 'pino';
@@ -24,6 +27,13 @@ export interface TestApp {
 
 type Body = unknown;
 export type Res = LightMyRequestResponse & { body: string; json: <T = any>() => T };
+
+let attachmentsDir: string | undefined;
+/** Attachment bytes of tests that name no directory: one temporary directory per test process, never ./data. */
+function testAttachmentsDir(): string {
+  attachmentsDir ??= mkdtempSync(path.join(tmpdir(), 'fleet-test-attachments-'));
+  return attachmentsDir;
+}
 
 /** Thin wrapper over app.inject: `api.get('/api/v1/assets', key)`, `api.post(url, key, body)`. */
 export function apiClient(app: FastifyInstance) {
@@ -80,6 +90,7 @@ export async function createTestApp(
   // Rate limiting has its own tests (which set the cap); elsewhere a file's many requests must not hit it.
   const config = loadConfig({
     SECRETS_ENCRYPTION_KEYS: TEST_SECRETS_KEYS,
+    ATTACHMENTS_DIR: testAttachmentsDir(),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     RATE_LIMIT_PER_MINUTE: '100000',
     PRE_AUTH_RATE_LIMIT_PER_MINUTE: '100000',

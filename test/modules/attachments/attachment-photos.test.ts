@@ -79,3 +79,28 @@ describe('photoAttachmentId', () => {
     expect(bad.statusCode).toBe(422);
   });
 });
+
+describe('presigned uploads past the JSON body limit', () => {
+  it('takes a presigned upload larger than the JSON body limit', async () => {
+    const bytes = Buffer.alloc(2 * 1024 * 1024, 'z');
+    const { upload, attachmentId } = (
+      await t.api.post('/api/v1/attachments/uploads', acme.key, {
+        subjectType: 'asset',
+        subjectId: await makeAsset(t, acme.key),
+        filename: 'big.txt',
+        contentType: 'text/plain',
+        size: bytes.length,
+      })
+    ).json();
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: new URL(upload.url).pathname,
+      headers: upload.headers,
+      payload: bytes,
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    expect((await t.api.post(`/api/v1/attachments/${attachmentId}/complete`, acme.key)).json().attachment.size).toBe(
+      bytes.length,
+    );
+  });
+});

@@ -16,7 +16,8 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const asset = () => ({ subjectType: 'asset', subjectId: assetId });
 
 beforeAll(async () => {
-  bucket = await startS3rver();
+  // No bucket yet: the service creates it before its first write.
+  bucket = await startS3rver('fleet-attachments', false);
   t = await createTestApp({ ...bucket.env, ATTACHMENT_MAX_BYTES: String(12 * 1024 * 1024) });
   acme = await t.tenant('Acme');
   assetId = await makeAsset(t, acme.key);
@@ -78,6 +79,23 @@ describe('attachments on S3 (s3rver)', () => {
     expect(await objectCount()).toBe(before);
   });
 
+  it('a body cut mid-file leaves no object and no row', async () => {
+    const { multipart } = await import('../../helpers/app/attachments.ts');
+    const before = await objectCount();
+    const rows = await t.db.prisma.attachment.count();
+    const { payload, headers } = multipart(asset(), { name: 'cut.txt', bytes: Buffer.alloc(6 * 1024 * 1024, 'c') });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/attachments',
+      headers: { ...headers, authorization: `Bearer ${acme.key}` },
+      payload: payload.subarray(0, 5.5 * 1024 * 1024),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'upload_interrupted' });
+    expect(await objectCount()).toBe(before);
+    expect(await t.db.prisma.attachment.count()).toBe(rows);
+  });
+
   it('presigned PUT straight to the bucket, then complete verifies the bytes', async () => {
     const bytes = await sharp({ create: { width: 20, height: 20, channels: 3, background: '#f00' } })
       .jpeg()
@@ -98,6 +116,24 @@ describe('attachments on S3 (s3rver)', () => {
     const done = await t.api.post(`/api/v1/attachments/${attachmentId}/complete`, acme.key);
     expect(done.statusCode, done.body).toBe(200);
     expect(done.json().attachment).toMatchObject({ status: 'READY', contentType: 'image/jpeg', sha256: sha(bytes) });
+  });
+});
+
+describe('the sweep on S3', () => {
+  it('removes the objects of rows deleted with their subject, and stale PENDING uploads', async () => {
+    const toolId = (await t.api.post('/api/v1/tools', acme.key, { name: 'Grinder' })).json().toolId;
+    await uploadFile(
+      t,
+      acme.key,
+      { subjectType: 'tool', subjectId: toolId },
+      { name: 'a.txt', bytes: Buffer.from('tool file') },
+    );
+    const before = await objectCount();
+    await t.db.prisma.tool.delete({ where: { id: toolId } });
+    const result = await t.deps.services.attachments.sweep(new Date(Date.now() + 2 * 24 * 3600_000));
+    expect(result.orphansRemoved).toBeGreaterThanOrEqual(1);
+    expect(await objectCount()).toBe(before - 1);
+    expect(await t.db.prisma.attachment.count({ where: { status: 'READY' } })).toBeGreaterThan(0);
   });
 });
 

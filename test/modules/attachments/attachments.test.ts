@@ -374,3 +374,57 @@ describe('interrupted uploads and the sweep', () => {
     expect(content.body).toBe('keep me');
   });
 });
+
+describe('a client that goes away mid-upload', () => {
+  beforeAll(async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+
+  it('leaves no row, no staging file and no error log', async () => {
+    const { multipart } = await import('../../helpers/app/attachments.ts');
+    const net = await import('node:net');
+    const port = (t.app.server.address() as { port: number }).port;
+    const before = await t.db.prisma.attachment.count();
+    const { payload, headers } = multipart(asset(), { name: 'gone.txt', bytes: Buffer.alloc(150_000, 'g') });
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(
+      `POST /api/v1/attachments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${acme.key}\r\n` +
+        `Content-Type: ${headers['content-type']}\r\nContent-Length: ${payload.length}\r\n\r\n`,
+    );
+    socket.write(payload.subarray(0, 90_000));
+    // Wait until the server has started staging the file, then hang up.
+    for (let i = 0; i < 200 && readdirSync(path.join(storage.dir, 'tmp')).length === 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(readdirSync(path.join(storage.dir, 'tmp')), 'the upload reached storage').toHaveLength(1);
+    socket.destroy();
+    for (let i = 0; i < 200 && readdirSync(path.join(storage.dir, 'tmp')).length > 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(readdirSync(path.join(storage.dir, 'tmp'))).toEqual([]);
+    expect(await t.db.prisma.attachment.count()).toBe(before);
+    expect(t.logs.filter((l) => Number(l.level) >= 50)).toEqual([]);
+  });
+
+  it('answers a refused upload before the client finished sending, closing the connection', async () => {
+    const { multipart } = await import('../../helpers/app/attachments.ts');
+    const net = await import('node:net');
+    const port = (t.app.server.address() as { port: number }).port;
+    const { payload, headers } = multipart(asset(), { name: 'big.txt', bytes: Buffer.alloc(4_000_000, 'b') });
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    socket.on('error', () => undefined);
+    socket.write(
+      `POST /api/v1/attachments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${acme.key}\r\n` +
+        `Content-Type: ${headers['content-type']}\r\nContent-Length: ${payload.length}\r\n\r\n`,
+    );
+    // Past the limit, but far from the end: the rest is never sent, so the body can never be complete.
+    socket.write(payload.subarray(0, 400_000));
+    // Kept alive, the connection would wait for the rest for good; the server answers and closes it.
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 413/);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    expect(answer).toContain('"error":"file_too_large"');
+  });
+});
