@@ -51,6 +51,8 @@ export function postmanCollection(openapi: Json): Json {
       { key: 'baseUrl', value: openapi.servers?.[0]?.url ?? 'http://localhost:3000', type: 'string' },
       { key: 'apiKey', value: '', type: 'string' },
       { key: 'webhookUrl', value: 'https://example.com/fleet-webhook', type: 'string' },
+      // A machine key no feed has listed: linking it answers 404, as the walkthrough documents.
+      { key: 'equipmentKey', value: 'CAT0320GCZBK01234', type: 'string' },
     ],
     item: [...folders].map(([name, item]) => ({ name: name.replace(/^\d+ /, ''), item })),
   };

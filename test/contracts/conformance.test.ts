@@ -29,7 +29,10 @@ let key: string;
 let owner: TestTenant;
 const violations: string[] = [];
 const seen = new Set<string>();
-const vars: Record<string, string> = { webhookUrl: 'https://127.0.0.1:9/fleet-hook' };
+const vars: Record<string, string> = {
+  webhookUrl: 'https://127.0.0.1:9/fleet-hook',
+  equipmentKey: 'CAT0320GCZBK01234',
+};
 const now = Date.now();
 
 beforeAll(async () => {

@@ -42,7 +42,7 @@ describe('bearer authentication', () => {
       expiresAt: null,
       createdBy: { id: acme.userId, email: acme.email, name: 'Olive Ops' },
     });
-    expect(body.apiKey.scopes).toHaveLength(20); // the spec's sixteen plus users:* and keys:*
+    expect(body.apiKey.scopes).toHaveLength(24); // the spec's sixteen plus users:*, keys:*, telematics:* and inspections:*
     expect(Date.parse(body.apiKey.lastUsedAt)).toBeGreaterThan(Date.now() - 60_000);
   });
 

@@ -55,7 +55,7 @@ export const TELEMATICS_STEPS: Step[] = [
   {
     operationId: 'linkTelematicsEquipment',
     name: 'Link a machine to an asset (404 here: no feed has listed this machine yet)',
-    params: { id: '{{telematicsConnectionId}}', equipmentKey: 'CAT0320GCZBK01234' },
+    params: { id: '{{telematicsConnectionId}}', equipmentKey: '{{equipmentKey}}' },
     body: { assetId: '{{assetId}}' },
     status: 404,
     checks: [is('ok', false), is('error', 'not_found')],
