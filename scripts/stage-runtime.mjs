@@ -39,6 +39,10 @@ export function stageRuntime(destination, { install = false } = {}) {
   if (install) {
     const npm = spawnSync('npm', INSTALL_ARGS, { cwd: destination, stdio: ['ignore', 'ignore', 'inherit'] });
     if (npm.status !== 0) throw new Error(`npm ${INSTALL_ARGS.join(' ')} exited with ${npm.status}`);
+    // sharp's prebuilt binaries (thumbnails) are optional dependencies of sharp, which --omit=optional drops: the
+    // full install this runs beside (the build stage, same image and platform) chose this platform's, from the lockfile.
+    const img = path.join(ROOT, 'node_modules', '@img');
+    if (existsSync(img)) cpSync(img, path.join(destination, 'node_modules', '@img'), { recursive: true });
   }
   return files;
 }

@@ -88,6 +88,13 @@ try {
   if (leaked.length) fail(`development packages in the production layout: ${leaked.join(', ')}`);
   const mbOf = (dir) => spawnSync('du', ['-sm', dir], { encoding: 'utf8' }).stdout.split('\t')[0];
   step(`layout size: ${mbOf(app)} MB, of which node_modules ${mbOf(path.join(app, 'node_modules'))} MB`);
+  // Thumbnails need sharp's native binary for this platform in the layout, not only its JavaScript.
+  const sharp = spawnSync(process.execPath, ['-e', "require('sharp'); console.log(require('sharp').versions.vips)"], {
+    cwd: app,
+    encoding: 'utf8',
+  });
+  if (sharp.status !== 0) fail(`sharp cannot load in the production layout: ${sharp.stderr.trim().split('\n')[0]}`);
+  step(`sharp loads (libvips ${sharp.stdout.trim()})`);
   const sources = filesUnder(app, ['node_modules']).filter((f) => /\.(ts|mts|cts)$/.test(f) && !f.endsWith('.d.ts'));
   if (sources.length) fail(`TypeScript sources in the production layout: ${sources.slice(0, 5).join(', ')}`);
 
