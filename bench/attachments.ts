@@ -1,4 +1,5 @@
-// Benchmark of attachments on local storage, the API in a child process on PostgreSQL (from source, through tsx):
+// Benchmark of attachments on local storage, the API in a child process on PostgreSQL (the production entry,
+// `node dist/main.js`: run `npm run build` first):
 // - Ten concurrent 25 MB multipart uploads: the server's peak RSS (VmRSS sampled every 10 ms, and VmHWM).
 // - One 25 MB upload and one 25 MB download: throughput as a ratio to a plain file copy through Node streams
 //   (fs.createReadStream piped into fs.createWriteStream) of the same file on the same disk, alternating rounds,
@@ -17,8 +18,10 @@ import { ADMIN_URL, log, num, sleep } from './lib/env.ts';
 import { statusMb } from './lib/proc.ts';
 import { writeResults } from './lib/results.ts';
 import { seedFleet } from './lib/seed.ts';
-import { API_ENTRY, startApi, stopAll, type Server } from './lib/server.ts';
+import { API_ENTRY, requireBuild, ROOT, startApi, stopAll, type Server } from './lib/server.ts';
 import { median, round, roundRatios, timed } from './lib/stats.ts';
+
+requireBuild(ROOT);
 
 const ROUNDS = num('BENCH_ROUNDS', 5);
 const MB = num('BENCH_MB', 25);
@@ -39,7 +42,7 @@ try {
   const auth = { authorization: `Bearer ${tenant.key}` };
   const { server } = await startApi({
     port: PORT,
-    args: API_ENTRY.tsx,
+    args: API_ENTRY.js,
     env: {
       DATABASE_URL: scratch.url,
       ATTACHMENTS_DIR: path.join(dir, 'store'),
