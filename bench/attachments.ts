@@ -1,7 +1,7 @@
 // Benchmark of attachments on local storage, the API in a child process on PostgreSQL (the production entry,
 // `node dist/main.js`: run `npm run build` first):
 // - Ten concurrent 25 MB multipart uploads: the server's peak RSS (VmRSS sampled every 10 ms, and VmHWM).
-// - One 25 MB upload and one 25 MB download: throughput as a ratio to a plain file copy through Node streams
+// - One 25 MB upload (multipart, and the presigned path: declare, PUT, complete) and one 25 MB download: throughput as a ratio to a plain file copy through Node streams
 //   (fs.createReadStream piped into fs.createWriteStream) of the same file on the same disk, alternating rounds,
 //   the median of the per-round ratios.
 // Usage: npm run bench:attachments. Env: BENCH_DATABASE_URL (admin URL; a scratch database is created and dropped),
@@ -89,6 +89,39 @@ try {
       file.pipe(req, { end: false });
     });
   }
+  /** The large-file path: declare, PUT the bytes to the signed upload URL (no API key), complete. */
+  async function presignedUpload(): Promise<string> {
+    const declared = await fetch(`${base}/attachments/uploads`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        subjectType: 'asset',
+        subjectId: 'bench-asset-0',
+        filename: 'manual.pdf',
+        contentType: 'application/pdf',
+        size: BYTES,
+      }),
+    });
+    const { attachmentId, upload: target } = (await declared.json()) as {
+      attachmentId: string;
+      upload: { url: string; headers: Record<string, string> };
+    };
+    if (declared.status !== 201) throw new Error(`declare: ${declared.status}`);
+    await new Promise<void>((resolve, reject) => {
+      const req = http.request(target.url, { method: 'PUT', headers: { ...target.headers, 'content-length': BYTES } });
+      req.on('error', reject);
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode! < 300 ? resolve() : reject(new Error(`PUT: ${res.statusCode}`))));
+      });
+      const file = createReadStream(source, { highWaterMark: 256 * 1024 });
+      file.on('error', reject);
+      file.pipe(req);
+    });
+    const done = await fetch(`${base}/attachments/${attachmentId}/complete`, { method: 'POST', headers: auth });
+    if (done.status !== 200) throw new Error(`complete: ${done.status} ${await done.text()}`);
+    return attachmentId;
+  }
   async function download(id: string, to: string) {
     const res = await fetch(`${base}/attachments/${id}/content`, { headers: auth });
     if (res.status !== 200 || !res.body) throw new Error(`download: ${res.status}`);
@@ -114,16 +147,19 @@ try {
 
   log(`throughput: ${ROUNDS} alternating rounds`);
   const up: number[] = [];
+  const put: number[] = [];
   const down: number[] = [];
   const copies: number[] = [];
   let last = '';
   for (let r = 0; r < ROUNDS; r++) {
     copies.push(await timed(() => copy(path.join(dir, 'copy.bin'))));
     up.push(await timed(async () => (last = await upload())));
+    put.push(await timed(presignedUpload));
     down.push(await timed(() => download(last, path.join(dir, 'download.bin'))));
   }
   // Throughput ratio = copy time / API time (1.0 = as fast as a plain stream copy).
   const upRatio = roundRatios(copies, up);
+  const putRatio = roundRatios(copies, put);
   const downRatio = roundRatios(copies, down);
   const mbps = (msList: number[]) => round(MB / (median(msList) / 1000), 1);
   const results = {
@@ -140,9 +176,12 @@ try {
       copyMBps: mbps(copies),
       uploadMBps: mbps(up),
       downloadMBps: mbps(down),
+      presignedMBps: mbps(put),
       uploadRatio: round(upRatio.median),
+      presignedRatio: round(putRatio.median),
       downloadRatio: round(downRatio.median),
       uploadRounds: upRatio.rounds.map((x) => round(x)),
+      presignedRounds: putRatio.rounds.map((x) => round(x)),
       downloadRounds: downRatio.rounds.map((x) => round(x)),
     },
   };
@@ -156,6 +195,10 @@ try {
   console.table({
     'file copy (streams)': { 'MB/s': results.throughput.copyMBps, 'ratio to copy': 1 },
     'upload (multipart)': { 'MB/s': results.throughput.uploadMBps, 'ratio to copy': results.throughput.uploadRatio },
+    'upload (presigned PUT + complete)': {
+      'MB/s': results.throughput.presignedMBps,
+      'ratio to copy': results.throughput.presignedRatio,
+    },
     'download (content)': {
       'MB/s': results.throughput.downloadMBps,
       'ratio to copy': results.throughput.downloadRatio,

@@ -42,7 +42,8 @@ describe('bearer authentication', () => {
       expiresAt: null,
       createdBy: { id: acme.userId, email: acme.email, name: 'Olive Ops' },
     });
-    expect(body.apiKey.scopes).toHaveLength(24); // the spec's sixteen plus users:*, keys:*, telematics:* and inspections:*
+    // The spec's sixteen plus users:*, keys:*, telematics:* and inspections:*.
+    expect(body.apiKey.scopes).toHaveLength(24);
     expect(Date.parse(body.apiKey.lastUsedAt)).toBeGreaterThan(Date.now() - 60_000);
   });
 
