@@ -1,9 +1,9 @@
 // Benchmark of attachments on local storage, the API in a child process on PostgreSQL (the production entry,
 // `node dist/main.js`: run `npm run build` first):
 // - Ten concurrent 25 MB multipart uploads: the server's peak RSS (VmRSS sampled every 10 ms, and VmHWM).
-// - One 25 MB upload (multipart, and the presigned path: declare, PUT, complete) and one 25 MB download: throughput as a ratio to a plain file copy through Node streams
-//   (fs.createReadStream piped into fs.createWriteStream) of the same file on the same disk, alternating rounds,
-//   the median of the per-round ratios.
+// - One 25 MB upload (multipart, and the presigned path: declare, PUT, complete) and one 25 MB download:
+//   throughput as a ratio to a plain file copy through Node streams (fs.createReadStream piped into
+//   fs.createWriteStream) of the same file on the same disk, alternating rounds, the median of the per-round ratios.
 // Usage: npm run bench:attachments. Env: BENCH_DATABASE_URL (admin URL; a scratch database is created and dropped),
 // BENCH_ROUNDS (5), BENCH_MB (25), BENCH_CONCURRENT (10), BENCH_PORT (4390).
 import { randomBytes } from 'node:crypto';
