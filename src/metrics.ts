@@ -12,7 +12,7 @@ const promClient = lazyModule<typeof import('prom-client')>('prom-client');
 export type DeliveryMetricOutcome = 'delivered' | 'failed' | 'abandoned' | 'skipped_circuit_open';
 
 /** `telematics_runs_total{outcome}`: lease_lost is a run another instance took over (it records no outcome). */
-export type TelematicsRunOutcome = 'succeeded' | 'failed' | 'lease_lost';
+export type TelematicsRunOutcome = 'succeeded' | 'failed' | 'lease_lost' | 'interrupted';
 
 export interface Metrics {
   /** Null when metrics are off. */
@@ -52,7 +52,7 @@ export function createMetrics(db: Database, { enabled }: { enabled: boolean }): 
   });
   const telematicsRuns = new Counter({
     name: 'telematics_runs_total',
-    help: 'Telematics feed runs by outcome (lease_lost: another instance took the run over)',
+    help: 'Telematics feed runs by outcome (lease_lost: another instance took the run over; interrupted: shutdown)',
     labelNames: ['outcome'],
     registers: [registry],
   });

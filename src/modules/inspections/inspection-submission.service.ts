@@ -117,9 +117,15 @@ async function flagFailures(
   const keys = failures.map((f) => flagDedupeKey(form.id, f.item.key));
   const open = await tx.flag.findMany({
     where: { orgId: ctx.orgId, assetId: asset.id, dedupeKey: { in: keys }, status: { in: ['OPEN', 'IN_PROGRESS'] } },
-    select: { id: true, dedupeKey: true },
+    select: { id: true, dedupeKey: true, severity: true },
   });
   const openByKey = new Map(open.map((f) => [f.dedupeKey, f.id]));
+  // An item made critical since its flag was opened: the open YELLOW flag it joins becomes RED, so the asset it
+  // takes out of service stays out until that defect is resolved.
+  const criticalKeys = new Set(failures.filter((a) => a.item.critical).map((a) => flagDedupeKey(form.id, a.item.key)));
+  const escalate = open.filter((f) => f.severity === 'YELLOW' && criticalKeys.has(f.dedupeKey!)).map((f) => f.id);
+  if (escalate.length > 0)
+    await tx.flag.updateMany({ where: { orgId: ctx.orgId, id: { in: escalate } }, data: { severity: 'RED' } });
   const opening = failures.filter((a) => !openByKey.has(flagDedupeKey(form.id, a.item.key)));
   const created = await insertFlags(
     tx,

@@ -96,7 +96,10 @@ export interface FormHead {
   outOfServiceOnCriticalFailure: boolean;
 }
 
-/** The form and the items of a version of it (default the current one; items null when there is no such version). */
+/**
+ * The form and the items of a version of it (default the current one; items null when there is no such version),
+ * share-locked: an archive or an items PATCH (which lock it for update) waits for the submissions reading it.
+ */
 export async function formWithVersion(
   tx: Tx,
   orgId: string,
@@ -108,7 +111,8 @@ export async function formWithVersion(
       f."outOfServiceOnCriticalFailure", v.items
     FROM inspection_forms f
     LEFT JOIN inspection_form_versions v ON v."formId" = f.id AND v.version = COALESCE(${version}::int, f."currentVersion")
-    WHERE f.id = ${formId} AND f."orgId" = ${orgId}`;
+    WHERE f.id = ${formId} AND f."orgId" = ${orgId}
+    FOR SHARE OF f`;
   if (rows.length === 0) return null;
   const { items, ...form } = rows[0];
   return { form, items: typeof items === 'string' ? (JSON.parse(items) as InspectionItem[]) : items };

@@ -223,7 +223,8 @@ export function normaliseEquipment(raw: unknown, snapshotAt: Date | null = null)
       description: text(pick(f, 'CodeDescription'))?.slice(0, 500) ?? null,
       severity: text(pick(f, 'CodeSeverity')),
       source: text(pick(f, 'CodeSource')),
-      at: stamp(f, snapshotAt),
+      // Only the fault's own time: the snapshot's moves on every poll, and would reopen a resolved fault each time.
+      at: stamp(f, null),
     });
   }
 

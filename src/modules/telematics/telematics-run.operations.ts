@@ -76,6 +76,7 @@ export async function finishRun(
   owner: string,
   counters: RunCounters,
   error: string | null,
+  interrupted = false,
 ) {
   const now = new Date();
   await transaction(db, async (tx) => {
@@ -101,6 +102,16 @@ export async function finishRun(
       },
     });
     if (!current) return; // deleted while running
+    // Taken over meanwhile: the instance that holds the lease now reports on the connection.
+    if (current.leaseOwner !== owner) return;
+    // Stopped by this instance's shutdown: not the feed's failure, so no streak, no event; due again at once.
+    if (interrupted) {
+      await tx.telematicsConnection.update({
+        where: { id: c.id },
+        data: { leaseOwner: null, leaseUntil: null, nextRunAt: now },
+      });
+      return;
+    }
     const failures = error ? current.consecutiveFailures + 1 : 0;
     const notifyFailing = error !== null && failures >= FAILING_AFTER && !current.failingNotified;
     const notifyRecovered = error === null && current.failingNotified;
@@ -113,7 +124,8 @@ export async function finishRun(
         consecutiveFailures: failures,
         failingNotified: error ? current.failingNotified || notifyFailing : false,
         nextRunAt: new Date(now.getTime() + current.pollMinutes * 60_000),
-        ...(current.leaseOwner === owner ? { leaseOwner: null, leaseUntil: null } : {}),
+        leaseOwner: null,
+        leaseUntil: null,
       },
     });
     if (notifyFailing)

@@ -127,9 +127,10 @@ export function createTelematicsSync({ db, log, background, config, secretBox, m
       metrics.telematicsRun('lease_lost', readings);
       return;
     }
-    if (error) log.info({ connectionId: c.id, runId, error }, 'telematics run failed');
-    await finishRun(db, c, runId, owner, counters, error);
-    metrics.telematicsRun(error ? 'failed' : 'succeeded', readings);
+    const interrupted = error !== null && stopping.signal.aborted;
+    if (error) log.info({ connectionId: c.id, runId, error, interrupted }, 'telematics run failed');
+    await finishRun(db, c, runId, owner, counters, error, interrupted);
+    metrics.telematicsRun(interrupted ? 'interrupted' : error ? 'failed' : 'succeeded', readings);
   }
 
   function launch(c: TelematicsConnection, runId: string) {

@@ -121,6 +121,17 @@ export function createTelematicsService(deps: Deps) {
         'auth.tokenUrl': patch.auth?.type === 'oauth2-client-credentials' ? patch.auth.tokenUrl : undefined,
       });
       const before = await owned(ctx, id);
+      // Stored credentials belong to the origin they were given for: a feed moved elsewhere needs them again, or a
+      // key that may only write connections could send the provider's secret to a host of its choosing.
+      if (
+        patch.fleetUrl !== undefined &&
+        !patch.auth &&
+        before.authType !== 'none' &&
+        new URL(patch.fleetUrl).origin !== new URL(before.fleetUrl).origin
+      )
+        throw new ValidationError({
+          auth: 'is required when fleetUrl moves to another origin: stored credentials are never sent to a new host',
+        });
       const data: Prisma.TelematicsConnectionUpdateInput = {};
       if (patch.name !== undefined) data.name = patch.name;
       if (patch.fleetUrl !== undefined) data.fleetUrl = patch.fleetUrl;

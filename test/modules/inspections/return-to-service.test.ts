@@ -153,3 +153,37 @@ describe('back in service when the critical flags are resolved after the review'
     expect((await assetUpdates(a.assetId)).at(-1)).toMatchObject({ inspectionId: b.inspectionId });
   });
 });
+
+describe('an item made critical while its YELLOW flag is open', () => {
+  it('turns that flag RED when a critical failure joins it, so the asset stays out until it is resolved', async () => {
+    const form = await makeForm(t, acme.key, {
+      name: 'Evolving check',
+      items: [{ key: 'mirror', label: 'Mirror', type: 'pass_fail' }],
+    });
+    const assetId = await makeAsset(t, acme.key);
+    const first = await submit(t, acme.key, {
+      inspectionFormId: form,
+      assetId,
+      results: [{ itemKey: 'mirror', pass: false }],
+    });
+    expect(first.statusCode, first.body).toBe(201);
+    const [flagId] = first.json().flagIds as string[];
+    const patched = await t.api.patch(`/api/v1/inspection-forms/${form}`, acme.key, {
+      items: [{ key: 'mirror', label: 'Mirror', type: 'pass_fail', critical: true }],
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const second = await submit(t, acme.key, {
+      inspectionFormId: form,
+      assetId,
+      results: [{ itemKey: 'mirror', pass: false }],
+    });
+    expect(second.statusCode, second.body).toBe(201);
+    expect(second.json().flagIds).toEqual([flagId]);
+    expect(await status(assetId)).toBe('OUT_OF_SERVICE');
+    expect((await t.api.get(`/api/v1/flags/${flagId}`, acme.key)).json().flag.severity).toBe('RED');
+    await review(second.json().inspectionId);
+    expect(await status(assetId)).toBe('OUT_OF_SERVICE');
+    await resolve(flagId);
+    expect(await status(assetId)).toBe('IN_SERVICE');
+  });
+});

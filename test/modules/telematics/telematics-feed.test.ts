@@ -13,6 +13,24 @@ import { fixture } from '../../helpers/telematics/fake-provider.ts';
 const BASE = 'https://fleet.example.com';
 
 describe('ISO 15143-3 pages as providers serve them', () => {
+  it('gives a fault without a time of its own no time, whatever the snapshot time (a resolved fault stays resolved)', () => {
+    const page = (snapshot: string) =>
+      parseFeedPage(
+        JSON.stringify({
+          snapshotTime: snapshot,
+          Equipment: [
+            {
+              EquipmentHeader: { PIN: 'PIN-FAULT-1', OEMName: 'CAT', SerialNumber: 'S1' },
+              FaultCode: [{ CodeIdentifier: 'E1', CodeSeverity: 'high' }],
+            },
+          ],
+        }),
+        'application/json',
+      ).equipment[0].faults[0];
+    expect(page('2026-11-27T10:00:00Z').at).toBeNull();
+    expect(page('2026-11-27T10:15:00Z').at).toBeNull();
+  });
+
   it('reads the ISO namespace page: header, every element with its datetime attribute, faults, links', () => {
     const page = parseFeedPage(fixture('iso-fleet-page-1.xml', BASE), 'application/xml');
     expect(page.next).toBe(`${BASE}/aemp/Fleet/2`);

@@ -98,6 +98,27 @@ describe('connections', () => {
     expect((await t.api.get(`/api/v1/telematics/connections/${id}`, acme.key)).statusCode).toBe(404);
   });
 
+  it('never sends stored credentials to a new origin: moving fleetUrl elsewhere needs auth again', async () => {
+    const id = await makeConnection(t, acme.key, {
+      name: 'Moved',
+      fleetUrl: `${provider.origin}/aemp/Fleet/1`,
+      auth: { type: 'basic', username: 'u', password: PASSWORD },
+    });
+    const path = `/api/v1/telematics/connections/${id}`;
+    const elsewhere = 'https://127.0.0.1:1/aemp/Fleet/1';
+    const refused = await t.api.patch(path, acme.key, { fleetUrl: elsewhere });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().fieldErrors).toHaveProperty('auth');
+    const sameOrigin = await t.api.patch(path, acme.key, { fleetUrl: `${provider.origin}/aemp/v2/Fleet/1` });
+    expect(sameOrigin.statusCode).toBe(200);
+    const withAuth = await t.api.patch(path, acme.key, {
+      fleetUrl: elsewhere,
+      auth: { type: 'basic', username: 'u2', password: 'another-secret' },
+    });
+    expect(withAuth.statusCode).toBe(200);
+    expect(withAuth.json().connection.fleetUrl).toBe(elsewhere);
+  });
+
   it.each([
     [{ fleetUrl: 'http://fleet.example.com/Fleet' }, 'fleetUrl'],
     [{ fleetUrl: `${'https://x'}`, standard: 'iso-15143-2' }, 'standard'],
