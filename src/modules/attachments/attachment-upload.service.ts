@@ -212,7 +212,13 @@ export function createAttachmentUploads({ config, db, storage, tokens, allowed }
       if (!claim || storage.kind !== 'local')
         throw new ApiError(403, 'invalid_upload_token', 'This upload URL is not valid');
       const claimed = await db.prisma.attachment.updateManyAndReturn({
-        where: { id: claim.attachmentId, orgId: claim.orgId, status: 'PENDING', uploadClaimedAt: null },
+        where: {
+          id: claim.attachmentId,
+          orgId: claim.orgId,
+          status: 'PENDING',
+          // A claim older than the request deadline is one whose request was cut off without releasing it.
+          OR: [{ uploadClaimedAt: null }, { uploadClaimedAt: { lt: new Date(Date.now() - config.requestTimeoutMs) } }],
+        },
         data: { uploadClaimedAt: new Date() },
       });
       const row = claimed[0];

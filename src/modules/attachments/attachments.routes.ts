@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -49,6 +50,23 @@ export async function abandonUnreadBody(request: FastifyRequest, reply: FastifyR
     request.raw.resume();
   }
   return payload;
+}
+
+/**
+ * A response closed before the handler finished (the request deadline's 503, a client gone) ends the upload:
+ * nothing will read the rest of the body, so the source is destroyed with an error and storage stops waiting
+ * on it (the staging file is removed and closed). Returns the function that stops watching.
+ */
+export function endSourceOnClose(reply: FastifyReply, source: Readable): () => void {
+  const onClose = () => {
+    if (source.destroyed || source.readableEnded) return;
+    const err = Object.assign(new Error('The response closed before the upload was read'), {
+      code: 'ERR_STREAM_PREMATURE_CLOSE',
+    });
+    source.destroy(err);
+  };
+  reply.raw.once('close', onClose);
+  return () => reply.raw.off('close', onClose);
 }
 
 /** The values of the multipart fields that came before the file. */
@@ -108,12 +126,17 @@ export const attachmentRoutes =
             }
             throw new ValidationError(fieldErrors);
           }
-          const result = await attachments.upload(contextOf(req), parsed.data, {
-            filename: file.filename,
-            declaredType: file.mimetype,
-            stream: file.file,
-          });
-          return reply.code(201).send(result);
+          const stopWatching = endSourceOnClose(reply, file.file);
+          try {
+            const result = await attachments.upload(contextOf(req), parsed.data, {
+              filename: file.filename,
+              declaredType: file.mimetype,
+              stream: file.file,
+            });
+            return reply.code(201).send(result);
+          } finally {
+            stopWatching();
+          }
         },
       );
     });
