@@ -156,7 +156,9 @@ export const envDescriptions = {
     'Comma-separated content types accepted, as detected from the bytes (a subset of the default list: JPEG, PNG, ' +
     'WebP, GIF, HEIC/HEIF, PDF, plain text, CSV, Word, Excel, PowerPoint). Unset: all of them. HTML, SVG, XML, ' +
     'scripts and executables can never be allowed.',
-  ATTACHMENT_UPLOAD_URL_TTL_SEC: 'How long a presigned upload URL stays valid (seconds).',
+  ATTACHMENT_UPLOAD_URL_TTL_SEC:
+    'How long a presigned upload URL stays valid (seconds); at most 86400, the age at which the sweep removes an ' +
+    'upload that was never completed.',
   ATTACHMENT_ORPHAN_GRACE_SEC:
     'Stored objects without an attachment row are removed by the sweep once they are this old (seconds), which ' +
     'leaves uploads in flight alone.',
@@ -166,7 +168,9 @@ export const envDescriptions = {
     'Endpoint of an S3-compatible server (MinIO, Cloudflare R2, …). Unset: AWS S3. Credentials come from the ' +
     'standard AWS chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, profile, instance role).',
   S3_FORCE_PATH_STYLE: 'Path-style bucket URLs (`endpoint/bucket/key`), as MinIO and s3rver need.',
-  S3_PREFIX: 'Prefix of every object key the service writes in the bucket.',
+  S3_PREFIX:
+    'Prefix of every object key the service writes in the bucket; not empty (the sweep removes objects under it ' +
+    'that no attachment names, so share a bucket only under a prefix of its own).',
   S3_TIMEOUT_MS:
     'Connection and per-request timeout of bucket calls other than streamed transfers; a bucket that does not ' +
     'answer within it is a 503 `storage_unavailable`.',

@@ -133,13 +133,15 @@ const schema = z
     ATTACHMENT_MAX_BYTES: positiveInt.max(2 ** 31 - 1).default(25 * 1024 * 1024),
     ATTACHMENT_QUOTA_BYTES: z.coerce.number().int().min(0).default(0),
     ATTACHMENT_TYPES: z.preprocess(emptyAsUndefined, z.string().optional()),
-    ATTACHMENT_UPLOAD_URL_TTL_SEC: positiveInt.max(7 * 24 * 3600).default(3600),
+    // At most the 24 h after which the sweep removes an upload that was never completed.
+    ATTACHMENT_UPLOAD_URL_TTL_SEC: positiveInt.max(24 * 3600).default(3600),
     ATTACHMENT_ORPHAN_GRACE_SEC: positiveInt.default(6 * 3600),
     S3_BUCKET: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
     S3_REGION: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
     S3_ENDPOINT: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
     S3_FORCE_PATH_STYLE: bool.default(false),
-    S3_PREFIX: z.string().default('attachments/'),
+    // Never empty: the sweep removes objects under the prefix that no row names, which must not be a whole bucket.
+    S3_PREFIX: z.string().min(1).default('attachments/'),
     S3_TIMEOUT_MS: positiveInt.default(5_000),
     GIT_COMMIT: z.preprocess(emptyAsUndefined, z.string().optional()),
     GIT_BRANCH: z.preprocess(emptyAsUndefined, z.string().optional()),

@@ -67,7 +67,9 @@ export async function removeRow(db: Database, storage: AttachmentStorage, id: st
     const row = await tx.attachment.findUnique({ where: { id } });
     if (!row) return false;
     if (row.storageKey) await lockKey(tx, row.storageKey);
-    await tx.attachment.delete({ where: { id } });
+    // A concurrent delete (another request, the sweep) may have won while this waited for the key's lock.
+    const { count } = await tx.attachment.deleteMany({ where: { id } });
+    if (count === 0) return false;
     if (row.storageKey && !(storage.sharedKeys && (await keyInUse(tx, row.storageKey)))) {
       await storage.remove(row.storageKey);
       await storage.remove(storage.thumbnailKey(row.storageKey)).catch(() => undefined);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Attachment } from '../../generated/prisma/client.ts';
 import { cursorQuery, dateTime, limitQuery, optionalText } from '../../core/schemas.ts';
+import { textProblem } from '../../core/input-guard.ts';
 import { SUBJECT_TYPES } from './attachment-types.rules.ts';
 
 export const SubjectTypeSchema = z.enum(SUBJECT_TYPES).describe('What the file is attached to');
@@ -11,12 +12,22 @@ const sha256 = () =>
     .regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits')
     .meta({ example: SHA_EXAMPLE });
 
-/** The text fields of the multipart upload; they must come before the `file` part. */
-export const MultipartFields = z.object({
-  subjectType: SubjectTypeSchema,
-  subjectId: z.string().min(1).max(200),
-  caption: optionalText(1000),
-});
+/**
+ * The text fields of the multipart upload; they must come before the `file` part. The API's input guard reads
+ * JSON bodies, params and queries, not multipart fields: text no database column can store is refused here.
+ */
+export const MultipartFields = z
+  .object({
+    subjectType: SubjectTypeSchema,
+    subjectId: z.string().min(1).max(200),
+    caption: optionalText(1000),
+  })
+  .superRefine((fields, check) => {
+    for (const [name, value] of Object.entries(fields)) {
+      const problem = typeof value === 'string' ? textProblem(value) : null;
+      if (problem) check.addIssue({ code: 'custom', path: [name], message: problem });
+    }
+  });
 export type MultipartFieldsInput = z.output<typeof MultipartFields>;
 
 export const CreateUploadBody = z

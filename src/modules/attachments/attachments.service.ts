@@ -76,6 +76,37 @@ export function createAttachmentService({ config, db, secretBox }: Pick<ServiceD
     'cache-control': 'private, no-cache',
   });
 
+  /**
+   * Decoding a large image can take hundreds of megabytes (a 49-megapixel GIF about 250 MB): one decode at a time
+   * per process, and requests for the same thumbnail share it instead of each decoding the image again.
+   */
+  const making = new Map<string, Promise<Buffer>>();
+  let decoding: Promise<unknown> = Promise.resolve();
+  function thumbnailOnce(key: string, contentKey: string): Promise<Buffer> {
+    const current = making.get(key);
+    if (current) return current;
+    const made = decoding.then(() => makeAndStore(key, contentKey));
+    decoding = made.catch(() => undefined);
+    making.set(key, made);
+    void made.finally(() => making.delete(key)).catch(() => undefined);
+    return made;
+  }
+  async function makeAndStore(key: string, contentKey: string): Promise<Buffer> {
+    const source = await open(contentKey);
+    if (!source) throw notFound('Attachment content');
+    let bytes: Buffer;
+    try {
+      bytes = await makeThumbnail(source);
+    } catch {
+      source.destroy();
+      throw new ApiError(404, 'thumbnail_unavailable', 'The image could not be decoded');
+    }
+    await storage.put(key, bytes, 'image/webp').catch((err) => {
+      throw storageUnavailable(err);
+    });
+    return bytes;
+  }
+
   return {
     storage,
     ...uploads,
@@ -100,7 +131,9 @@ export function createAttachmentService({ config, db, secretBox }: Pick<ServiceD
     async update(ctx: RequestContext, id: string, patch: { caption: string | null }) {
       await owned(ctx, id, WRITE_SCOPES);
       const caption = patch.caption?.trim() || null;
-      const row = await db.prisma.attachment.update({ where: { id }, data: { caption } });
+      const [row] = await db.prisma.attachment.updateManyAndReturn({ where: { id }, data: { caption } });
+      // Deleted between the read and the write: gone, as a read after the delete would say.
+      if (!row) throw notFound('Attachment');
       return { ok: true as const, attachment: toAttachmentRow(row, baseUrl) };
     },
 
@@ -159,18 +192,7 @@ export function createAttachmentService({ config, db, secretBox }: Pick<ServiceD
       const key = storage.thumbnailKey(row.storageKey);
       const stored = await open(key);
       if (stored) return { status: 200, headers, body: stored };
-      const source = await open(row.storageKey);
-      if (!source) throw notFound('Attachment content');
-      let bytes: Buffer;
-      try {
-        bytes = await makeThumbnail(source);
-      } catch {
-        source.destroy();
-        throw new ApiError(404, 'thumbnail_unavailable', 'The image could not be decoded');
-      }
-      await storage.put(key, bytes, 'image/webp').catch((err) => {
-        throw storageUnavailable(err);
-      });
+      const bytes = await thumbnailOnce(key, row.storageKey);
       return {
         status: 200,
         headers: { ...headers, 'content-length': String(bytes.length) },

@@ -5,6 +5,7 @@ import type { TestTenant } from '../../helpers/app/tenants.ts';
 import { HEIC_HEAD, multipart, storedZip, tempAttachmentsDir, uploadFile } from '../../helpers/app/attachments.ts';
 import { cleanFilename, textRefusal } from '../../../src/modules/attachments/attachment-types.rules.ts';
 import { parseRange } from '../../../src/modules/attachments/attachment-range.rules.ts';
+import { loadConfig } from '../../../src/config.ts';
 
 let t: TestApp;
 let acme: TestTenant;
@@ -99,6 +100,16 @@ describe('ATTACHMENT_TYPES', () => {
     await expect(createTestApp({ ATTACHMENTS_DIR: storage.dir, ATTACHMENT_TYPES: 'text/html' })).rejects.toThrow(
       /text\/html/,
     );
+  });
+});
+
+describe('storage settings the sweep depends on', () => {
+  it('refuses upload URLs that outlive the 24 h sweep, and an empty bucket prefix', () => {
+    expect(() => loadConfig({ ATTACHMENT_UPLOAD_URL_TTL_SEC: String(24 * 3600 + 1) })).toThrow(
+      /ATTACHMENT_UPLOAD_URL_TTL_SEC/,
+    );
+    expect(() => loadConfig({ S3_PREFIX: '' })).toThrow(/S3_PREFIX/);
+    expect(loadConfig({ ATTACHMENT_UPLOAD_URL_TTL_SEC: String(24 * 3600) }).attachments.uploadUrlTtlSec).toBe(86_400);
   });
 });
 

@@ -114,6 +114,17 @@ describe('POST /attachments (multipart)', () => {
     expect((await t.api.get(`/api/v1/attachments/${text}/thumbnail`, acme.key)).statusCode).toBe(404);
   });
 
+  it('answers concurrent first requests for one thumbnail with the same image', async () => {
+    const id = (await uploadFile(t, acme.key, asset(), { name: 'q.jpg', bytes: jpeg })).json().attachmentId;
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => t.api.get(`/api/v1/attachments/${id}/thumbnail`, acme.key)),
+    );
+    for (const res of answers) {
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.rawPayload.equals(answers[0].rawPayload)).toBe(true);
+    }
+  });
+
   it.each([
     ['HTML named .jpg', 'x.jpg', 'image/jpeg', '<!DOCTYPE html><html><script>alert(1)</script></html>'],
     ['SVG', 'x.png', 'image/png', '<svg xmlns="http://www.w3.org/2000/svg"><script>1</script></svg>'],
@@ -158,6 +169,17 @@ describe('POST /attachments (multipart)', () => {
       { name: 'a.txt', bytes: Buffer.from('x') },
     );
     expect(gone.statusCode).toBe(404);
+  });
+
+  it('refuses text no column can store in the fields (422, never a 500)', async () => {
+    for (const fields of [
+      { ...asset(), caption: 'before\u0000after' },
+      { subjectType: 'asset', subjectId: 'x\u0000y' },
+    ]) {
+      const res = await uploadFile(t, acme.key, fields, { name: 'a.txt', bytes: Buffer.from('x') });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ ok: false, error: 'validation_failed' });
+    }
   });
 
   it("follows the subject's scopes", async () => {
