@@ -16,14 +16,16 @@ const missing = (err: unknown) => {
 };
 
 /**
- * Objects in an S3-compatible bucket, keyed <prefix><attachment id> (a presigned PUT names its key before the
- * bytes exist), thumbnails beside as <key>.thumb.webp. Streams go up through lib-storage's Upload (multipart past
+ * Objects in an S3-compatible bucket, keyed <prefix><attachment id>, thumbnails beside as <key>.thumb.webp. A
+ * presigned PUT writes <prefix>incoming/<attachment id> (its URL outlives complete, so it must not name the key
+ * served): complete copies the verified bytes from there. Streams go up through lib-storage's Upload (multipart past
  * one part, at most two parts in memory); checksums only when required, as s3rver and other S3-compatible
  * servers store the aws-chunked framing of a streamed PutObject otherwise. Every call has connection and request
  * timeouts, so a dead bucket fails fast instead of hanging the request.
  */
 export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStorage {
   const {
+    CopyObjectCommand,
     CreateBucketCommand,
     DeleteObjectCommand,
     GetObjectCommand,
@@ -71,6 +73,7 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
     kind: 's3',
     sharedKeys: false,
     keyFor: (id) => `${s3.prefix}${id}`,
+    stagingKeyFor: (id) => `${s3.prefix}incoming/${id}`,
     thumbnailKey: (key) => `${key}.thumb.webp`,
 
     async stage(source, id): Promise<StagedObject> {
@@ -125,6 +128,10 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
     },
 
     remove,
+
+    async copy(from, Key) {
+      await client.send(new CopyObjectCommand({ Bucket, Key, CopySource: encodeURI(`${Bucket}/${from}`) }));
+    },
 
     async *list() {
       let ContinuationToken: string | undefined;

@@ -167,10 +167,14 @@ export function createAttachmentUploads({ config, db, storage, tokens, allowed }
         throw unsupportedType(`${declared} is not among the accepted types`);
       const id = randomUUID();
       const expiresAt = new Date(Date.now() + config.attachments.uploadUrlTtlSec * 1000);
-      const key = storage.kind === 's3' ? storage.keyFor(id, '') : null;
+      const key = storage.kind === 's3' ? (storage.stagingKeyFor?.(id) ?? storage.keyFor(id, '')) : null;
       const upload =
         key && storage.presignPut
-          ? await storage.presignPut(key, declared, input.size, config.attachments.uploadUrlTtlSec)
+          ? await storage
+              .presignPut(key, declared, input.size, config.attachments.uploadUrlTtlSec)
+              .catch((err: unknown) => {
+                throw storageUnavailable(err);
+              })
           : {
               url: `${baseUrl}/api/v1/attachments/uploads/${tokens.sign({ attachmentId: id, orgId: ctx.orgId, expiresAt })}`,
               headers: { 'Content-Type': declared },
@@ -260,7 +264,7 @@ export function createAttachmentUploads({ config, db, storage, tokens, allowed }
       if (row.status === 'READY') return { ok: true as const, attachment: toAttachmentRow(row, baseUrl) };
       if (storage.kind === 'local' && !row.sha256)
         throw new ApiError(409, 'upload_incomplete', 'The file has not been uploaded yet');
-      const verified = storage.kind === 's3' ? await verifyBucketObject(row) : row;
+      const verified = storage.kind === 's3' ? await promoteBucketObject(row) : row;
       const done = await transaction(db, async (tx) => {
         const rows = await tx.attachment.updateManyAndReturn({
           where: { id, orgId: ctx.orgId, status: 'PENDING' },
@@ -269,40 +273,56 @@ export function createAttachmentUploads({ config, db, storage, tokens, allowed }
             sha256: verified.sha256,
             contentType: verified.contentType,
             size: verified.size,
+            storageKey: verified.storageKey,
           },
         });
         if (rows[0]) await emitCreated(tx, rows[0], baseUrl);
         return rows[0] ?? (await tx.attachment.findFirst({ where: { id, orgId: ctx.orgId } }));
       });
+      // The staging object is no longer named by the row; one left behind is an orphan for the sweep.
+      if (row.storageKey && row.storageKey !== verified.storageKey)
+        await storage.remove(row.storageKey).catch(() => undefined);
       if (!done) throw notFound('Attachment');
       return { ok: true as const, attachment: toAttachmentRow(done, baseUrl) };
     },
   };
 
-  /** A bucket upload is read back once: size, checksum and type are the bytes', not the client's word. */
-  async function verifyBucketObject(row: Attachment) {
-    const key = row.storageKey!;
-    const size = await storage.size(key);
-    if (size === null) throw new ApiError(409, 'upload_incomplete', 'The file has not been uploaded yet');
-    const over = () => new ApiError(413, 'file_too_large', `The upload is larger than its declared ${row.size} bytes`);
-    const inspector = inspectorFor(row.size, over, row.filename, row.contentType);
+  /**
+   * A bucket upload is copied from its staging key (which its URL still names) to its final key, and the copy
+   * is read back once: size, checksum and type are those of the bytes served, not the client's word. A storage
+   * failure is a 503; bytes refused are removed, so the same URL can be used again.
+   */
+  async function promoteBucketObject(row: Attachment) {
+    const staging = row.storageKey!;
+    const key = storage.keyFor(row.id, '');
     try {
-      await new Promise<void>((resolve, reject) => {
-        void storage.read(key).then((source) => {
-          pipeline(source, inspector, (err) => (err ? reject(err) : undefined));
-          inspector.on('data', () => undefined).on('end', resolve);
-        }, reject);
-      });
-      const result = inspector.result();
-      if (result.size !== row.size)
-        throw new ValidationError({ size: `declared ${row.size} bytes, received ${result.size}` }, 'Size mismatch');
-      if (row.expectedSha256 && row.expectedSha256 !== result.sha256)
-        throw new ValidationError({ sha256: 'does not match the bytes received' }, 'Checksum mismatch');
-      return { ...row, ...result };
+      if ((await storage.size(staging)) === null)
+        throw new ApiError(409, 'upload_incomplete', 'The file has not been uploaded yet');
+      if (staging !== key) await storage.copy!(staging, key);
+      return { ...row, ...(await verifyBucketObject(row, key)), storageKey: key };
     } catch (err) {
-      if (err instanceof ApiError && err.statusCode < 500) await storage.remove(key).catch(() => undefined);
+      if (!(err instanceof ApiError)) throw storageUnavailable(err);
+      if (err.statusCode < 500 && err.code !== 'upload_incomplete')
+        for (const k of new Set([key, staging])) await storage.remove(k).catch(() => undefined);
       throw err;
     }
+  }
+
+  async function verifyBucketObject(row: Attachment, key: string) {
+    const over = () => new ApiError(413, 'file_too_large', `The upload is larger than its declared ${row.size} bytes`);
+    const inspector = inspectorFor(row.size, over, row.filename, row.contentType);
+    await new Promise<void>((resolve, reject) => {
+      void storage.read(key).then((source) => {
+        pipeline(source, inspector, (err) => (err ? reject(err) : undefined));
+        inspector.on('data', () => undefined).on('end', resolve);
+      }, reject);
+    });
+    const result = inspector.result();
+    if (result.size !== row.size)
+      throw new ValidationError({ size: `declared ${row.size} bytes, received ${result.size}` }, 'Size mismatch');
+    if (row.expectedSha256 && row.expectedSha256 !== result.sha256)
+      throw new ValidationError({ sha256: 'does not match the bytes received' }, 'Checksum mismatch');
+    return result;
   }
 }
 
