@@ -14,7 +14,7 @@ import {
   UPLOAD_PUT_BODY,
 } from './attachment-media.schemas.ts';
 import { ContentQuery, UploadedResponse, UploadTokenParams } from './attachments.schemas.ts';
-import { abandonUnreadBody, endSourceOnClose } from './attachments.routes.ts';
+import { abandonUnreadBody, readingBody } from './attachments.routes.ts';
 
 const READ_NOTE = "Scope: the subject's read scope (assets:read, flags:read, workorders:read or tools:read).";
 const binary = z.string().describe('The bytes');
@@ -99,13 +99,6 @@ export const attachmentUploadRoutes =
           'x-request-content': UPLOAD_PUT_BODY,
         },
       },
-      async (req, reply) => {
-        const stopWatching = endSourceOnClose(reply, req.raw);
-        try {
-          return await services.attachments.receive(req.params.token, req.raw);
-        } finally {
-          stopWatching();
-        }
-      },
+      (req, reply) => readingBody(reply, req.raw, () => services.attachments.receive(req.params.token, req.raw)),
     );
   };

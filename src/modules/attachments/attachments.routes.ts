@@ -53,11 +53,12 @@ export async function abandonUnreadBody(request: FastifyRequest, reply: FastifyR
 }
 
 /**
- * A response closed before the handler finished (the request deadline's 503, a client gone) ends the upload:
- * nothing will read the rest of the body, so the source is destroyed with an error and storage stops waiting
- * on it (the staging file is removed and closed). Returns the function that stops watching.
+ * Runs an upload that reads `source`. A response closed before it finished (the request deadline's 503, a client
+ * gone) ends the upload: nothing will read the rest of the body, so the source is destroyed with an error and
+ * storage stops waiting on it (the staging file is removed and closed). Its failure then goes nowhere, as the
+ * client already has its answer.
  */
-export function endSourceOnClose(reply: FastifyReply, source: Readable): () => void {
+export async function readingBody<T>(reply: FastifyReply, source: Readable, work: () => Promise<T>) {
   const onClose = () => {
     if (source.destroyed || source.readableEnded) return;
     const err = Object.assign(new Error('The response closed before the upload was read'), {
@@ -66,7 +67,14 @@ export function endSourceOnClose(reply: FastifyReply, source: Readable): () => v
     source.destroy(err);
   };
   reply.raw.once('close', onClose);
-  return () => reply.raw.off('close', onClose);
+  try {
+    return await work();
+  } catch (err) {
+    if (reply.sent) return reply;
+    throw err;
+  } finally {
+    reply.raw.off('close', onClose);
+  }
 }
 
 /** The values of the multipart fields that came before the file. */
@@ -126,17 +134,14 @@ export const attachmentRoutes =
             }
             throw new ValidationError(fieldErrors);
           }
-          const stopWatching = endSourceOnClose(reply, file.file);
-          try {
+          return readingBody(reply, file.file, async () => {
             const result = await attachments.upload(contextOf(req), parsed.data, {
               filename: file.filename,
               declaredType: file.mimetype,
               stream: file.file,
             });
             return reply.code(201).send(result);
-          } finally {
-            stopWatching();
-          }
+          });
         },
       );
     });

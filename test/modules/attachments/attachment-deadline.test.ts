@@ -82,6 +82,7 @@ describe('an upload past the request deadline', () => {
     expect(status).toContain('503');
     expect(await stagingEmptied()).toEqual([]);
     expect(await t.db.prisma.attachment.count()).toBe(rows);
+    expect(t.logs.filter((l) => Number(l.level) >= 50)).toEqual([]);
   });
 
   it('presigned PUT: answered 503, its staging file removed, and the same URL then succeeds', async () => {
@@ -108,6 +109,7 @@ describe('an upload past the request deadline', () => {
       if (!row?.uploadClaimedAt) break;
       await sleep(10);
     }
+    expect(t.logs.filter((l) => Number(l.level) >= 50)).toEqual([]);
     const retry = await t.app.inject({ method: 'PUT', url, headers: upload.headers, payload: bytes });
     expect(retry.statusCode, retry.body).toBe(200);
     const done = await t.api.post(`/api/v1/attachments/${attachmentId}/complete`, acme.key);
