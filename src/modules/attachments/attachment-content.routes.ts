@@ -51,6 +51,7 @@ export const attachmentContentRoutes =
           reply,
           await attachments.content(contextOf(req), req.params.id, {
             range: req.headers.range,
+            ifRange: [req.headers['if-range']].flat()[0],
             ifNoneMatch: req.headers['if-none-match'],
             disposition: req.query.disposition,
           }),

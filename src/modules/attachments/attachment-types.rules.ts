@@ -110,3 +110,21 @@ export const WRITE_SCOPES = {
   repair: 'workorders:write',
   tool: 'tools:write',
 } as const;
+
+/** Extensions a text download may keep; any other gets the type's own added. */
+const TEXT_EXTENSIONS: Record<string, string[]> = {
+  'text/plain': ['txt', 'text', 'log', 'md'],
+  'text/csv': ['csv', 'txt'],
+};
+
+/**
+ * The name a download is saved under: the original, except a text file whose extension is not a text one gets
+ * `.txt` (or `.csv`) added. Text is checked for markup in its first bytes only, so `evil.html` stored as text saves
+ * as `evil.html.txt` and never opens as a page. Binary types keep their name: their bytes are what they are.
+ */
+export function downloadName(filename: string, contentType: string): string {
+  const allowed = TEXT_EXTENSIONS[contentType];
+  if (!allowed) return filename;
+  const ext = /\.([^.]+)$/.exec(filename)?.[1]?.toLowerCase();
+  return ext && allowed.includes(ext) ? filename : `${filename}.${allowed[0]}`;
+}

@@ -12,6 +12,7 @@ import { createUploadTokens } from './attachment-token.adapter.ts';
 import {
   isImage,
   isThumbnailable,
+  downloadName,
   KNOWN_TYPES,
   mayBeInline,
   READ_SCOPES,
@@ -152,18 +153,20 @@ export function createAttachmentService({ config, db, secretBox }: Pick<ServiceD
     async content(
       ctx: RequestContext,
       id: string,
-      req: { range?: string; ifNoneMatch?: string; disposition: 'attachment' | 'inline' },
+      req: { range?: string; ifRange?: string; ifNoneMatch?: string; disposition: 'attachment' | 'inline' },
     ): Promise<Download> {
       const row = await ready(ctx, id);
       const type = req.disposition === 'inline' && mayBeInline(row.contentType) ? 'inline' : 'attachment';
       const headers: Record<string, string> = {
         ...common(`"${row.sha256}"`),
         'content-type': servedType(row.contentType),
-        'content-disposition': contentDisposition(row.filename, { type }),
+        'content-disposition': contentDisposition(downloadName(row.filename, row.contentType), { type }),
         'accept-ranges': 'bytes',
       };
       if (etagMatches(req.ifNoneMatch, row.sha256)) return { status: 304, headers, body: null };
-      const range = parseRange(req.range, row.size);
+      // If-Range (RFC 9110 13.1.5): a range of these bytes only; any other validator gets the whole file.
+      const rangeApplies = req.ifRange === undefined || req.ifRange.trim() === `"${row.sha256}"`;
+      const range = parseRange(rangeApplies ? req.range : undefined, row.size);
       if (range === 'unsatisfiable')
         return { status: 416, headers: { ...headers, 'content-range': `bytes */${row.size}` }, body: null };
       const body = await open(row.storageKey, range ?? undefined);

@@ -98,6 +98,26 @@ describe('POST /attachments (multipart)', () => {
     expect(bad.statusCode).toBe(416);
   });
 
+  it('honours If-Range: the range only while the validator still names these bytes', async () => {
+    const id = (await uploadFile(t, acme.key, asset(), { name: 'r.jpg', bytes: jpeg })).json().attachmentId;
+    const get = (ifRange: string) =>
+      t.api.get(`/api/v1/attachments/${id}/content`, acme.key, { range: 'bytes=0-1', 'if-range': ifRange });
+    const stale = await get('"another-version"');
+    expect(stale.statusCode).toBe(200);
+    expect(stale.rawPayload.equals(jpeg)).toBe(true);
+    expect((await get(`"${sha(jpeg)}"`)).statusCode).toBe(206);
+  });
+
+  it('saves text under a text extension: markup named .html downloads as .html.txt', async () => {
+    const id = (
+      await uploadFile(t, acme.key, asset(), { name: 'notes.html', bytes: Buffer.from('plain words, no markup') })
+    ).json().attachmentId;
+    const res = await t.api.get(`/api/v1/attachments/${id}/content`, acme.key);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.headers['content-disposition']).toMatch(/^attachment; filename="notes\.html\.txt"/);
+    expect((await t.api.get(`/api/v1/attachments/${id}`, acme.key)).json().attachment.filename).toBe('notes.html');
+  });
+
   it('makes a WebP thumbnail of at most 512 px, upright, once', async () => {
     const id = (await uploadFile(t, acme.key, asset(), { name: 'p.jpg', bytes: jpeg })).json().attachmentId;
     const res = await t.api.get(`/api/v1/attachments/${id}/thumbnail`, acme.key);
