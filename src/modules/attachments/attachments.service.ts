@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import contentDisposition from 'content-disposition';
+import { lazyModule } from '../../core/lazy-module.ts';
 import type { Attachment } from '../../generated/prisma/client.ts';
 import { ApiError, notFound } from '../../core/errors.ts';
 import { assertScope, type RequestContext } from '../../core/context.ts';
@@ -26,6 +26,11 @@ import { listAttachments } from './attachments.repository.ts';
 import { removeRow, sweepAttachments } from './attachment-sweep.job.ts';
 import { toAttachmentRow, type ListAttachmentsInput } from './attachments.schemas.ts';
 import { parseRange, etagMatches } from './attachment-range.rules.ts';
+
+// Loaded on the first download, not at start-up.
+const lazyContentDisposition = lazyModule<typeof import('content-disposition')>('content-disposition');
+const contentDisposition = (...args: Parameters<typeof import('content-disposition')>) =>
+  lazyContentDisposition()(...args);
 
 /** What the content and thumbnail routes answer: status, headers and, but for 304/416, a body. */
 export interface Download {

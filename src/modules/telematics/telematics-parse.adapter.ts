@@ -1,6 +1,7 @@
 // A provider's page body (bytes already capped) into the normalised page: XML with any namespace, or JSON.
 // No DTD or entity of any kind is ever processed: a document declaring one is refused before parsing.
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type { XMLParser } from 'fast-xml-parser';
+import { lazyModule } from '../../core/lazy-module.ts';
 import { normalisePage, type FeedPage } from './telematics-feed.rules.ts';
 
 /** Why a run stops: the message is the run's `error` (never a secret, never the body beyond a short excerpt). */
@@ -8,18 +9,22 @@ export class FeedError extends Error {}
 
 export const NOT_ISO = 'not an ISO 15143-3 document';
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  textNodeName: '#text',
-  removeNSPrefix: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  processEntities: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  trimValues: true,
-});
+// Loaded on the first XML page, not at start-up: most processes never read a feed.
+const fxp = lazyModule<typeof import('fast-xml-parser')>('fast-xml-parser');
+let parser: XMLParser | undefined;
+const xmlParser = () =>
+  (parser ??= new (fxp().XMLParser)({
+    ignoreAttributes: false,
+    attributeNamePrefix: '',
+    textNodeName: '#text',
+    removeNSPrefix: true,
+    parseTagValue: false,
+    parseAttributeValue: false,
+    processEntities: false,
+    ignoreDeclaration: true,
+    ignorePiTags: true,
+    trimValues: true,
+  }));
 
 const DTD = /<!\s*(doctype|entity)/i;
 
@@ -32,10 +37,10 @@ export function parseFeedPage(body: string, contentType: string | null): FeedPag
   let doc: unknown;
   if (start.startsWith('<')) {
     if (DTD.test(start)) throw new FeedError(`${NOT_ISO}: the XML declares a DTD or entities, which are refused`);
-    const valid = XMLValidator.validate(start);
+    const valid = fxp().XMLValidator.validate(start);
     if (valid !== true) throw new FeedError(`malformed XML: ${valid.err.msg} (line ${valid.err.line})`);
     try {
-      doc = parser.parse(start);
+      doc = xmlParser().parse(start);
     } catch (err) {
       // What the validator lets through and the parser still refuses (nesting deeper than it accepts).
       throw new FeedError(`malformed XML: ${(err as Error).message.slice(0, 200)}`);
