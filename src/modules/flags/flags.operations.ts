@@ -1,11 +1,12 @@
 // Flag rules shared by several services (flags, meter logs' AUTO_PM, work-order completion): each writes the
 // flag and records its event in the caller's transaction. Queries alone live in flags.repository.ts.
+import { randomUUID } from 'node:crypto';
 import type { Flag, FlagSeverity } from '../../generated/prisma/client.ts';
 import type { Tx } from '../../db/transaction.ts';
-import { emit } from '../../events/outbox.ts';
+import { emit, emitMany } from '../../events/outbox.ts';
 import { lockOwnedAsset } from '../assets/assets.repository.ts';
 import type { RequestContext } from '../../core/context.ts';
-import { queueFlagNotifications } from '../notifications/notifications.repository.ts';
+import { queueFlagsNotifications } from '../notifications/notifications.repository.ts';
 import { releaseIfCleared } from '../inspections/inspection-release.operations.ts';
 
 /** raisedById of flags the system raises (AUTO_PM), and of flags raised by keys without a user. */
@@ -36,44 +37,60 @@ export interface NewFlag {
  * notifications (PENDING rows the sender job delivers after commit). The caller checks the asset.
  */
 export async function insertFlag(tx: Tx, ctx: RequestContext, input: NewFlag): Promise<Flag> {
-  const raisedById = input.bySystem ? SYSTEM_ACTOR : (ctx.actorId ?? SYSTEM_ACTOR);
-  const flag = await tx.flag.create({
-    data: {
+  const [flag] = await insertFlags(tx, ctx, [input]);
+  return flag;
+}
+
+/**
+ * insertFlag for several flags raised together (the failed items of one inspection), in one statement per step;
+ * returns the flags in the order of `inputs`.
+ */
+export async function insertFlags(tx: Tx, ctx: RequestContext, inputs: NewFlag[]): Promise<Flag[]> {
+  if (inputs.length === 0) return [];
+  const raisedByOf = (input: NewFlag) => (input.bySystem ? SYSTEM_ACTOR : (ctx.actorId ?? SYSTEM_ACTOR));
+  const ids = inputs.map(() => randomUUID());
+  const rows = await tx.flag.createManyAndReturn({
+    data: inputs.map((input, i) => ({
+      id: ids[i],
       orgId: ctx.orgId,
       assetId: input.asset.id,
       severity: input.severity,
       note: input.note ?? null,
       photoUrl: input.photoUrl ?? null,
-      raisedById,
+      raisedById: raisedByOf(input),
       lat: input.lat ?? null,
       lng: input.lng ?? null,
       accuracyM: input.accuracyM ?? null,
       pmDueReading: input.pmDueReading ?? null,
       dedupeKey: input.dedupeKey ?? null,
       inspectionId: input.inspectionId ?? null,
-    },
+    })),
   });
-  const user =
-    raisedById === SYSTEM_ACTOR
-      ? null
-      : await tx.user.findUnique({ where: { id: raisedById }, select: { name: true } });
-  const payload = {
+  const byId = new Map(rows.map((f) => [f.id, f]));
+  const flags = ids.map((id) => byId.get(id)!);
+  const byUser = inputs.some((input) => raisedByOf(input) !== SYSTEM_ACTOR);
+  const user = byUser ? await tx.user.findUnique({ where: { id: ctx.actorId! }, select: { name: true } }) : null;
+  const payloads = flags.map((flag, i) => ({
     flagId: flag.id,
     assetId: flag.assetId,
-    assetNickname: input.asset.nickname,
+    assetNickname: inputs[i].asset.nickname,
     severity: flag.severity,
     reason: flag.note,
     photoUrl: flag.photoUrl,
     raisedBy:
-      raisedById === SYSTEM_ACTOR
+      flag.raisedById === SYSTEM_ACTOR
         ? { userId: null, name: SYSTEM_ACTOR }
-        : { userId: raisedById, name: user?.name ?? null },
+        : { userId: flag.raisedById, name: user?.name ?? null },
     raisedAt: flag.createdAt.toISOString(),
     pmDueReading: flag.pmDueReading,
-  };
-  await emit(tx, ctx.orgId, 'flag.created', payload);
-  await queueFlagNotifications(tx, ctx.orgId, payload);
-  return flag;
+  }));
+  await emitMany(
+    tx,
+    ctx.orgId,
+    payloads.map((data) => ({ type: 'flag.created' as const, data })),
+  );
+  await queueFlagsNotifications(tx, ctx.orgId, payloads);
+  return flags;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { RequestContext } from '../../core/context.ts';
 import { conflict, ValidationError, type FieldErrors } from '../../core/errors.ts';
 import { emit } from '../../events/outbox.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import { insertFlags } from '../flags/flag-batch.operations.ts';
+import { insertFlags } from '../flags/flags.operations.ts';
 import { recordReading } from '../hours/hours.operations.ts';
 import { findReadyAttachments } from '../attachments/attachments.repository.ts';
 import { contentUrlOf } from '../attachments/attachments.schemas.ts';

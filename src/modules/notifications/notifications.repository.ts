@@ -19,13 +19,8 @@ async function recipientsOf(tx: Tx, orgId: string): Promise<NotificationRecipien
 /**
  * Queues the push and email notifications of a new flag as PENDING rows in the flag's own transaction:
  * they exist exactly when the flag does, and the sender job delivers them after commit, so a slow or
- * failing provider never touches the request.
+ * failing provider never touches the request. Several flags raised together: one recipients read, one insert.
  */
-export async function queueFlagNotifications(tx: Tx, orgId: string, flag: EventData<'flag.created'>): Promise<void> {
-  await queueFlagsNotifications(tx, orgId, [flag]);
-}
-
-/** queueFlagNotifications for several flags raised together (one inspection): one recipients read, one insert. */
 export async function queueFlagsNotifications(
   tx: Tx,
   orgId: string,
