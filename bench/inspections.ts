@@ -5,9 +5,9 @@
 // - GET /inspections/summary over 10,000 assets and 1,000,000 inspections (bulk-loaded with generate_series, 5% of
 //   the assets with an open inspection flag): p50/p99 of the first page (limit 200) and of a full walk of the
 //   fleet (50 pages), and the statement alone in PostgreSQL with the indexes it uses.
-// Usage: npm run bench:inspections. Env: BENCH_DATABASE_URL (admin URL), BENCH_DB (fleet_bench_inspections, created
-// and dropped), BENCH_ASSETS (10000), BENCH_INSPECTIONS (1000000), BENCH_SAMPLES (200), BENCH_ROUNDS (3). Requests
-// go through app.inject (in process, no network).
+// Usage: npm run bench:inspections. Env: BENCH_DATABASE_URL (admin URL), BENCH_DB (fleet_bench_inspections, prefix
+// of a scratch database, dropped after), BENCH_ASSETS (10000), BENCH_INSPECTIONS (1000000), BENCH_SAMPLES (200),
+// BENCH_ROUNDS (3). Requests go through app.inject (in process, no network).
 import pg from 'pg';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
@@ -18,6 +18,7 @@ import { openDatabase, type SqlRunner } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
 import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
 import { inspectionSummary } from '../src/modules/inspections/inspections.repository.ts';
+import { createScratchDatabase } from '../test/helpers/db/scratch-database.ts';
 import { ADMIN_URL, log, num, text } from './lib/env.ts';
 import { BENCH_SECRETS_KEYS } from './lib/keys.ts';
 import { writeResults } from './lib/results.ts';
@@ -28,21 +29,6 @@ const ASSETS = num('BENCH_ASSETS', 10_000);
 const INSPECTIONS = num('BENCH_INSPECTIONS', 1_000_000);
 const SAMPLES = num('BENCH_SAMPLES', 200);
 const ROUNDS = num('BENCH_ROUNDS', 3);
-const url = (() => {
-  const u = new URL(ADMIN_URL);
-  u.pathname = `/${NAME}`;
-  return u.toString();
-})();
-
-async function admin(sql: string) {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 const ITEMS = Array.from({ length: 40 }, (_, i) => ({
   key: `item_${i + 1}`,
@@ -56,7 +42,7 @@ const ITEMS = Array.from({ length: 40 }, (_, i) => ({
 }));
 
 /** The fleet, one form, the inspections spread over 100 days, their summary rows and some open defects. */
-async function seed(orgId: string) {
+async function seed(url: string, orgId: string) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
@@ -102,8 +88,8 @@ async function seed(orgId: string) {
 }
 
 async function main() {
-  await admin(`DROP DATABASE IF EXISTS "${NAME}" WITH (FORCE)`);
-  await admin(`CREATE DATABASE "${NAME}"`);
+  const scratch = await createScratchDatabase(ADMIN_URL, NAME);
+  const url = scratch.url;
   const db = await openDatabase({ databaseUrl: url, dataDir: 'unused' });
   try {
     await migrate(db.sql);
@@ -117,7 +103,7 @@ async function main() {
       rateLimit: '100000000',
     });
     log(`seeding ${ASSETS} assets, ${INSPECTIONS} inspections`);
-    await seed(org.id);
+    await seed(url, org.id);
 
     const config = loadConfig({
       DATABASE_URL: url,
@@ -247,7 +233,7 @@ async function main() {
     await app.close();
   } finally {
     await db.close();
-    await admin(`DROP DATABASE IF EXISTS "${NAME}" WITH (FORCE)`);
+    await scratch.drop();
   }
 }
 

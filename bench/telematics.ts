@@ -5,8 +5,8 @@
 // after pages 10, 50 and the last (taken when the provider is asked for the next page: the previous one is then
 // committed; the time those samples take is left out of the run's time).
 // Usage: npm run bench:telematics (tsx --expose-gc; without it the GC is exposed at run time through v8 flags).
-// Env: BENCH_DATABASE_URL (admin URL), BENCH_DB (scratch database, dropped after, default fleet_bench_telematics),
-// BENCH_MACHINES (10000), BENCH_PAGE (100 machines per page).
+// Env: BENCH_DATABASE_URL (admin URL), BENCH_DB (prefix of the scratch database, dropped after, default
+// fleet_bench_telematics), BENCH_MACHINES (10000), BENCH_PAGE (100 machines per page).
 import https from 'node:https';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,7 +14,6 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { AddressInfo } from 'node:net';
-import pg from 'pg';
 import pino from 'pino';
 import selfsigned from 'selfsigned';
 import type { FastifyBaseLogger } from 'fastify';
@@ -23,6 +22,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
 import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
+import { createScratchDatabase } from '../test/helpers/db/scratch-database.ts';
 import { ADMIN_URL, log, num, text } from './lib/env.ts';
 import { BENCH_SECRETS_KEYS } from './lib/keys.ts';
 import { writeResults } from './lib/results.ts';
@@ -30,21 +30,6 @@ import { writeResults } from './lib/results.ts';
 const NAME = text('BENCH_DB', 'fleet_bench_telematics');
 const MACHINES = num('BENCH_MACHINES', 10_000);
 const PAGE = num('BENCH_PAGE', 100);
-const url = (() => {
-  const u = new URL(ADMIN_URL);
-  u.pathname = `/${NAME}`;
-  return u.toString();
-})();
-
-async function admin(sql: string) {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 /** Page `n` (1-based) of the feed: machines with hours `base + i`, stamped `at`. */
 function page(n: number, origin: string, hours: number, at: string): string {
@@ -84,8 +69,8 @@ function sample(pages: number) {
 const SAMPLED = new Set([10, 50]);
 
 async function main() {
-  await admin(`DROP DATABASE IF EXISTS ${NAME}`);
-  await admin(`CREATE DATABASE ${NAME}`);
+  const scratch = await createScratchDatabase(ADMIN_URL, NAME);
+  const url = scratch.url;
   const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048 });
   const caFile = path.join(os.tmpdir(), `bench-telematics-${process.pid}.pem`);
   writeFileSync(caFile, pems.cert);
@@ -150,7 +135,7 @@ async function main() {
   } finally {
     await db.close();
     server.close();
-    await admin(`DROP DATABASE IF EXISTS ${NAME}`);
+    await scratch.drop();
   }
 }
 
