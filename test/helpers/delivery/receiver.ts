@@ -1,11 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import selfsigned from 'selfsigned';
+import { testCertificate } from '../net/test-certificate.ts';
 
 export interface ReceivedRequest {
   path: string;
@@ -33,20 +29,6 @@ export interface Receiver {
   /** Decides each answer; defaults to 200 "ok". */
   respond: (req: ReceivedRequest) => Reply;
   close(): Promise<void>;
-}
-
-let certificate: Promise<{ cert: string; key: string; caFile: string }> | undefined;
-
-/** One self-signed certificate for localhost / 127.0.0.1 per test process, trusted only via WEBHOOK_CA_FILE. */
-function testCertificate() {
-  certificate ??= selfsigned
-    .generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, algorithm: 'sha256' })
-    .then((pems) => {
-      const caFile = path.join(os.tmpdir(), `fleet-webhook-ca-${randomBytes(6).toString('hex')}.pem`);
-      writeFileSync(caFile, pems.cert);
-      return { cert: pems.cert, key: pems.private, caFile };
-    });
-  return certificate;
 }
 
 /** A real HTTPS receiver on loopback that records every request with its raw body. */

@@ -2,13 +2,11 @@
 // pages behind Basic, bearer or OAuth2, and the misbehaviours real portals show (429 with Retry-After, 500s, an
 // HTML login page, an answer that never comes). Every request is recorded.
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import selfsigned from 'selfsigned';
+import { testCertificate } from '../net/test-certificate.ts';
 
 export interface ProviderRequest {
   method: string;
@@ -37,18 +35,6 @@ export interface FakeProvider {
   /** Tokens the token endpoint issued and still accepts. */
   tokens: Set<string>;
   close(): Promise<void>;
-}
-
-let certificate: Promise<{ cert: string; key: string; caFile: string }> | undefined;
-function testCertificate() {
-  certificate ??= selfsigned
-    .generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, algorithm: 'sha256' })
-    .then((pems) => {
-      const caFile = path.join(os.tmpdir(), `fleet-telematics-ca-${randomBytes(6).toString('hex')}.pem`);
-      writeFileSync(caFile, pems.cert);
-      return { cert: pems.cert, key: pems.private, caFile };
-    });
-  return certificate;
 }
 
 export async function startProvider(): Promise<FakeProvider> {
