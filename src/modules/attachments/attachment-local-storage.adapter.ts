@@ -10,6 +10,16 @@ const STAGING = 'tmp';
 /** Read and write in 256 KiB chunks: a quarter of the system calls of the 64 KiB default, little memory each. */
 const CHUNK = 256 * 1024;
 
+/** fsync of a file's data, through a descriptor of its own (the writer's is closed by then). */
+async function syncFile(file: string): Promise<void> {
+  const handle = await open(file, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /** fsync of a directory makes a rename in it durable; some file systems refuse it, which is no loss there. */
 async function syncDir(dir: string): Promise<void> {
   const handle = await open(dir, 'r').catch(() => null);
@@ -21,7 +31,8 @@ async function syncDir(dir: string): Promise<void> {
 /**
  * Content-addressed files under `root`: objects/<first two hex>/<sha256>, thumbnails beside as <sha256>.webp.
  * Bytes are written to root/tmp, fsynced, then renamed into place, so a reader never sees half a file and a
- * crash leaves only a staging file (removed by the sweep).
+ * crash leaves only a staging file (removed by the sweep). The fsync is separate from the write so that it can
+ * overlap the row's database work (persist()).
  */
 export function createLocalStorage(root: string): AttachmentStorage {
   const abs = (key: string) => path.join(root, ...key.split('/'));
@@ -42,17 +53,26 @@ export function createLocalStorage(root: string): AttachmentStorage {
     async stage(source: Readable): Promise<StagedObject> {
       await mkdir(path.join(root, STAGING), { recursive: true });
       const temp = path.join(root, STAGING, randomUUID());
-      // flush: the stream fsyncs its file before closing it, so the bytes are on disk before the rename.
-      const out = createWriteStream(temp, { flags: 'wx', highWaterMark: CHUNK, flush: true });
+      const out = createWriteStream(temp, { flags: 'wx', highWaterMark: CHUNK });
       try {
         await pipeline(source, out);
       } catch (err) {
         await rm(temp, { force: true });
         throw err;
       }
+      let synced: Promise<void> | undefined;
+      const persist = () => (synced ??= syncFile(temp));
       return {
-        commit: (key) => moveInto(temp, key),
-        discard: () => rm(temp, { force: true }),
+        persist,
+        commit: async (key) => {
+          await persist();
+          await moveInto(temp, key);
+        },
+        // A sync still running holds its own descriptor; the name can go now.
+        discard: async () => {
+          await synced?.catch(() => undefined);
+          await rm(temp, { force: true });
+        },
       };
     },
 

@@ -98,6 +98,8 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
         throw sourceError ?? err;
       }
       return {
+        // A completed upload is already durable in the bucket.
+        persist: () => Promise.resolve(),
         commit: async (key) => {
           if (key !== Key) throw new Error(`bucket objects are keyed by attachment id: ${key} is not ${Key}`);
         },

@@ -3,6 +3,11 @@ import { ApiError } from '../../core/errors.ts';
 
 /** Bytes written aside by stage(): moved into place under `key` by commit(), or thrown away by discard(). */
 export interface StagedObject {
+  /**
+   * Makes the staged bytes durable. commit() does it too; started early, it runs alongside the database work
+   * that precedes the commit. Settles once, however often it is called.
+   */
+  persist(): Promise<void>;
   commit(key: string): Promise<void>;
   discard(): Promise<void>;
 }

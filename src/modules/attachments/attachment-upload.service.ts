@@ -91,8 +91,13 @@ export function createAttachmentUploads({ config, db, storage, tokens, allowed }
   const inspectorFor = (limit: number, over: () => ApiError, filename: string, declared?: string) =>
     new Inspector(limit, over, (head) => detectType({ head, filename, declared }, allowed));
 
-  /** Moves staged bytes to their key with the row change, under the key's lock; the bytes are dropped on failure. */
+  /**
+   * Moves staged bytes to their key with the row change, under the key's lock; the bytes are dropped on failure.
+   * Their fsync starts first and runs while the transaction does its statements.
+   */
   async function commitWith<T>(staged: StagedObject, key: string, change: (tx: Tx) => Promise<T>): Promise<T> {
+    // Awaited by commit(); the handler only keeps a failure that comes first from being unhandled.
+    staged.persist().catch(() => undefined);
     try {
       return await transaction(db, async (tx) => {
         await lockKey(tx, key);
