@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
+import type { PGliteOptions } from '@electric-sql/pglite';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 import { ambientPglite, ambientPool, pgAmbientEngine, pgliteAmbientEngine } from './ambient-engines.ts';
@@ -70,8 +71,11 @@ export interface DatabaseOptions {
    * guarded-client.ts); true: on every connection (a pooler that tracks them, PgBouncer 1.21+); false: never.
    */
   preparedStatements?: PreparedStatements;
-  /** A PGlite data directory dump to start from instead of an empty cluster (tests start migrated, once per run). */
-  pgliteTemplate?: Blob;
+  /**
+   * An in-memory PGlite's start: a data directory dump instead of an empty cluster, and its WebAssembly module and
+   * file-system bundle already loaded (tests open many databases in one process and start each migrated).
+   */
+  pglite?: Pick<PGliteOptions, 'loadDataDir' | 'pgliteWasmModule' | 'fsBundle'>;
 }
 
 /** Every wait on PostgreSQL is bounded (PGlite runs in-process and has no network to wait on). */
@@ -104,7 +108,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const timeouts = { ...DEFAULT_DB_TIMEOUTS, ...options.timeouts };
   return options.databaseUrl
     ? openPostgres(options.databaseUrl, options.poolSize ?? 10, timeouts, options.preparedStatements ?? 'auto')
-    : openPglite(options.dataDir, options.pgliteTemplate);
+    : openPglite(options.dataDir, options.pglite);
 }
 
 async function openPostgres(
@@ -213,7 +217,7 @@ async function openPostgres(
   };
 }
 
-async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
+async function openPglite(dataDir: string, start?: DatabaseOptions['pglite']): Promise<Database> {
   const inMemory = dataDir.startsWith('memory://');
   let lock: DataDirLock | undefined;
   if (!inMemory) {
@@ -225,7 +229,7 @@ async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
       import('@electric-sql/pglite'),
       import('pglite-prisma-adapter'),
     ]);
-    const client = inMemory ? new PGlite({ loadDataDir: template }) : new PGlite(path.resolve(dataDir, 'pg'));
+    const client = inMemory ? new PGlite({ ...start }) : new PGlite(path.resolve(dataDir, 'pg'));
     await client.waitReady;
     // Everything but the ambient transaction itself sees the client through ambientPglite: inside an ambient
     // transaction its work goes there (PGlite's own queries would wait for that transaction: a deadlock).

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import { hashApiKey } from '../../src/core/api-keys.ts';
 import { acquireDataDirLock } from '../../src/db/data-dir-lock.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db/test-database.ts';
+import { seedEmbeddedDatabase } from '../helpers/processes/embedded-data-dir.ts';
 import { nodeArgs } from '../helpers/processes/node-process.ts';
 
 let db: TestDatabase;
@@ -200,6 +201,7 @@ describe('admin CLI as a process', { timeout: 120_000 }, () => {
 
   it('prints exactly one JSON object with --json on the embedded database', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'fleet-cli-'));
+    seedEmbeddedDatabase(dir);
     try {
       const res = run({ DATA_DIR: dir }, 'org', 'create', '--name', 'Proc Co', '--json');
       expect(res.status, res.stderr).toBe(0);

@@ -14,6 +14,7 @@ import { emit } from '../../src/events/outbox.ts';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db/test-database.ts';
 import { createTenant } from '../helpers/app/tenants.ts';
 import { eventually, silentLogger, startReceiver, type Receiver } from '../helpers/delivery/harness.ts';
+import { seedEmbeddedDatabase } from '../helpers/processes/embedded-data-dir.ts';
 import { nodeArgs } from '../helpers/processes/node-process.ts';
 import { TEST_DATABASE_DIRECT, TEST_DATABASE_POOLER_URL, TEST_SECRETS_KEYS } from '../helpers/run/test-env.ts';
 
@@ -95,6 +96,7 @@ describe('SIGTERM during a send that hangs', () => {
     async () => {
       const base: TestDatabase | null = onPostgres ? await createTestDatabase() : null;
       const dir = mkdtempSync(path.join(os.tmpdir(), 'fleet-sigterm-'));
+      seedEmbeddedDatabase(dir);
       const open = async () => {
         const db = base ?? (await openDatabase({ dataDir: dir }));
         await migrate(db.sql);

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createResolver, schemaArbitrary, type Json } from '../helpers/fuzz/openapi-schema-arbitrary.ts';
-import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
+import type { TestApp } from '../helpers/app/test-app.ts';
 import { isCompiled } from '../../src/http/response-serializer.ts';
 
 type Route = { schema: unknown; method: string; url: string; httpStatus: string };
@@ -45,6 +45,10 @@ function answers(schema: z.ZodType): fc.Arbitrary<unknown> {
 
 let t: TestApp;
 beforeAll(async () => {
+  // Test files share their process's modules: an app module an earlier file loaded holds the real compiler, so
+  // the app is loaded afresh, through the mock.
+  vi.resetModules();
+  const { createTestApp } = await import('../helpers/app/test-app.ts');
   t = await createTestApp();
 });
 afterAll(() => t.close());

@@ -5,9 +5,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+import { seedEmbeddedDatabase } from '../helpers/processes/embedded-data-dir.ts';
 import { nodeArgs } from '../helpers/processes/node-process.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'fleet-shutdown-'));
+// Shutdown is the subject, not the first start: the processes open a database already migrated.
+seedEmbeddedDatabase(dir);
 const port = 4400 + Math.floor(Math.random() * 500);
 const env = { PATH: process.env.PATH, DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'warn' };
 // The server itself logs at info: its shutdown lines are what an operator reads after a stop. It drains as it

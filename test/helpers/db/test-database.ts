@@ -1,4 +1,5 @@
 import { openAsBlob } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { inject } from 'vitest';
 import { openDatabase, type Database } from '../../../src/db/database.ts';
 import { migrateDatabase } from '../../../src/db/direct.ts';
@@ -28,11 +29,7 @@ export interface TestDatabase extends Database {
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
-    const template = inject('pgliteTemplate');
-    const db = await openDatabase({
-      dataDir: 'memory://',
-      pgliteTemplate: template ? await openAsBlob(template) : undefined,
-    });
+    const db = await openDatabase({ dataDir: 'memory://', pglite: await pgliteStart() });
     await migrate(db.sql);
     return { ...db, env: {} };
   }
@@ -54,6 +51,25 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await scratch.drop().catch(() => {});
     },
   };
+}
+
+const PGLITE_DIST = new URL('../../../node_modules/@electric-sql/pglite/dist/', import.meta.url);
+let pgliteParts: Promise<{ pgliteWasmModule: WebAssembly.Module; fsBundle: Blob }> | undefined;
+// The global's value (this project's TypeScript libraries declare its types only).
+const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } })
+  .WebAssembly;
+
+/**
+ * What an in-memory PGlite starts from: the run's migrated dump, and PGlite's WebAssembly module and file bundle,
+ * compiled and read once per test process rather than once per file.
+ */
+async function pgliteStart() {
+  pgliteParts ??= (async () => ({
+    pgliteWasmModule: await wasm.compile(await readFile(new URL('pglite.wasm', PGLITE_DIST))),
+    fsBundle: await openAsBlob(new URL('pglite.data', PGLITE_DIST)),
+  }))();
+  const template = inject('pgliteTemplate');
+  return { ...(await pgliteParts), loadDataDir: template ? await openAsBlob(template) : undefined };
 }
 
 /** The pooler's URL naming the database of `direct`. */
