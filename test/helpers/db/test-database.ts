@@ -1,4 +1,6 @@
 import { openAsBlob } from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { readFile } from 'node:fs/promises';
 import { inject } from 'vitest';
 import { openDatabase, type Database } from '../../../src/db/database.ts';
@@ -53,7 +55,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-const PGLITE_DIST = new URL('../../../node_modules/@electric-sql/pglite/dist/', import.meta.url);
+const PGLITE_DIST = pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
 let pgliteParts: Promise<{ pgliteWasmModule: WebAssembly.Module; fsBundle: Blob }> | undefined;
 // The global's value (this project's TypeScript libraries declare its types only).
 const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } })
