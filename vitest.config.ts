@@ -3,6 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const FORKS = availableParallelism() + 1;
+// On PostgreSQL (CI's runs; `npm test` uses the embedded database) each file keeps a worker of its own: with shared
+// workers the conformance sweep missed one status in each of two CI runs there, for a reason not yet found (ADR 0042).
+const SHARED_WORKERS = !process.env.TEST_DATABASE_URL;
 
 export default defineConfig({
   // Tests and examples import the SDK by its package name, from its sources (tsconfig.json maps it the same way).
@@ -14,7 +17,7 @@ export default defineConfig({
     pool: 'forks',
     // A worker process runs file after file on the modules it has already loaded (each file still owns its database
     // and app): loading the app again for every file cost more CPU than most files' tests.
-    isolate: false,
+    isolate: !SHARED_WORKERS,
     // Each file owns its database, so files run in parallel safely. Much of a file's time is spent waiting
     // (database round trips, webhook receivers, timers), so one worker per core plus one keeps both cores busy.
     fileParallelism: true,
@@ -23,7 +26,7 @@ export default defineConfig({
         // As many workers from start to end: a pool above its minimum retires idle workers as the queue empties,
         // and with workers shared between files that race ended runs with "Terminating worker thread".
         maxForks: FORKS,
-        minForks: FORKS,
+        minForks: SHARED_WORKERS ? FORKS : 1,
         // --liftoff-only: see test/helpers/processes/node-process.ts (a file's PGlite lives seconds; optimising
         // its WebAssembly costs more CPU than it saves).
         execArgv: ['--liftoff-only'],
