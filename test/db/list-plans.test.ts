@@ -190,6 +190,21 @@ describe('list queries read an index in their order, starting at the cursor', ()
     expect(probe.map((n) => n['Node Type'])).toEqual([expect.stringMatching(/Index/)]);
   });
 
+  it("attachments: a deleted subject's trigger deletes through the subject index", async () => {
+    // The DELETE of the installed trigger function, with the deleted row's values in place of OLD and TG_ARGV.
+    const [{ prosrc }] = await db.sql.query<{ prosrc: string }>(
+      `SELECT prosrc FROM pg_proc WHERE proname = 'attachments_delete_subject'`,
+    );
+    const statement = /DELETE[^;]+/
+      .exec(prosrc)![0]
+      .replace(/OLD\."orgId"/g, '$1')
+      .replace(/TG_ARGV\[0\]/g, "'tool'")
+      .replace(/OLD\."id"/g, '$2');
+    const plan = await planOf('attachments trigger', (sql) => sql.query(statement, [orgId, 'tool-1']));
+    expectIndexed(plan, 'attachments_orgId_subjectType_subjectId_createdAt_id_idx');
+    expect(nodes(plan).find((n) => n['Index Name'])?.['Index Cond']).toContain('"orgId"');
+  });
+
   it('work orders: the active queue and a status subset, past a cursor', async () => {
     const cursor = Buffer.from(JSON.stringify(['HIGH', AT, AT, 'x'])).toString('base64url');
     const q = (query: Record<string, string>) => ListWorkOrdersQuery.parse({ ...query, cursor });
