@@ -1,6 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { makeAsset } from './factories.ts';
+import type { TestTenant } from './tenants.ts';
+import { createTestApp, type TestApp } from './test-app.ts';
 // @ts-expect-error s3rver ships no types
 import S3rver from 's3rver';
 
@@ -39,4 +43,59 @@ export async function startS3rver(bucket = 'fleet-attachments', createBucket = t
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A test app on a bucket of its own, with a tenant and one of its assets; `keys()` lists the bucket's objects. */
+export interface S3App {
+  t: TestApp;
+  bucket: TestBucket;
+  acme: TestTenant;
+  assetId: string;
+  keys(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function startS3App(
+  bucketName: string,
+  options: { createBucket?: boolean; env?: Record<string, string> } = {},
+): Promise<S3App> {
+  const bucket = await startS3rver(bucketName, options.createBucket ?? true);
+  const t = await createTestApp({ ...bucket.env, ...options.env });
+  const acme = await t.tenant('Acme');
+  return {
+    t,
+    bucket,
+    acme,
+    assetId: await makeAsset(t, acme.key),
+    async keys() {
+      const out: string[] = [];
+      for await (const { key } of t.deps.services.attachments.storage.list()) out.push(key);
+      return out;
+    },
+    async close() {
+      await t.close();
+      await bucket.close();
+    },
+  };
+}
+
+/**
+ * Runs `fn` on an app whose bucket endpoint accepts connections and never answers (S3_TIMEOUT_MS 300), with a
+ * tenant and one of its assets; the app and the listener are closed afterwards.
+ */
+export async function withSilentBucket(
+  bucketEnv: Record<string, string>,
+  fn: (dead: TestApp, tenant: TestTenant, assetId: string) => Promise<void>,
+): Promise<void> {
+  const silent = net.createServer(() => undefined);
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  const port = (silent.address() as net.AddressInfo).port;
+  const dead = await createTestApp({ ...bucketEnv, S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_TIMEOUT_MS: '300' });
+  try {
+    const tenant = await dead.tenant('Dead');
+    await fn(dead, tenant, await makeAsset(dead, tenant.key));
+  } finally {
+    await dead.close();
+    silent.close();
+  }
 }

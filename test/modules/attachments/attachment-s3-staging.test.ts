@@ -1,33 +1,20 @@
 import { createHash } from 'node:crypto';
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
-import { makeAsset } from '../../helpers/app/factories.ts';
+import type { TestApp } from '../../helpers/app/test-app.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';
-import { startS3rver, type TestBucket } from '../../helpers/app/s3rver.ts';
+import { startS3App, withSilentBucket, type S3App } from '../../helpers/app/s3rver.ts';
 
+let s3: S3App;
 let t: TestApp;
 let acme: TestTenant;
-let bucket: TestBucket;
 let assetId: string;
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 beforeAll(async () => {
-  bucket = await startS3rver('fleet-staging');
-  t = await createTestApp({ ...bucket.env, S3_PREFIX: 'att/' });
-  acme = await t.tenant('Acme');
-  assetId = await makeAsset(t, acme.key);
+  s3 = await startS3App('fleet-staging', { env: { S3_PREFIX: 'att/' } });
+  ({ t, acme, assetId } = s3);
 });
-afterAll(async () => {
-  await t.close();
-  await bucket.close();
-});
-
-const keys = async () => {
-  const out: string[] = [];
-  for await (const { key } of t.deps.services.attachments.storage.list()) out.push(key);
-  return out;
-};
+afterAll(() => s3.close());
 
 async function presigned(bytes: Buffer) {
   const res = await t.api.post('/api/v1/attachments/uploads', acme.key, {
@@ -48,8 +35,8 @@ describe('a presigned upload on S3', () => {
     expect((await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: bytes })).status).toBe(200);
     const done = await t.api.post(`/api/v1/attachments/${attachmentId}/complete`, acme.key);
     expect(done.statusCode, done.body).toBe(200);
-    expect(await keys()).toContain(`att/${attachmentId}`);
-    expect(await keys()).not.toContain(`att/incoming/${attachmentId}`);
+    expect(await s3.keys()).toContain(`att/${attachmentId}`);
+    expect(await s3.keys()).not.toContain(`att/incoming/${attachmentId}`);
 
     const forged = Buffer.from('the swapped bytes!');
     expect(forged.length).toBe(bytes.length);
@@ -70,7 +57,7 @@ describe('a presigned upload on S3', () => {
     await t.db.prisma.attachment.delete({ where: { id: gone.attachmentId } });
     // Within the PENDING lifetime, past the grace period of orphans.
     await t.deps.services.attachments.sweep(new Date(Date.now() + 7 * 3600_000));
-    const left = await keys();
+    const left = await s3.keys();
     expect(left).toContain(`att/incoming/${pending.attachmentId}`);
     expect(left).not.toContain(`att/incoming/${gone.attachmentId}`);
     const done = await t.api.post(`/api/v1/attachments/${pending.attachmentId}/complete`, acme.key);
@@ -79,14 +66,8 @@ describe('a presigned upload on S3', () => {
 });
 
 describe('a bucket that does not answer', () => {
-  it('is 503 storage_unavailable for a presigned upload and its complete', async () => {
-    const silent = net.createServer(() => undefined);
-    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-    const port = (silent.address() as net.AddressInfo).port;
-    const dead = await createTestApp({ ...bucket.env, S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_TIMEOUT_MS: '300' });
-    try {
-      const tenant = await dead.tenant('Dead');
-      const a = await makeAsset(dead, tenant.key);
+  it('is 503 storage_unavailable for a presigned upload and its complete', () =>
+    withSilentBucket(s3.bucket.env, async (dead, tenant, a) => {
       const start = await dead.api.post('/api/v1/attachments/uploads', tenant.key, {
         subjectType: 'asset',
         subjectId: a,
@@ -110,9 +91,5 @@ describe('a bucket that does not answer', () => {
       const done = await dead.api.post(`/api/v1/attachments/${row.id}/complete`, tenant.key);
       expect(done.statusCode, done.body).toBe(503);
       expect(done.json()).toMatchObject({ error: 'storage_unavailable' });
-    } finally {
-      await dead.close();
-      silent.close();
-    }
-  });
+    }));
 });

@@ -1,37 +1,29 @@
 import { createHash } from 'node:crypto';
-import net from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
-import { makeAsset } from '../../helpers/app/factories.ts';
+import type { TestApp } from '../../helpers/app/test-app.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';
 import { uploadFile } from '../../helpers/app/attachments.ts';
-import { startS3rver, type TestBucket } from '../../helpers/app/s3rver.ts';
+import { startS3App, withSilentBucket, type S3App } from '../../helpers/app/s3rver.ts';
 
+let s3: S3App;
 let t: TestApp;
 let acme: TestTenant;
-let bucket: TestBucket;
 let assetId: string;
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const asset = () => ({ subjectType: 'asset', subjectId: assetId });
 
 beforeAll(async () => {
   // No bucket yet: the service creates it before its first write.
-  bucket = await startS3rver('fleet-attachments', false);
-  t = await createTestApp({ ...bucket.env, ATTACHMENT_MAX_BYTES: String(12 * 1024 * 1024) });
-  acme = await t.tenant('Acme');
-  assetId = await makeAsset(t, acme.key);
+  s3 = await startS3App('fleet-attachments', {
+    createBucket: false,
+    env: { ATTACHMENT_MAX_BYTES: String(12 * 1024 * 1024) },
+  });
+  ({ t, acme, assetId } = s3);
 });
-afterAll(async () => {
-  await t.close();
-  await bucket.close();
-});
+afterAll(() => s3.close());
 
-const objectCount = async () => {
-  let n = 0;
-  for await (const _ of t.deps.services.attachments.storage.list()) n++;
-  return n;
-};
+const objectCount = async () => (await s3.keys()).length;
 
 describe('attachments on S3 (s3rver)', () => {
   it('streams a multipart upload into the bucket and serves it byte-identical, with ranges and ETag', async () => {
@@ -109,7 +101,7 @@ describe('attachments on S3 (s3rver)', () => {
     });
     expect(res.statusCode, res.body).toBe(201);
     const { attachmentId, upload } = res.json();
-    expect(upload.url).toContain(bucket.env.S3_ENDPOINT);
+    expect(upload.url).toContain(s3.bucket.env.S3_ENDPOINT);
     expect((await t.api.post(`/api/v1/attachments/${attachmentId}/complete`, acme.key)).statusCode).toBe(409);
     const put = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: bytes });
     expect(put.status, await put.text()).toBe(200);
@@ -138,15 +130,8 @@ describe('the sweep on S3', () => {
 });
 
 describe('a bucket that does not answer', () => {
-  it('is a 503 storage_unavailable within the timeout, not a hang', async () => {
-    // A listener that accepts connections and never answers.
-    const silent = net.createServer(() => undefined);
-    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-    const port = (silent.address() as net.AddressInfo).port;
-    const dead = await createTestApp({ ...bucket.env, S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_TIMEOUT_MS: '300' });
-    try {
-      const tenant = await dead.tenant('Dead');
-      const a = await makeAsset(dead, tenant.key);
+  it('is a 503 storage_unavailable within the timeout, not a hang', () =>
+    withSilentBucket(s3.bucket.env, async (dead, tenant, a) => {
       const res = await uploadFile(
         dead,
         tenant.key,
@@ -155,9 +140,5 @@ describe('a bucket that does not answer', () => {
       );
       expect(res.statusCode, res.body).toBe(503);
       expect(res.json(), res.body).toMatchObject({ error: 'storage_unavailable' });
-    } finally {
-      await dead.close();
-      silent.close();
-    }
-  });
+    }));
 });
