@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from './composition.ts';
 import { registerApiChain } from './http/api-chain.ts';
@@ -79,10 +79,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   deps.metrics.register(app);
 
   recordRoutes(app, deps.config.publicBaseUrl);
-  for (const routes of PUBLIC_MODULES) await app.register(routes(deps));
+  for (const routes of PUBLIC_MODULES) await app.register(named(routes(deps), routes.name));
 
   await app.register(
-    async (api) => {
+    named(async (api) => {
       registerApiChain(
         api,
         deps.auth,
@@ -97,9 +97,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         afterCommit: (request, reply) => deps.testHooks.afterIdempotentCommit?.(request, reply),
       });
       registerWriteScopes(api);
-      for (const routes of API_MODULES) await api.register(routes(deps));
-    },
+      for (const routes of API_MODULES) await api.register(named(routes(deps), routes.name));
+    }, 'api'),
     { prefix: '/api/v1' },
   );
   return app;
+}
+
+/**
+ * Fastify names a plugin that has no display name by searching the whole module cache for it, at each registration
+ * (slow in a process that has loaded many modules); the route factory's name identifies it as well.
+ */
+function named(plugin: FastifyPluginAsync, name: string): FastifyPluginAsync {
+  return Object.assign(plugin, { [Symbol.for('fastify.display-name')]: name });
 }

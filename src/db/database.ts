@@ -72,10 +72,10 @@ export interface DatabaseOptions {
    */
   preparedStatements?: PreparedStatements;
   /**
-   * An in-memory PGlite's start: a data directory dump instead of an empty cluster, and its WebAssembly module and
-   * file-system bundle already loaded (tests open many databases in one process and start each migrated).
+   * An in-memory PGlite's start: a file system holding a cluster instead of an empty one, and its WebAssembly module
+   * and file-system bundle already loaded (tests open many databases in one process and start each migrated).
    */
-  pglite?: Pick<PGliteOptions, 'loadDataDir' | 'pgliteWasmModule' | 'fsBundle'>;
+  pglite?: Pick<PGliteOptions, 'fs' | 'pgliteWasmModule' | 'fsBundle'>;
 }
 
 /** Every wait on PostgreSQL is bounded (PGlite runs in-process and has no network to wait on). */

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import tls from 'node:tls';
 import type { Agent } from 'undici';
 import { lazyModule } from '../core/lazy-module.ts';
+import { trustedCaContext } from './trusted-ca.ts';
 import { guardedLookup, hostOf, isPrivateAddress, type LookupAll } from './url-guard.ts';
 
 export interface SendResult {
@@ -39,11 +38,7 @@ const undici = lazyModule<typeof import('undici')>('undici');
  * the whole exchange, body included, is bounded by the timeout.
  */
 export function createWebhookSender(options: WebhookSenderOptions) {
-  // Built at once (a bad WEBHOOK_CA_FILE fails the start, not the first delivery) and once: a `ca` list in the
-  // connect options would be parsed again for every new connection (the system store is ~150 certificates).
-  const secureContext = options.caFile
-    ? tls.createSecureContext({ ca: [...tls.rootCertificates, readFileSync(options.caFile, 'utf8')] })
-    : undefined;
+  const secureContext = options.caFile ? trustedCaContext(options.caFile) : undefined;
   let agent: Agent | undefined;
   let closed = false;
   const agentOf = () =>

@@ -1,4 +1,3 @@
-import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationsOf } from '../../src/contracts/openapi-rules.ts';
 import { WALKTHROUGH, fill, valueAt, type Step } from '../../src/contracts/walkthrough.ts';
@@ -7,6 +6,7 @@ import { createResponseValidator } from '../helpers/contracts/response-validator
 import { takesIdempotencyKey } from '../../src/contracts/errors.ts';
 import { claimKey, fingerprint } from '../../src/http/idempotency-store.ts';
 import type { TestTenant } from '../helpers/app/tenants.ts';
+import { parseYaml } from '../helpers/contracts/yaml-document.ts';
 
 /**
  * Conformance gate: every operation, and every status it documents, is driven over HTTP and each answer is
@@ -38,7 +38,7 @@ const now = Date.now();
 beforeAll(async () => {
   // Keys are re-read on every request, so removing a key's user takes effect at once (key_creator_deleted).
   t = await createTestApp({ AUTH_CACHE_TTL_MS: '0' });
-  doc = parse((await t.api.get('/openapi.yaml')).body);
+  doc = parseYaml((await t.api.get('/openapi.yaml')).body);
   validator = createResponseValidator(doc);
   const tenant = await t.tenant();
   key = tenant.key;

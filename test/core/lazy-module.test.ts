@@ -1,12 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { nodeArgs } from '../helpers/processes/node-process.ts';
 
 describe('packages loaded on first use', () => {
   it('starts the app without undici, prom-client or @fastify/swagger, and loads each on its first use', () => {
     const run = spawnSync(process.execPath, nodeArgs('test/fixtures/start-loads.ts'), {
-      // The embedded database: what is loaded does not depend on the engine, and the child needs no server.
-      env: { ...process.env, TEST_DATABASE_URL: '', TEST_DATABASE_POOLER_URL: '' },
+      // The embedded database: what is loaded does not depend on the engine, and the child needs no server. It
+      // starts from the run's migrated dump when there is one (creating and migrating a cluster is not the subject).
+      env: {
+        ...process.env,
+        TEST_DATABASE_URL: '',
+        TEST_DATABASE_POOLER_URL: '',
+        PGLITE_TEMPLATE_DIR: inject('pgliteTemplateDir'),
+      },
       encoding: 'utf8',
       timeout: 60_000,
     });

@@ -3,7 +3,6 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/database.ts';
 import {
   HISTORICAL_CHECKSUMS,
   migrate,
@@ -12,9 +11,12 @@ import {
   type Migration,
 } from '../../src/db/migrator.ts';
 import { isNoTransaction } from '../../src/db/migration-sql.ts';
-import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db/test-database.ts';
-import { createScratchDatabase } from '../helpers/db/scratch-database.ts';
-import { TEST_DATABASE_URL } from '../helpers/run/test-env.ts';
+import {
+  createTestDatabase,
+  createUnmigratedDatabase,
+  onPostgres,
+  type TestDatabase,
+} from '../helpers/db/test-database.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -144,8 +146,7 @@ describe('historical checksums', () => {
 
   it('a database migrated with the released text gets the current column type (BYTEA to base64 TEXT)', async () => {
     const oldSql = readFileSync(new URL('../fixtures/idempotency_keys.released-0844e36.sql', import.meta.url), 'utf8');
-    const scratch = TEST_DATABASE_URL ? await createScratchDatabase(TEST_DATABASE_URL, 'i25b_hist') : undefined;
-    const fresh = await openDatabase({ databaseUrl: scratch?.url, dataDir: 'memory://', poolSize: 2 });
+    const fresh = await createUnmigratedDatabase();
     try {
       const released = readMigrations()
         .filter((m) => m.name < '20261126')
@@ -160,7 +161,6 @@ describe('historical checksums', () => {
       expect(await type()).toEqual([{ t: 'text' }]);
     } finally {
       await fresh.close();
-      await scratch?.drop();
     }
   });
 });

@@ -1,11 +1,11 @@
 import { Parser } from '@asyncapi/parser';
-import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENT_TYPES, eventCatalog } from '../../src/events/catalog.ts';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { EXAMPLE_SECRET } from '../../src/contracts/asyncapi.ts';
 import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
 import { loadPublishedVerifier } from '../helpers/delivery/harness.ts';
+import { parseYaml } from '../helpers/contracts/yaml-document.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -30,7 +30,7 @@ describe('GET /asyncapi.yaml', () => {
         .sort(),
     ).toEqual([...EVENT_TYPES].sort());
 
-    const raw = parse(res.body);
+    const raw = parseYaml(res.body);
     expect(raw.components.schemas.WebhookEnvelope.required).toEqual([
       'id',
       'eventId',
@@ -61,7 +61,7 @@ describe('GET /asyncapi.yaml', () => {
   });
 
   it('carries each event payload schema and a correctly signed, schema-valid example', async () => {
-    const raw = parse((await t.api.get('/asyncapi.yaml')).body);
+    const raw = parseYaml((await t.api.get('/asyncapi.yaml')).body);
     const { verifyWebhook } = await loadPublishedVerifier();
     for (const event of EVENT_TYPES) {
       const message = Object.values<any>(raw.components.messages).find((m) => m.name === event);
@@ -102,7 +102,7 @@ describe('GET /postman_collection.json', () => {
       expect.arrayContaining(['baseUrl', 'apiKey']),
     );
 
-    const openapi = parse((await t.api.get('/openapi.yaml')).body);
+    const openapi = parseYaml((await t.api.get('/openapi.yaml')).body);
     const operations = Object.entries<Record<string, any>>(openapi.paths).flatMap(([path, item]) =>
       ['get', 'post', 'put', 'patch', 'delete']
         .filter((m) => item[m])

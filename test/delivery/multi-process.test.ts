@@ -13,6 +13,7 @@ import { EVENT_EXAMPLES } from '../../src/delivery/event-examples.ts';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db/test-database.ts';
 import { makeAsset, makeWebhook } from '../helpers/app/factories.ts';
 import { createTenant } from '../helpers/app/tenants.ts';
+import { seedEmbeddedDatabase } from '../helpers/processes/embedded-data-dir.ts';
 import {
   appOn,
   loadPublishedVerifier,
@@ -28,12 +29,14 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.close());
 
-// Opens and migrates an on-disk database twice: slow on a loaded machine, hence the longer timeout.
+// Opens an on-disk database twice: slow on a loaded machine, hence the longer timeout.
 describe('a process that stops between commit and dispatch', { timeout: 90_000 }, () => {
   it('still delivers the committed event from the next process on the same database', async () => {
-    // "Processes" share only the database: PostgreSQL by URL, or an on-disk PGlite directory reopened.
+    // "Processes" share only the database: PostgreSQL by URL, or an on-disk PGlite directory reopened (holding the
+    // run's migrated cluster: creating one is not the subject).
     const base: TestDatabase | null = onPostgres ? await createTestDatabase() : null;
     const dir = onPostgres ? null : mkdtempSync(path.join(os.tmpdir(), 'fleet-restart-'));
+    if (dir) seedEmbeddedDatabase(dir);
     const open = async (): Promise<Database> => {
       const db = base
         ? await openDatabase({ databaseUrl: base.url!, dataDir: 'unused', poolSize: 4 })

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
 import type { TestTenant } from '../helpers/app/tenants.ts';
 import { generateApiKey } from '../../src/core/api-keys.ts';
 import { createResolver, schemaArbitrary, type Json } from '../helpers/fuzz/openapi-schema-arbitrary.ts';
+import { parseYaml } from '../helpers/contracts/yaml-document.ts';
 
 /**
  * Property-based fuzzing of every operation in openapi.yaml (read at test time): schema-shaped inputs
@@ -18,7 +18,7 @@ const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() 
 const TOTAL_RUNS = Number(process.env.FUZZ_RUNS ?? 3_000);
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-const doc = parse(readFileSync(fileURLToPath(new URL('../../openapi.yaml', import.meta.url)), 'utf8'));
+const doc = parseYaml(readFileSync(fileURLToPath(new URL('../../openapi.yaml', import.meta.url)), 'utf8'));
 const resolve = createResolver(doc);
 
 interface Param {

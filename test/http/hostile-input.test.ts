@@ -186,7 +186,10 @@ describe('shutting down', () => {
     registerShutdownRefusal(app);
     registerErrorHandling(app);
     // Slow enough that the second request reaches the server while the first is still running, even on a busy machine.
+    let slowStarted!: () => void;
+    const running = new Promise<void>((resolve) => (slowStarted = resolve));
     app.get('/slow', async () => {
+      slowStarted();
       await new Promise((r) => setTimeout(r, 1_500));
       return { ok: true };
     });
@@ -204,7 +207,8 @@ describe('shutting down', () => {
       );
     });
     socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
-    await new Promise((r) => setTimeout(r, 100));
+    // Shutdown starts once the first request is being handled, however long it took to arrive.
+    await running;
     const closed = app.close();
     await new Promise((r) => setTimeout(r, 20));
     socket.write('GET /api/v1/version HTTP/1.1\r\nHost: x\r\n\r\n');

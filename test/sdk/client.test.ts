@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FleetApiError, FleetClient, OPERATIONS, RESOURCES, type OperationId } from '@fleet-ops/sdk';
 import { WALKTHROUGH, fill, valueAt } from '../../src/contracts/walkthrough.ts';
 import type { TestTenant } from '../helpers/app/tenants.ts';
 import { startSdkServer, type SdkServer } from '../helpers/sdk/sdk-server.ts';
+import { parseYaml } from '../helpers/contracts/yaml-document.ts';
 
 let s: SdkServer;
 let tenant: TestTenant;
@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const doc = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8'));
+const doc = parseYaml(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8'));
 const documented: string[] = Object.values<Record<string, { operationId?: string }>>(doc.paths).flatMap((item) =>
   Object.values(item)
     .map((op) => op?.operationId)

@@ -3,11 +3,10 @@
 // by a byte cap; OAuth2 tokens cached per connection; 401 refreshes once, 429 honours Retry-After, 5xx and
 // timeouts retry with backoff.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import tls from 'node:tls';
 import type { Agent } from 'undici';
 import { lazyModule } from '../../core/lazy-module.ts';
+import { trustedCaContext } from '../../delivery/trusted-ca.ts';
 import { guardedLookup, hostOf, isPrivateAddress } from '../../delivery/url-guard.ts';
 import type { FeedPage } from './telematics-feed.rules.ts';
 import { FeedError, parseFeedPage } from './telematics-parse.adapter.ts';
@@ -70,9 +69,7 @@ interface Answer {
 
 export function createFeedClient(options: FeedClientOptions) {
   const sleep = options.sleep ?? defaultSleep;
-  const secureContext = options.caFile
-    ? tls.createSecureContext({ ca: [...tls.rootCertificates, readFileSync(options.caFile, 'utf8')] })
-    : undefined;
+  const secureContext = options.caFile ? trustedCaContext(options.caFile) : undefined;
   let agent: Agent | undefined;
   const agentOf = () =>
     (agent ??= new (undici().Agent)({

@@ -30,8 +30,13 @@ export function createResponseValidator(doc: Json) {
     pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
     literal: template.split('/').filter((s) => !s.startsWith('{')).length,
   }));
-  const rewrite = (schema: unknown): unknown =>
-    JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/'));
+  // Keyed by the schema's text: most error answers of the document share one, which is then compiled once.
+  const validatorOf = (schema: unknown) => {
+    const text = JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/');
+    let check = compiled.get(text);
+    if (!check) compiled.set(text, (check = ajv.compile(JSON.parse(text))));
+    return check;
+  };
 
   function operationOf(method: string, path: string) {
     const match = templates.filter((t) => t.pattern.test(path)).sort((a, b) => b.literal - a.literal)[0];
@@ -69,12 +74,7 @@ export function createResponseValidator(doc: Json) {
         `${where}: media type ${mediaType || '(none)'} not documented (${Object.keys(content).join(', ')})`,
       ];
     if (mediaType !== 'application/json') return problems;
-    const key = `${found.template} ${answer.method} ${answer.status}`;
-    let check = compiled.get(key);
-    if (!check) {
-      check = ajv.compile(rewrite(media.schema) as object);
-      compiled.set(key, check);
-    }
+    const check = validatorOf(media.schema);
     let body: unknown;
     try {
       body = JSON.parse(answer.body);

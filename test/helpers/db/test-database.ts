@@ -1,11 +1,8 @@
-import { openAsBlob } from 'node:fs';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { readFile } from 'node:fs/promises';
 import { inject } from 'vitest';
 import { openDatabase, type Database } from '../../../src/db/database.ts';
 import { migrateDatabase } from '../../../src/db/direct.ts';
 import { migrate } from '../../../src/db/migrator.ts';
+import { pgliteFromTemplate } from './pglite-template.ts';
 import { createScratchDatabase } from './scratch-database.ts';
 
 import { TEST_DATABASE_DIRECT, TEST_DATABASE_POOLER_URL, TEST_DATABASE_URL } from '../run/test-env.ts';
@@ -27,11 +24,14 @@ export interface TestDatabase extends Database {
 
 /**
  * A brand-new, migrated database owned by the calling test file; dropped on close. It is a copy of the template
- * test/global-setup.ts migrated once for the run; `migrate` then finds nothing to apply and only proves it.
+ * test/helpers/run/global-setup.ts migrated once for the run; `migrate` then finds nothing to apply and only proves it.
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
-    const db = await openDatabase({ dataDir: 'memory://', pglite: await pgliteStart() });
+    const db = await openDatabase({
+      dataDir: 'memory://',
+      pglite: await pgliteFromTemplate(inject('pgliteTemplateDir')),
+    });
     await migrate(db.sql);
     return { ...db, env: {} };
   }
@@ -55,23 +55,27 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-const PGLITE_DIST = pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
-let pgliteParts: Promise<{ pgliteWasmModule: WebAssembly.Module; fsBundle: Blob }> | undefined;
-// The global's value (this project's TypeScript libraries declare its types only).
-const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } })
-  .WebAssembly;
-
 /**
- * What an in-memory PGlite starts from: the run's migrated dump, and PGlite's WebAssembly module and file bundle,
- * compiled and read once per test process rather than once per file.
+ * A database with no migration applied, owned by the calling test file (tests of the migrations themselves and of
+ * upgrades from an earlier schema); dropped on close. Direct, never through the run's pooler.
  */
-async function pgliteStart() {
-  pgliteParts ??= (async () => ({
-    pgliteWasmModule: await wasm.compile(await readFile(new URL('pglite.wasm', PGLITE_DIST))),
-    fsBundle: await openAsBlob(new URL('pglite.data', PGLITE_DIST)),
-  }))();
-  const template = inject('pgliteTemplate');
-  return { ...(await pgliteParts), loadDataDir: template ? await openAsBlob(template) : undefined };
+export async function createUnmigratedDatabase(): Promise<TestDatabase> {
+  if (!TEST_DATABASE_URL) {
+    const db = await openDatabase({ dataDir: 'memory://', pglite: await pgliteFromTemplate(inject('pgliteEmptyDir')) });
+    return { ...db, env: {} };
+  }
+  const scratch = await createScratchDatabase(TEST_DATABASE_URL, 'fleet_u');
+  const db = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused', poolSize: 5 });
+  return {
+    ...db,
+    url: scratch.url,
+    directUrl: scratch.url,
+    env: { DATABASE_URL: scratch.url, DATABASE_DIRECT_URL: scratch.url },
+    async close() {
+      await db.close();
+      await scratch.drop().catch(() => {});
+    },
+  };
 }
 
 /** The pooler's URL naming the database of `direct`. */

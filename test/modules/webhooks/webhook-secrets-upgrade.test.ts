@@ -1,21 +1,18 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../../src/db/database.ts';
 import { migrate, readMigrations } from '../../../src/db/migrator.ts';
 import { signEnvelope } from '../../../src/delivery/signer.ts';
 import { JOBS } from '../../../src/jobs/jobs.ts';
-import { onPostgres, TEST_DATABASE_URL } from '../../helpers/db/test-database.ts';
+import { createUnmigratedDatabase, onPostgres, type TestDatabase } from '../../helpers/db/test-database.ts';
 import { createTenant, type TestTenant } from '../../helpers/app/tenants.ts';
-import { createScratchDatabase, type ScratchDatabase } from '../../helpers/db/scratch-database.ts';
 import { appOn, loadPublishedVerifier, startReceiver, type Receiver } from '../../helpers/delivery/harness.ts';
 
 /** The migration that adds the ciphertext columns: the database is left just before it, as 8ba511f left it. */
 const ENCRYPTION = '20261126110000_webhook_secret_ciphertext';
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
-let db: Database & { url?: string };
-let scratch: ScratchDatabase | undefined;
+let db: TestDatabase;
 let receiver: Receiver;
 let tenant: TestTenant;
 let app: Awaited<ReturnType<typeof appOn>>;
@@ -41,12 +38,7 @@ async function insertOld(id: string, path: string, secret: string, previous: str
 beforeAll(async () => {
   receiver = await startReceiver();
   ({ verifyWebhook } = await loadPublishedVerifier());
-  if (TEST_DATABASE_URL) {
-    scratch = await createScratchDatabase(TEST_DATABASE_URL, 'fleet_upg');
-    db = { ...(await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused', poolSize: 5 })), url: scratch.url };
-  } else {
-    db = await openDatabase({ dataDir: 'memory://' });
-  }
+  db = await createUnmigratedDatabase();
   await migrate(
     db.sql,
     readMigrations().filter((m) => m.name < ENCRYPTION),
@@ -61,7 +53,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   await db?.close();
-  await scratch?.drop();
   await receiver?.close();
 });
 
