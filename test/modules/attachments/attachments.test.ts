@@ -304,7 +304,10 @@ describe('presigned upload on local storage', () => {
       })
     ).json();
     const url = new URL(upload.url).pathname;
-    const tampered = await t.app.inject({ method: 'PUT', url: url.slice(0, -2) + 'AA', payload: bytes });
+    // One character inside the token changed (the last ones may only carry base64 padding bits).
+    const at = url.length - 10;
+    const forged = url.slice(0, at) + (url[at] === 'A' ? 'B' : 'A') + url.slice(at + 1);
+    const tampered = await t.app.inject({ method: 'PUT', url: forged, payload: bytes });
     expect(tampered.statusCode).toBe(403);
     const put = await t.app.inject({ method: 'PUT', url, headers: upload.headers, payload: bytes });
     expect(put.statusCode).toBe(422);
