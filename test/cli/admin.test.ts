@@ -189,7 +189,7 @@ describe('admin CLI and the API share one service', () => {
   });
 });
 
-// A cold process on the embedded database (tsx, PGlite's WASM, migrations) can take most of a minute on a busy machine.
+// A cold process on the embedded database (PGlite's WASM, migrations) can take most of a minute on a busy machine.
 describe('admin CLI as a process', { timeout: 120_000 }, () => {
   const cli = path.resolve('src/cli/admin.ts');
   const run = (env: Record<string, string>, ...argv: string[]) =>
@@ -227,7 +227,7 @@ describe('admin CLI as a process', { timeout: 120_000 }, () => {
         expect(res.status, holding).toBe(1);
         expect(res.stderr.trim().split('\n')).toHaveLength(1);
         expect(res.stderr).toContain(`in use by another process (pid ${process.pid})`);
-        expect(res.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+        expect(res.stderr).not.toMatch(/\bat .*\.[jt]s:\d+/);
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireDataDirLock, DataDirLockedError } from '../../src/db/data-dir-lock.ts';
+import { nodeArgs } from '../helpers/processes/node-process.ts';
 
 /**
  * The DATA_DIR lock between processes that cannot see each other's pids (two containers on one volume): each
@@ -39,10 +40,10 @@ interface Holder {
   exited: Promise<{ code: number | null; stderr: string }>;
 }
 
-/** A holder in its own PID namespace (a cold tsx process: slow on a busy machine, hence no short timeouts). */
+/** A holder in its own PID namespace (a cold process: slow on a busy machine, hence no short timeouts). */
 function startHolder(dir: string): Holder {
-  const args = ['--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL', process.execPath, '--import', 'tsx'];
-  const child = spawn('unshare', [...args, holder, dir, String(STALE_MS)], {
+  const args = ['--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL', process.execPath];
+  const child = spawn('unshare', [...args, ...nodeArgs(holder, dir, String(STALE_MS))], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -74,9 +74,9 @@ describe('head-of-line isolation', () => {
       await eventually(() => hits('/hol-hang').length > 0 && hits('/hol-500').length > 0, 3_000);
       const started = Date.now();
       await emitTools(t, healthy.orgId, 20, 'ok');
-      await eventually(() => hits('/hol-ok').length === 20, 5_000);
-      // Well inside the hanging receiver's 8 s timeout (the margin is for a busy machine): nothing waited for it.
-      expect(Date.now() - started).toBeLessThan(3_000);
+      // Inside the hanging receiver's 8 s timeout, so nothing waited for it; the rest of it is a busy machine's margin.
+      await eventually(() => hits('/hol-ok').length === 20, 7_500);
+      expect(Date.now() - started).toBeLessThan(7_500);
       // The hanging subscription holds only its share of the senders.
       expect(hits('/hol-hang').length).toBeLessThanOrEqual(t.deps.config.webhooks.subscriptionConcurrency);
     } finally {
@@ -102,8 +102,9 @@ describe('head-of-line isolation', () => {
       await sleep(200); // its claims ahead have landed
       const started = Date.now();
       await emitTools(t, healthy.orgId, 5, 'ok');
-      await eventually(() => hits('/cap-ok').length === 5, 5_000);
-      expect(Date.now() - started).toBeLessThan(3_000);
+      // Inside the hanging receiver's 8 s timeout, so nothing waited for it; the rest of it is a busy machine's margin.
+      await eventually(() => hits('/cap-ok').length === 5, 7_500);
+      expect(Date.now() - started).toBeLessThan(7_500);
       expect(hits('/cap-hang')).toHaveLength(2);
     } finally {
       receiver.respond = () => ({});

@@ -1,6 +1,6 @@
 /**
- * Operations test: the service scales past one process. Two real API processes (node --import tsx
- * src/main.ts, as deployed) share one PostgreSQL database and one Redis; the test talks to them over HTTP and
+ * Operations test: the service scales past one process. Two real API processes (src/main.ts compiled, as
+ * deployed) share one PostgreSQL database and one Redis; the test talks to them over HTTP and
  * receives their webhooks on a local HTTPS receiver.
  *
  * Which process sent a webhook is read from the operating system: the receiver looks up the client port of
