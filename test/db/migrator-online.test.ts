@@ -163,6 +163,31 @@ describe('historical checksums', () => {
       await fresh.close();
     }
   });
+
+  it("a database migrated with the attachments migration's first text starts, and its subject trigger gets orgId", async () => {
+    const attachments = '20261127120000_attachments';
+    const first = readFileSync(new URL('../fixtures/attachments.released-da30af5.sql', import.meta.url), 'utf8');
+    const fresh = await createUnmigratedDatabase();
+    try {
+      const released = readMigrations()
+        .filter((m) => m.name <= attachments)
+        .map((m) =>
+          m.name === attachments ? { ...m, sql: first, checksum: HISTORICAL_CHECKSUMS[attachments][0] } : m,
+        );
+      await migrate(fresh.sql, released);
+      const trigger = async () =>
+        (
+          await fresh.sql.query<{ src: string }>(
+            `SELECT prosrc AS src FROM pg_proc WHERE proname = 'attachments_delete_subject'`,
+          )
+        )[0].src;
+      expect(await trigger()).not.toContain('"orgId"');
+      expect(await migrate(fresh.sql)).toContain('20261127150000_attachments_subject_trigger_org');
+      expect(await trigger()).toContain('"orgId" = OLD."orgId"');
+    } finally {
+      await fresh.close();
+    }
+  });
 });
 
 describe.skipIf(!onPostgres)('locks (PostgreSQL)', () => {
