@@ -41,7 +41,7 @@ function templateFiles(dir: string): TemplateFiles {
 /**
  * PGlite's in-memory file system, filled with a copy of a migrated data directory before the server starts, which
  * then resumes that cluster. PGlite's own `loadDataDir` reads a tar archive in JavaScript on every start, which
- * cost a test file's start more CPU than the server's own start-up (ADR 0042).
+ * cost a test file's start more CPU than the server's own start-up (docs/development/testing.md).
  */
 class TemplateFS extends MemoryFS {
   constructor(private readonly template: TemplateFiles) {
