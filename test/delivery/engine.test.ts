@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../../src/db/transaction.ts';
 import { EVENT_EXAMPLES } from '../../src/delivery/event-examples.ts';
 import { createDelivery } from '../../src/delivery/delivery.ts';
@@ -16,8 +16,11 @@ const apps: TestApp[] = [];
 beforeAll(async () => {
   receiver = await startReceiver();
 });
+// Each test's app stops with it: a dispatcher left running keeps retrying its test's failing receivers.
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.close();
+});
 afterAll(async () => {
-  for (const app of apps) await app.close();
   await receiver.close();
 });
 
