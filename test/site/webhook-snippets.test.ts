@@ -135,6 +135,8 @@ describe('shell (openssl) snippet', () => {
       const run = spawnSync('bash', ['-c', SHELL_SNIPPET], {
         cwd: dir,
         encoding: 'utf8',
+        // Not a socket on stdin (Node's default pipe): bash takes that for an ssh session and runs ~/.bashrc first.
+        stdio: ['ignore', 'pipe', 'pipe'],
         env: {
           PATH: process.env.PATH,
           SECRET: d.secret,
