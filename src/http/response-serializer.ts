@@ -101,7 +101,20 @@ export function writerSchema(schema: z.core.$ZodType): Json | null {
   }
 }
 
+// A writer depends on its schema alone, so a process compiles each schema once however many apps it builds (the
+// tests build one per file).
+const compiled = new WeakMap<z.core.$ZodType, Writer>();
+
 function compile(schema: z.core.$ZodType): Writer {
+  let writer = compiled.get(schema);
+  if (!writer) {
+    writer = compileWriter(schema);
+    compiled.set(schema, writer);
+  }
+  return writer;
+}
+
+function compileWriter(schema: z.core.$ZodType): Writer {
   const jsonSchema = writerSchema(schema);
   if (!jsonSchema) return toJson;
   try {
