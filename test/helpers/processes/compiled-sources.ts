@@ -21,11 +21,15 @@ export function compiledScript(script: string): string {
     throw new Error(`${script}: only TypeScript under ${DIRS.join(', ')} is transpiled for a process`);
   root ??= cachedBuild(
     'fleet-test-js',
-    hashOf([
-      ...filesUnder(...DIRS),
-      path.relative(ROOT, fileURLToPath(import.meta.url)),
-      'node_modules/esbuild/package.json',
-    ]),
+    hashOf(
+      [
+        ...filesUnder(...DIRS),
+        path.relative(ROOT, fileURLToPath(import.meta.url)),
+        'node_modules/esbuild/package.json',
+      ],
+      // The build links to this checkout (LINKED): another checkout sharing node_modules has builds of its own.
+      ROOT,
+    ),
     transpile,
   );
   return path.join(root, file.replace(/\.ts$/, '.js'));

@@ -22,9 +22,10 @@ export function filesUnder(...dirs: string[]): string[] {
     .sort();
 }
 
-/** A short hash of the named files' paths and contents (repository-relative). */
-export function hashOf(files: string[]): string {
+/** A short hash of the named files' paths and contents (repository-relative), and of `also`. */
+export function hashOf(files: string[], ...also: string[]): string {
   const hash = createHash('sha256');
+  for (const value of also) hash.update(`${value}\0`);
   for (const name of files)
     hash
       .update(`${name}\0`)
