@@ -36,6 +36,9 @@ export function createAuthenticator(
   let generation = 0;
   const cache = new LRUCache<string, Entry>({
     ...bounds,
+    // The sweep and forget() delete entries whose lookup may be in flight; the requests waiting for it still get
+    // its answer (lru-cache would otherwise reject them with "deleted", a 500).
+    ignoreFetchAbort: true,
     // fetch() runs this once per hash however many requests wait for it; undefined: unknown, nothing cached.
     fetchMethod: async (hash) => {
       const started = generation;

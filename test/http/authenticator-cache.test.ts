@@ -61,13 +61,28 @@ const made: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const auth of made.splice(0)) await auth.close();
 });
-function authenticator(db: ReturnType<typeof fakeDb>, options: { ttlMs: number; maxEntries?: number }) {
+function authenticator(
+  db: ReturnType<typeof fakeDb>,
+  options: { ttlMs: number; maxEntries?: number; flushIntervalMs?: number },
+) {
   const auth = createAuthenticator(db as unknown as Database, options);
   made.push(auth);
   return auth;
 }
 
 describe('the key cache', () => {
+  it('answers a request whose lookup was in flight while the sweep deleted its entry', async () => {
+    const db = fakeDb();
+    const auth = authenticator(db, { ttlMs: 1, flushIntervalMs: 10 });
+    const { header, id } = db.issue();
+    const release = db.hold();
+    const pending = auth.authenticate(header);
+    // Several sweeps pass while the lookup waits on the database.
+    await new Promise((r) => setTimeout(r, 60));
+    release();
+    expect((await pending).keyId).toBe(id);
+  });
+
   it('asks the database once for any number of concurrent requests with the same new key', async () => {
     const db = fakeDb();
     const auth = authenticator(db, { ttlMs: 5_000 });
