@@ -18,9 +18,9 @@ export const HISTORICAL_CHECKSUMS: Readonly<Record<string, readonly string[]>> =
   // 0844e36 created "responseBody" as BYTEA; 821a659 changed the file to TEXT (base64). Repaired by
   // 20261126100000_idempotency_response_text.
   '20261124100000_idempotency_keys': ['5b691d59bacd353fac0b067a9ca35c1722171643c9607e11585a5da99ff1984a'],
-  // da30af5 first released this file without orgId in the subject trigger's delete; 75fe11d added it. Databases
-  // that applied the first text get the same function from 20261127150000_attachments_subject_trigger_org.
-  '20261127120000_attachments': ['001d27fdf9290c855221f4aa9dc94f2d7abdfb633a72b29af67d57d09fd15633'],
+  // 75fe11d edited this file (orgId in the subject trigger's delete) after da30af5 released it; the file is back as
+  // released, and 20261127150000_attachments_subject_trigger_org gives every database the edited function.
+  '20261127120000_attachments': ['20a9dd86b1c3dfe52988958c2924dbd46cfdc1c0653783c4c6339e778ec1d08f'],
 };
 
 export interface Migration {

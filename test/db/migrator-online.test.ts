@@ -1,5 +1,6 @@
 // Migrations that never block writes: statement-by-statement migrations (CREATE INDEX CONCURRENTLY), the cleanup
 // of an interrupted build, lock_timeout with retries, the bounded migration-lock wait, historical checksums.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -164,24 +165,31 @@ describe('historical checksums', () => {
     }
   });
 
-  it("a database migrated with the attachments migration's first text starts, and its subject trigger gets orgId", async () => {
+  it("a database migrated with the attachments migration's edited text starts, and keeps its subject trigger", async () => {
     const attachments = '20261127120000_attachments';
-    const first = readFileSync(new URL('../fixtures/attachments.released-da30af5.sql', import.meta.url), 'utf8');
+    // The text 75fe11d gave the file: the released one with orgId in the trigger's delete.
+    const released = readMigrations().find((m) => m.name === attachments)!;
+    const edited = released.sql.replace(
+      `    DELETE FROM "attachments" WHERE "subjectType" = TG_ARGV[0] AND "subjectId" = OLD."id";`,
+      `    -- orgId first: the (orgId, subjectType, subjectId, …) index serves each deleted subject row.
+    DELETE FROM "attachments"
+    WHERE "orgId" = OLD."orgId" AND "subjectType" = TG_ARGV[0] AND "subjectId" = OLD."id";`,
+    );
+    const checksum = createHash('sha256').update(edited).digest('hex');
+    expect(HISTORICAL_CHECKSUMS[attachments]).toContain(checksum);
     const fresh = await createUnmigratedDatabase();
     try {
-      const released = readMigrations()
+      const upToIt = readMigrations()
         .filter((m) => m.name <= attachments)
-        .map((m) =>
-          m.name === attachments ? { ...m, sql: first, checksum: HISTORICAL_CHECKSUMS[attachments][0] } : m,
-        );
-      await migrate(fresh.sql, released);
+        .map((m) => (m.name === attachments ? { ...m, sql: edited, checksum } : m));
+      await migrate(fresh.sql, upToIt);
       const trigger = async () =>
         (
           await fresh.sql.query<{ src: string }>(
             `SELECT prosrc AS src FROM pg_proc WHERE proname = 'attachments_delete_subject'`,
           )
         )[0].src;
-      expect(await trigger()).not.toContain('"orgId"');
+      expect(await trigger()).toContain('"orgId" = OLD."orgId"');
       expect(await migrate(fresh.sql)).toContain('20261127150000_attachments_subject_trigger_org');
       expect(await trigger()).toContain('"orgId" = OLD."orgId"');
     } finally {

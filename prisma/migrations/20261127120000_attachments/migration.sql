@@ -29,9 +29,7 @@ CREATE INDEX "attachments_storageKey_idx" ON "attachments"("storageKey");
 
 CREATE FUNCTION "attachments_delete_subject"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    -- orgId first: the (orgId, subjectType, subjectId, …) index serves each deleted subject row.
-    DELETE FROM "attachments"
-    WHERE "orgId" = OLD."orgId" AND "subjectType" = TG_ARGV[0] AND "subjectId" = OLD."id";
+    DELETE FROM "attachments" WHERE "subjectType" = TG_ARGV[0] AND "subjectId" = OLD."id";
     RETURN NULL;
 END;
 $$;
