@@ -2,7 +2,8 @@
 // calls on a PostgreSQL database migrated by this tree. During a rolling restart both versions run on the new
 // schema; a release that removed or replaced something the previous one still queries fails here.
 // The previous release is unpacked with `git archive` into a temporary directory; it reuses this tree's
-// node_modules when every package of its lockfile is installed here at the same version, else runs `npm ci`.
+// node_modules when every package of its lockfile is installed here at the same version, else installs the
+// difference into a linked copy of it.
 // Usage: npm run test:n-1   Env: CI_POSTGRES_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/postgres),
 // N1_PORT (3918), N1_KEEP=1 keeps the directory and database. Bounded: gives up after N1_TIMEOUT_MS (180 s).
 import { execFileSync, execSync, spawn } from 'node:child_process';
@@ -74,7 +75,17 @@ async function main() {
 
   execSync(`git archive ${rev} | tar -x -C ${JSON.stringify(dir)}`, { cwd: root, stdio: 'inherit' });
   if (sameDependencies()) symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-  else execSync('npm ci --no-audit --no-fund --loglevel=error', { cwd: dir, stdio: 'inherit' });
+  else {
+    // A hard-linked copy of this tree's packages that npm then brings to the old lockfile: only the packages that
+    // differ are fetched (from the cache), where `npm ci` would unpack the whole tree again. npm replaces a package
+    // by new files, never by writing into the linked ones; its hidden lockfile is the one it rewrites, so it goes.
+    execFileSync('cp', ['-al', path.join(root, 'node_modules'), path.join(dir, 'node_modules')]);
+    rmSync(path.join(dir, 'node_modules', '.package-lock.json'), { force: true });
+    execSync('npm install --no-audit --no-fund --no-save --prefer-offline --loglevel=error', {
+      cwd: dir,
+      stdio: 'inherit',
+    });
+  }
   execFileSync(process.execPath, ['scripts/prisma-generate.mjs'], { cwd: dir, stdio: 'inherit' });
 
   server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
