@@ -32,8 +32,8 @@ export const envDescriptions = {
     'The scheduler tick (node-cron syntax; a seconds field is allowed): sweeps due retries in continuous mode, ' +
     'dispatches in tick mode. Checked before the server starts.',
   WEBHOOK_DISPATCH_MODE:
-    '`continuous`: committed events wake the dispatcher at once; `tick`: only the cron tick dispatches (the ' +
-    'specification’s literal model, see [Webhooks](api/webhooks.md)).',
+    '`continuous`: committed events wake the dispatcher at once; `tick`: only the cron tick dispatches, at ' +
+    'most `WEBHOOK_BATCH_SIZE` per tick (see [Webhooks](api/webhooks.md#dispatch-modes)).',
   WEBHOOK_BATCH_SIZE: 'Deliveries claimed per claim; in tick mode the cap per tick.',
   WEBHOOK_CONCURRENCY: 'Webhook sends in flight at once per process.',
   WEBHOOK_SUBSCRIPTION_CONCURRENCY:

@@ -1,7 +1,7 @@
 /**
  * Signature-verification code shown on /docs/webhooks. Kept here as plain text so the page escapes it and the
  * tests run exactly this code (Node, Python and the shell) against signed deliveries, fresh, tampered and stale.
- * The format is the one both signatures use (docs/api/notes/webhooks.md and the AsyncAPI document).
+ * The format is the one both signatures use (docs/api/webhooks.md and the AsyncAPI document).
  */
 export const TOLERANCE_SEC = 300;
 

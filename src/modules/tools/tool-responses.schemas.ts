@@ -219,7 +219,7 @@ export const TOOL_CSV_CONTENT = {
   'text/csv': {
     schema: {
       type: 'string',
-      description: 'format=csv: a header row and one row per matching tool (22 columns, see docs/api/notes/tools.md)',
+      description: 'format=csv: a header row and one row per matching tool (22 columns, see docs/api/tools.md)',
     },
     example: 'id,name,category\ncm4k2x9q10000a8b7c6d5e4f3,Impact driver 18V,Power tools\n',
   },

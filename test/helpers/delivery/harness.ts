@@ -20,10 +20,10 @@ type Verify = (rawBody: Buffer | string, headers: Record<string, unknown>, secre
 
 /**
  * The receiver-side verifier exactly as published: the first ```js block after the "Verifying signatures"
- * heading of docs/api/notes/webhooks.md, loaded as a module.
+ * heading of docs/api/webhooks.md, loaded as a module.
  */
 export async function loadPublishedVerifier(): Promise<{ verifyWebhook: Verify; source: string }> {
-  const candidates = ['docs/api/notes/webhooks.md'].map((f) => path.join(ROOT, f)).filter(existsSync);
+  const candidates = ['docs/api/webhooks.md'].map((f) => path.join(ROOT, f)).filter(existsSync);
   for (const file of candidates) {
     const text = readFileSync(file, 'utf8');
     const at = text.search(/^#+ Verifying signatures/m);
