@@ -67,6 +67,22 @@ describe('docker-compose.yml, the Caddyfile and the Dockerfile', () => {
     for (const t of ['read_header', 'read_body', 'write', 'idle']) expect(setting(t), t).toBeDefined();
   });
 
+  it('the edge lets uploads up to ATTACHMENT_MAX_BYTES through and caps every other body at 2 MB', () => {
+    const bytes = (size: string) =>
+      Number.parseFloat(size) * (/MiB$/.test(size) ? 2 ** 20 : /MB$/.test(size) ? 1e6 : /KB$/.test(size) ? 1e3 : 1);
+    const caps = [...caddyfile.matchAll(/request_body (@\w+) \{\s*max_size (\S+)\s*\}/g)].map(([, m, size]) => ({
+      matcher: m,
+      size: size.replace(/^\{\$UPLOAD_MAX_SIZE:(.+)\}$/, '$1'),
+    }));
+    expect(caps.map((c) => c.matcher)).toEqual(['@upload', '@not_upload']);
+    const maxBytes = Number(compose.services.api.environment?.ATTACHMENT_MAX_BYTES?.match(/:-(\d+)\}/)?.[1]);
+    // The multipart framing and form fields around the file fit in the difference.
+    expect(bytes(caps[0].size)).toBeGreaterThan(maxBytes + 64 * 1024);
+    expect(bytes(caps[1].size)).toBe(2e6);
+    for (const route of ['/api/v1/attachments', '/api/v1/attachments/uploads/*'])
+      expect(caddyfile.match(/@upload \{[^}]*\}/)?.[0]).toContain(route);
+  });
+
   it('a stopping replica drains for longer than Caddy keeps an idle connection, within the stop grace period', () => {
     const { api } = compose.services;
     const drain = Number(api.environment?.SHUTDOWN_DRAIN_MS?.match(/:-(\d+)\}/)?.[1]);
