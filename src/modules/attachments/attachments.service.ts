@@ -5,8 +5,8 @@ import { ApiError, notFound } from '../../core/errors.ts';
 import { assertScope, type RequestContext } from '../../core/context.ts';
 import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import { createStorage } from './attachment-stores.adapter.ts';
-import { storageUnavailable, type ByteRange } from './attachment-storage.adapter.ts';
+import { createStorage } from './attachment-storage-from-config.adapter.ts';
+import { storageUnavailable, type ByteRange } from './attachment-storage-interface.adapter.ts';
 import { makeThumbnail } from './attachment-thumbnail.adapter.ts';
 import { createUploadTokens } from './attachment-token.adapter.ts';
 import {
