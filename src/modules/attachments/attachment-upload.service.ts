@@ -6,11 +6,8 @@ import { assertScope, type RequestContext } from '../../core/context.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import {
-  storageUnavailable,
-  type AttachmentStorage,
-  type StagedObject,
-} from './attachment-storage-interface.adapter.ts';
+import { storageUnavailable } from './attachment-storage-interface.adapter.ts';
+import type { AttachmentStorage, StagedObject } from './attachment-storage-interface.adapter.ts';
 import { detectType, fileTooLarge, Inspector, quotaExceeded, unsupportedType } from './attachment-sniff.adapter.ts';
 import type { UploadTokens } from './attachment-token.adapter.ts';
 import { cleanFilename, KNOWN_TYPES, WRITE_SCOPES, type SubjectType } from './attachment-types.rules.ts';
