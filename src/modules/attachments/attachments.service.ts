@@ -32,6 +32,9 @@ const lazyContentDisposition = lazyModule<typeof import('content-disposition')>(
 const contentDisposition = (...args: Parameters<typeof import('content-disposition')>) =>
   lazyContentDisposition()(...args);
 
+/** The scope of each subject type, which this service checks: the routes declare them so the contract names them. */
+export const SUBJECT_SCOPES = { read: READ_SCOPES, write: WRITE_SCOPES } as const;
+
 /** What the content and thumbnail routes answer: status, headers and, but for 304/416, a body. */
 export interface Download {
   status: 200 | 206 | 304 | 416;
