@@ -40,8 +40,12 @@ export default tseslint.config(
   },
   {
     // A test file tells one story end to end (set-up, the scenario, its assertions); scenario files run longer.
+    // Test files are named one way and a module's tests mirror it (docs/development/module-anatomy.md).
     files: ['test/**/*.ts'],
-    rules: { 'max-lines': ['error', { max: 450, skipBlankLines: true, skipComments: true }] },
+    rules: {
+      'max-lines': ['error', { max: 450, skipBlankLines: true, skipComments: true }],
+      'anatomy/test-file-name': 'error',
+    },
   },
   {
     // One module anatomy: src/modules/<module>/<topic>.<role>.ts (docs/adr/0011-module-anatomy.md); and no source
@@ -67,8 +71,9 @@ export default tseslint.config(
     },
   },
   {
-    // Rules and schemas are plain functions and shapes: the roles that do I/O may use them, never the reverse.
-    files: ['src/modules/**/*.rules.ts', 'src/modules/**/*.schemas.ts'],
+    // Rules, schemas and data are plain functions, shapes and constants: the roles that do I/O may use them, never
+    // the reverse.
+    files: ['src/modules/**/*.rules.ts', 'src/modules/**/*.schemas.ts', 'src/modules/**/*.data.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -85,7 +90,7 @@ export default tseslint.config(
                 '**/db/database.ts',
                 '**/db/transaction.ts',
               ],
-              message: 'Rules and schemas do no I/O: the caller passes them the data.',
+              message: 'Rules, schemas and data do no I/O: the caller passes them what they need.',
             },
           ],
         },

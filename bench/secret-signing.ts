@@ -7,7 +7,7 @@
 // Usage: npm run bench:secrets. Env: BENCH_ROUNDS (21), BENCH_OPS (20000).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createKeyring } from '../src/core/secret-keys.ts';
-import { createSecretBox, type StoredSecrets } from '../src/delivery/secret-box.ts';
+import { createSecretBox, type StoredSecrets } from '../src/security/secret-box.ts';
 import { newWebhookSecret, signEnvelope } from '../src/delivery/signer.ts';
 import { num } from './lib/env.ts';
 import { writeResults } from './lib/results.ts';

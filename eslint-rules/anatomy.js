@@ -1,9 +1,10 @@
 // Local ESLint rules that keep the module anatomy (docs/development/module-anatomy.md, docs/adr/0011-module-anatomy.md)
 // and the file-size limit from drifting. Plain JavaScript so ESLint loads it without a transpiler.
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
 /** The roles a file under src/modules/<module>/ may have; each is defined in docs/development/module-anatomy.md. */
-export const ROLES = ['routes', 'schemas', 'service', 'repository', 'rules', 'operations', 'job', 'adapter'];
+export const ROLES = ['routes', 'schemas', 'service', 'repository', 'rules', 'operations', 'job', 'adapter', 'data'];
 
 /** Files directly under src/modules/: the two registries. */
 const REGISTRIES = new Set(['index.ts', 'services.ts']);
@@ -30,10 +31,72 @@ export function anatomyProblem(rel) {
   const match = MODULE_FILE.exec(file);
   if (!match) return `name it <topic>.<role>.ts with a role among: ${ROLES.join(', ')}`;
   const topic = match[1];
+  if (topicFits(moduleName, topic)) return null;
   const singular = moduleName.replace(/s$/, '');
-  if (topic === moduleName || topic.startsWith(`${singular}-`) || topic.startsWith(`${moduleName}-`)) return null;
   return `the topic must be "${moduleName}" or start with "${singular}-" (e.g. ${singular}-${topic}.${match[2]}.ts)`;
 }
+
+/** Whether a file topic belongs to the module: its name, or a sub-topic prefixed with its name or singular. */
+function topicFits(moduleName, topic) {
+  const singular = moduleName.replace(/s$/, '');
+  return topic === moduleName || topic.startsWith(`${singular}-`) || topic.startsWith(`${moduleName}-`);
+}
+
+const TEST_FILE = new RegExp(`^(${KEBAB})\\.test\\.ts$`);
+
+/**
+ * The problem with a test file's path (posix, relative to test/), or null when it follows the scheme: a module's tests
+ * are test/modules/<module>/<topic>.test.ts for a folder that exists under src/modules/, with a topic named as the
+ * module's source files are (docs/development/module-anatomy.md, "Tests mirror the source"); every other test file is
+ * <topic>.test.ts in kebab-case, with no other dot in its name.
+ */
+export function testFileProblem(rel, modules) {
+  const parts = rel.split('/');
+  const file = parts[parts.length - 1];
+  const match = TEST_FILE.exec(file);
+  if (parts[0] !== 'modules') {
+    return match
+      ? null
+      : 'name a test file <topic>.test.ts in kebab-case, with no other dot (e.g. tool-labels.test.ts)';
+  }
+  if (parts.length !== 3)
+    return "a module's tests sit directly in test/modules/<module>/ (helpers go to test/helpers/)";
+  const moduleName = parts[1];
+  if (!modules.has(moduleName)) {
+    return `test/modules/${moduleName}/ mirrors no folder of src/modules/: put the test in its module's folder`;
+  }
+  if (!match) return `name it <topic>.test.ts in kebab-case, with no other dot (e.g. ${moduleName}.test.ts)`;
+  if (topicFits(moduleName, match[1])) return null;
+  const singular = moduleName.replace(/s$/, '');
+  return `the topic must be "${moduleName}" or start with "${singular}-" (e.g. ${singular}-${match[1]}.test.ts)`;
+}
+
+const testFileName = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'A test file is named <topic>.test.ts; a module test sits in test/modules/<module>/' },
+    schema: [],
+  },
+  create(context) {
+    const rel = path.relative(context.cwd, context.filename).split(path.sep).join('/');
+    const helperInModules = rel.startsWith('test/modules/') && !rel.endsWith('.test.ts');
+    if (!helperInModules && (!rel.startsWith('test/') || !rel.endsWith('.test.ts'))) return {};
+    const modules = new Set(
+      readdirSync(path.join(context.cwd, 'src/modules'), { withFileTypes: true })
+        .filter((d) => d.isDirectory() && d.name !== SHARED)
+        .map((d) => d.name),
+    );
+    const problem = helperInModules
+      ? 'test/modules/ holds only test files; put helpers in test/helpers/<module>/'
+      : testFileProblem(rel.slice('test/'.length), modules);
+    if (!problem) return {};
+    return {
+      Program(node) {
+        context.report({ node, loc: { line: 1, column: 0 }, message: `${rel}: ${problem}.` });
+      },
+    };
+  },
+};
 
 const moduleFileName = {
   meta: {
@@ -96,6 +159,7 @@ export default {
   meta: { name: 'anatomy' },
   rules: {
     'module-file-name': moduleFileName,
+    'test-file-name': testFileName,
     'no-max-lines-disable': noMaxLinesDisable,
     'hard-max-lines': hardMaxLines,
   },

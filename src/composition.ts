@@ -15,7 +15,7 @@ import {
 import { createBackground, type Background } from './jobs/background.ts';
 import { createBillingSync } from './jobs/billing-sync.ts';
 import { createDelivery, type Delivery } from './delivery/delivery.ts';
-import { createSecretBox, type SecretBox } from './delivery/secret-box.ts';
+import { createSecretBox, type SecretBox } from './security/secret-box.ts';
 import { keyringFromConfig, type Keyring } from './core/secret-keys.ts';
 import { createWebhookSecretStore, type WebhookSecretStore } from './modules/webhooks/webhook-secrets.repository.ts';
 import { createLogger } from './logger.ts';

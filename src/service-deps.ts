@@ -8,7 +8,7 @@ import type { Background } from './jobs/background.ts';
 import type { BillingSync } from './jobs/billing-sync.ts';
 import type { Metrics } from './metrics.ts';
 import type { WebhookSender } from './delivery/sender.ts';
-import type { SecretBox } from './delivery/secret-box.ts';
+import type { SecretBox } from './security/secret-box.ts';
 
 /** What a service factory may ask for; each takes only the part it uses (Pick<ServiceDeps, ...>). */
 export interface ServiceDeps {

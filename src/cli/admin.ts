@@ -7,7 +7,7 @@ import { migrateDatabase } from '../db/direct.ts';
 import { AdminError, createOrgAdmin, type OrgAdmin } from '../modules/orgs/orgs.service.ts';
 import { createKeyring, resolveKeyring, SecretKeyError, type Keyring } from '../core/secret-keys.ts';
 import { resealTelematicsSecrets } from '../modules/telematics/telematics-secrets.repository.ts';
-import { createSecretBox } from '../delivery/secret-box.ts';
+import { createSecretBox } from '../security/secret-box.ts';
 import { createWebhookSecretStore } from '../modules/webhooks/webhook-secrets.repository.ts';
 import { createAttachmentAdmin } from '../modules/attachments/attachment-admin.service.ts';
 

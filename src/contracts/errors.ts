@@ -14,7 +14,8 @@ const URL_ERRORS = ['bad_url', 'bad_request'];
 export interface ErrorContext {
   operationId: string;
   method: string;
-  scope: string | null;
+  /** The scopes of the operation's security alternatives (one, or one per subject type; none for any key). */
+  scopes: string[];
   hasBody: boolean;
   hasParams: boolean;
   batch: boolean;
@@ -35,28 +36,20 @@ const EXTRA_400: Record<string, string[]> = {
   putAttachmentUpload: ['upload_interrupted'],
 };
 
-/** Attachments take the scope of their subject, known only once the body or the row is read. */
-const SUBJECT_SCOPES = (kind: 'read' | 'write') =>
-  ['assets', 'flags', 'workorders', 'tools'].map((s) => `missing_scope:${s}:${kind}`);
 const UPLOAD_413 = ['file_too_large', 'quota_exceeded'];
 const STORAGE_503 = ['storage_unavailable'];
 /** Per-operation codes of statuses the service layer adds (merged with the generic codes of that status). */
 const EXTRA: Record<string, Partial<Record<number, string[]>>> = {
-  uploadAttachment: { 403: SUBJECT_SCOPES('write'), 413: UPLOAD_413, 503: STORAGE_503 },
-  createAttachmentUpload: { 403: SUBJECT_SCOPES('write'), 413: UPLOAD_413 },
+  uploadAttachment: { 413: UPLOAD_413, 503: STORAGE_503 },
+  createAttachmentUpload: { 413: UPLOAD_413 },
   completeAttachmentUpload: {
-    403: SUBJECT_SCOPES('write'),
     409: ['upload_incomplete'],
     413: ['file_too_large'],
     503: STORAGE_503,
   },
-  listAttachments: { 403: SUBJECT_SCOPES('read') },
-  getAttachment: { 403: SUBJECT_SCOPES('read') },
-  updateAttachment: { 403: SUBJECT_SCOPES('write') },
-  deleteAttachment: { 403: SUBJECT_SCOPES('write'), 503: STORAGE_503 },
-  getAttachmentContent: { 403: SUBJECT_SCOPES('read'), 409: ['upload_incomplete'], 503: STORAGE_503 },
+  deleteAttachment: { 503: STORAGE_503 },
+  getAttachmentContent: { 409: ['upload_incomplete'], 503: STORAGE_503 },
   getAttachmentThumbnail: {
-    403: SUBJECT_SCOPES('read'),
     404: ['thumbnail_unavailable'],
     409: ['upload_incomplete'],
     503: STORAGE_503,
@@ -111,7 +104,7 @@ function genericErrorSchema(status: number, ctx: ErrorContext): Json | null {
     case 401:
       return { $ref: '#/components/schemas/AuthenticationError' };
     case 403:
-      return codes([...(ctx.scope ? [`missing_scope:${ctx.scope}`] : []), ...(write ? ['key_creator_deleted'] : [])]);
+      return codes([...ctx.scopes.map((scope) => `missing_scope:${scope}`), ...(write ? ['key_creator_deleted'] : [])]);
     case 404:
       return { $ref: '#/components/schemas/NotFoundError' };
     case 413:

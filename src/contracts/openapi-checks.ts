@@ -2,6 +2,9 @@ import { operationsOf } from './openapi-rules.ts';
 
 type Json = Record<string, any>;
 
+/** The operations open to any valid key, whatever its scopes: what the key itself may see (GET /me). */
+export const ANY_KEY_OPERATIONS = new Set(['getMe', 'getMyUsage']);
+
 /**
  * What the contract requires of every operation. Returns one line per problem, naming the route and what to
  * add where, so whoever adds a route can fix it from the message alone; `openApiDocument` throws with them.
@@ -16,6 +19,14 @@ export function contractProblems(doc: Json): string[] {
     if (!op.summary) say('add a `summary` (one line, for people) to the route schema');
     if (!op.tags?.length) say('add `tags` to the route schema');
     if (!Array.isArray(op.security)) say('declare `config.scope` (or `config.public: true`) on the route');
+    else if (
+      !ANY_KEY_OPERATIONS.has(op.operationId) &&
+      op.security.some((requirement: Json) => !Object.values<string[]>(requirement).some((scopes) => scopes.length))
+    )
+      say(
+        '`security` names no scope: declare `config.scope`, or with `scope: null` the `config.subjectScopes` the ' +
+          'service checks (or add the operation to ANY_KEY_OPERATIONS if any valid key may call it)',
+      );
     const responses = Object.entries<Json>(op.responses ?? {});
     if (!responses.some(([code]) => code.startsWith('2')))
       say('declare the success response in `schema.response` (200/201)');
@@ -43,8 +54,10 @@ export function contractProblems(doc: Json): string[] {
         }
       }
     }
-    const body = op.requestBody?.content?.['application/json'];
-    if (body && body.example === undefined) say('the request body has no example');
+    for (const [type, media] of Object.entries<Json>(op.requestBody?.content ?? {})) {
+      if (media.example === undefined && media.examples === undefined)
+        say(`the request body has no example for ${type} (give the media type an \`example\`)`);
+    }
   }
   return problems;
 }

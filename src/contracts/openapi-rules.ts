@@ -79,7 +79,7 @@ export function applyContractRules(doc: Json): void {
           hasBody: method !== 'get', // Fastify parses a body on DELETE too
           hasParams: path.includes('{'),
           batch,
-          scope: op.security?.[0]?.bearerAuth?.[0] ?? null,
+          scopes: (op.security ?? []).flatMap((requirement: Json) => requirement.bearerAuth ?? []),
         });
         if (specific) json.schema = specific;
       }

@@ -9,7 +9,7 @@ export interface ClaimedDelivery {
   eventType: string;
   attempts: number;
   url: string;
-  /** The subscription's stored secrets (secret-box.ts opens them). */
+  /** The subscription's stored secrets (src/security/secret-box.ts opens them). */
   secret: string | null;
   secretCiphertext: string | null;
   previousSecret: string | null;

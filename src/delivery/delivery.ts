@@ -6,7 +6,7 @@ import { createBreakers } from './breaker.ts';
 import { createClaims } from './claims.ts';
 import { createDispatcher, type AttemptOutcome } from './dispatcher.ts';
 import { keyringFromConfig } from '../core/secret-keys.ts';
-import { createSecretBox, SecretUnavailableError, type SecretBox } from './secret-box.ts';
+import { createSecretBox, SecretUnavailableError, type SecretBox } from '../security/secret-box.ts';
 import { createWebhookSender } from './sender.ts';
 import { startWakeup, type Wakeup } from './wakeup.ts';
 

@@ -56,7 +56,7 @@ export function createDispatcher({
   signingSecrets,
 }: {
   config: Config;
-  /** The secrets that sign this row now, or why it cannot be signed (secret-box.ts). */
+  /** The secrets that sign this row now, or why it cannot be signed (src/security/secret-box.ts). */
   signingSecrets: (row: ClaimedDelivery, now: Date) => { keys: string[] } | { error: string };
   /** Signing time and the rotation overlap of secrets. */
   clock: Clock;

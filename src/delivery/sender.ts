@@ -1,8 +1,8 @@
 import net from 'node:net';
 import type { Agent } from 'undici';
 import { lazyModule } from '../core/lazy-module.ts';
-import { trustedCaContext } from './trusted-ca.ts';
-import { guardedLookup, hostOf, isPrivateAddress, type LookupAll } from './url-guard.ts';
+import { trustedCaContext } from '../security/trusted-ca.ts';
+import { guardedLookup, hostOf, isPrivateAddress, type LookupAll } from '../security/url-guard.ts';
 
 export interface SendResult {
   /** True only for a 2xx answer. */

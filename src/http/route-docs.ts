@@ -27,7 +27,12 @@ export function registerRouteDocs(app: FastifyInstance) {
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/api/v1') || route.method === 'HEAD' || route.method === 'OPTIONS') return;
     const schema = (route.schema ??= {}) as Schema;
-    const config = (route.config ?? {}) as { scope?: string | null; public?: boolean; idempotency?: string };
+    const config = (route.config ?? {}) as {
+      scope?: string | null;
+      subjectScopes?: Readonly<Record<string, string>>;
+      public?: boolean;
+      idempotency?: string;
+    };
     const where = `${String(route.method)} ${route.url}`;
     if (!schema.operationId) throw new Error(`${where} has no operationId`);
     if (!config.public && config.scope === undefined) throw new Error(`${where} declares neither a scope nor public`);
@@ -40,10 +45,17 @@ export function registerRouteDocs(app: FastifyInstance) {
     if (config.public) {
       schema.security = [];
     } else {
-      schema.security = [{ bearerAuth: config.scope ? [config.scope] : [] }];
-      schema.description = [schema.description, config.scope ? `Scope: \`${config.scope}\`.` : 'Any valid API key.']
-        .filter(Boolean)
-        .join('\n\n');
+      const subjectScopes = config.scope ? [] : [...new Set(Object.values(config.subjectScopes ?? {}))];
+      // Any one of the alternatives lets the request through the chain; the record's type says which applies.
+      schema.security = subjectScopes.length
+        ? subjectScopes.map((scope) => ({ bearerAuth: [scope] }))
+        : [{ bearerAuth: config.scope ? [config.scope] : [] }];
+      const scopeNote = config.scope
+        ? `Scope: \`${config.scope}\`.`
+        : subjectScopes.length
+          ? subjectScopesNote(config.subjectScopes!)
+          : 'Any valid API key.';
+      schema.description = [schema.description, scopeNote].filter(Boolean).join('\n\n');
       add(
         401,
         'Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired',
@@ -98,4 +110,12 @@ export function registerRouteDocs(app: FastifyInstance) {
     add(500, 'Internal error; quote requestId when reporting it');
     add(503, 'database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds)');
   });
+}
+
+/** "Scope: by the subject's type: `assets:read` (asset), `workorders:read` (work_order, repair), ...". */
+function subjectScopesNote(byType: Readonly<Record<string, string>>): string {
+  const types = new Map<string, string[]>();
+  for (const [type, scope] of Object.entries(byType)) types.set(scope, [...(types.get(scope) ?? []), type]);
+  const list = [...types].map(([scope, of]) => `\`${scope}\` (${of.join(', ')})`).join(', ');
+  return `Scope: by the subject's type: ${list}.`;
 }

@@ -28,6 +28,15 @@ const doc = {
           },
         },
       },
+      // An upload whose body has no example, open to any key although the service will want a scope.
+      post: {
+        operationId: 'uploadWidgetPhoto',
+        summary: 'Upload a photo',
+        tags: ['widgets'],
+        security: [{ bearerAuth: [] }],
+        requestBody: { content: { 'multipart/form-data': { schema: { type: 'object' } } } },
+        responses: { 201: { description: 'Stored' } },
+      },
     },
   },
 };
@@ -43,11 +52,13 @@ describe('the contract generator fails loudly on incomplete routes', () => {
         expect.stringMatching(/response 200 has no example/),
         expect.stringMatching(/response 404 has no example for text\/plain/),
         expect.stringMatching(/list field `widgets` holds an unnamed row schema/),
+        expect.stringMatching(/^POST \/api\/v1\/widgets \(uploadWidgetPhoto\): `security` names no scope/),
+        expect.stringMatching(/uploadWidgetPhoto\): the request body has no example for multipart\/form-data/),
       ]),
     );
   });
 
   it('refuses a Postman collection without a walkthrough step for an operation', () => {
-    expect(() => postmanCollection(doc)).toThrow(/no step for: listWidgets.*walkthrough/s);
+    expect(() => postmanCollection(doc)).toThrow(/no step for: listWidgets, uploadWidgetPhoto.*walkthrough/s);
   });
 });

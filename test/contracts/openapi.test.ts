@@ -64,16 +64,35 @@ describe('GET /openapi.yaml', () => {
   it('names the scope of every authenticated operation in its security requirement', () => {
     for (const { path, method, op } of operations()) {
       if (!op.security.length) continue;
-      const [scope] = op.security[0].bearerAuth;
-      // An attachment takes its subject's scope (known from the body or the row): the service checks it.
-      if (path === '/api/v1/me' || path === '/api/v1/me/usage' || path.startsWith('/api/v1/attachments'))
-        expect(scope).toBeUndefined();
-      else expect(scope, `${method} ${path}`).toMatch(/^[a-z]+:(read|write)$/);
+      const scopes: string[] = op.security.flatMap((requirement: { bearerAuth: string[] }) => requirement.bearerAuth);
+      if (path === '/api/v1/me' || path === '/api/v1/me/usage') expect(scopes).toEqual([]);
+      else for (const scope of scopes) expect(scope, `${method} ${path}`).toMatch(/^[a-z]+:(read|write)$/);
       if (op.responses['403']) {
         const codes = JSON.stringify(op.responses['403'].content['application/json'].schema);
-        if (scope) expect(codes).toContain(`missing_scope:${scope}`);
+        for (const scope of scopes) expect(codes).toContain(`missing_scope:${scope}`);
       }
     }
+  });
+
+  it("offers one security alternative per scope an attachment's subject type takes", () => {
+    const kinds = { get: 'read', post: 'write', patch: 'write', delete: 'write' } as const;
+    const attachmentOps = operations().filter(
+      ({ path, op }) => path.startsWith('/api/v1/attachments') && op.security.length,
+    );
+    expect(attachmentOps).toHaveLength(9);
+    for (const { path, method, op } of attachmentOps) {
+      const kind = kinds[method as keyof typeof kinds];
+      expect(op.security, `${method} ${path}`).toEqual(
+        ['assets', 'flags', 'workorders', 'tools'].map((resource) => ({ bearerAuth: [`${resource}:${kind}`] })),
+      );
+      expect(op.description).toContain(`\`workorders:${kind}\` (work_order, repair)`);
+    }
+  });
+
+  it('gives the multipart upload a request example that fits its fields', () => {
+    const media = doc.paths['/api/v1/attachments'].post.requestBody.content['multipart/form-data'];
+    expect(Object.keys(media.example).sort()).toEqual(Object.keys(media.schema.properties).sort());
+    expect(media.schema.properties.subjectType.enum).toContain(media.example.subjectType);
   });
 
   it('publishes the real media types of the CSV export and the QR image, with Content-Disposition', () => {

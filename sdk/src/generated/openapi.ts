@@ -1700,17 +1700,13 @@ export interface paths {
         };
         /**
          * Attachments of one record, newest first
-         * @description Scope: the subject's read scope (assets:read, flags:read, workorders:read or tools:read).
-         *
-         *     Any valid API key.
+         * @description Scope: by the subject's type: `assets:read` (asset), `flags:read` (flag), `workorders:read` (work_order, repair), `tools:read` (tool).
          */
         get: operations["listAttachments"];
         put?: never;
         /**
          * Upload a file (multipart/form-data: subjectType, subjectId, caption?, then file)
-         * @description Scope: the subject's write scope (assets:write, flags:write, workorders:write or tools:write).
-         *
-         *     Any valid API key.
+         * @description Scope: by the subject's type: `assets:write` (asset), `flags:write` (flag), `workorders:write` (work_order, repair), `tools:write` (tool).
          */
         post: operations["uploadAttachment"];
         delete?: never;
@@ -1730,9 +1726,7 @@ export interface paths {
         put?: never;
         /**
          * Start a presigned upload: PUT the bytes to upload.url, then POST /attachments/{id}/complete
-         * @description Scope: the subject's write scope (assets:write, flags:write, workorders:write or tools:write).
-         *
-         *     Any valid API key.
+         * @description Scope: by the subject's type: `assets:write` (asset), `flags:write` (flag), `workorders:write` (work_order, repair), `tools:write` (tool).
          */
         post: operations["createAttachmentUpload"];
         delete?: never;
@@ -1752,9 +1746,7 @@ export interface paths {
         put?: never;
         /**
          * Finish a presigned upload once its size, type and checksum are verified
-         * @description Scope: the subject's write scope (assets:write, flags:write, workorders:write or tools:write).
-         *
-         *     Any valid API key.
+         * @description Scope: by the subject's type: `assets:write` (asset), `flags:write` (flag), `workorders:write` (work_order, repair), `tools:write` (tool).
          */
         post: operations["completeAttachmentUpload"];
         delete?: never;
@@ -1772,27 +1764,21 @@ export interface paths {
         };
         /**
          * One attachment
-         * @description Scope: the subject's read scope (assets:read, flags:read, workorders:read or tools:read).
-         *
-         *     Any valid API key.
+         * @description Scope: by the subject's type: `assets:read` (asset), `flags:read` (flag), `workorders:read` (work_order, repair), `tools:read` (tool).
          */
         get: operations["getAttachment"];
         put?: never;
         post?: never;
         /**
          * Delete an attachment and its bytes
-         * @description Scope: the subject's write scope (assets:write, flags:write, workorders:write or tools:write).
-         *
-         *     Any valid API key.
+         * @description Scope: by the subject's type: `assets:write` (asset), `flags:write` (flag), `workorders:write` (work_order, repair), `tools:write` (tool).
          */
         delete: operations["deleteAttachment"];
         options?: never;
         head?: never;
         /**
          * Change the caption
-         * @description Scope: the subject's write scope (assets:write, flags:write, workorders:write or tools:write).
-         *
-         *     Any valid API key.
+         * @description Scope: by the subject's type: `assets:write` (asset), `flags:write` (flag), `workorders:write` (work_order, repair), `tools:write` (tool).
          */
         patch: operations["updateAttachment"];
         trace?: never;
@@ -1806,9 +1792,7 @@ export interface paths {
         };
         /**
          * The bytes: strong ETag (304), single byte ranges (206, 416), download unless inline is asked
-         * @description Scope: the subject's read scope (assets:read, flags:read, workorders:read or tools:read).
-         *
-         *     Any valid API key.
+         * @description Scope: by the subject's type: `assets:read` (asset), `flags:read` (flag), `workorders:read` (work_order, repair), `tools:read` (tool).
          */
         get: operations["getAttachmentContent"];
         put?: never;
@@ -1828,9 +1812,7 @@ export interface paths {
         };
         /**
          * WebP of an image, at most 512 px on the long side (404 for other files)
-         * @description Scope: the subject's read scope (assets:read, flags:read, workorders:read or tools:read).
-         *
-         *     Any valid API key.
+         * @description Scope: by the subject's type: `assets:read` (asset), `flags:read` (flag), `workorders:read` (work_order, repair), `tools:read` (tool).
          */
         get: operations["getAttachmentThumbnail"];
         put?: never;
@@ -32889,6 +32871,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "subjectType": "asset",
+                 *       "subjectId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "caption": "Left side, before the repair",
+                 *       "file": "(binary data: left side.jpg)"
+                 *     }
+                 */
                 "multipart/form-data": {
                     /** @enum {string} */
                     subjectType: "asset" | "flag" | "work_order" | "repair" | "tool";
@@ -32976,13 +32966,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "ok": false,
-                     *       "error": "key_creator_deleted",
+                     *       "error": "missing_scope:assets:write",
                      *       "message": "This key lacks the scope the route needs"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        error: "key_creator_deleted" | "missing_scope:assets:write" | "missing_scope:flags:write" | "missing_scope:workorders:write" | "missing_scope:tools:write";
+                        error: "missing_scope:assets:write" | "missing_scope:flags:write" | "missing_scope:workorders:write" | "missing_scope:tools:write" | "key_creator_deleted";
                     };
                 };
             };
@@ -33247,13 +33237,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "ok": false,
-                     *       "error": "key_creator_deleted",
+                     *       "error": "missing_scope:assets:write",
                      *       "message": "This key lacks the scope the route needs"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        error: "key_creator_deleted" | "missing_scope:assets:write" | "missing_scope:flags:write" | "missing_scope:workorders:write" | "missing_scope:tools:write";
+                        error: "missing_scope:assets:write" | "missing_scope:flags:write" | "missing_scope:workorders:write" | "missing_scope:tools:write" | "key_creator_deleted";
                     };
                 };
             };
@@ -33538,13 +33528,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "ok": false,
-                     *       "error": "key_creator_deleted",
+                     *       "error": "missing_scope:assets:write",
                      *       "message": "This key lacks the scope the route needs"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        error: "key_creator_deleted" | "missing_scope:assets:write" | "missing_scope:flags:write" | "missing_scope:workorders:write" | "missing_scope:tools:write";
+                        error: "missing_scope:assets:write" | "missing_scope:flags:write" | "missing_scope:workorders:write" | "missing_scope:tools:write" | "key_creator_deleted";
                     };
                 };
             };
@@ -34024,13 +34014,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "ok": false,
-                     *       "error": "key_creator_deleted",
+                     *       "error": "missing_scope:assets:write",
                      *       "message": "This key lacks the scope the route needs"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        error: "key_creator_deleted" | "missing_scope:assets:write" | "missing_scope:flags:write" | "missing_scope:workorders:write" | "missing_scope:tools:write";
+                        error: "missing_scope:assets:write" | "missing_scope:flags:write" | "missing_scope:workorders:write" | "missing_scope:tools:write" | "key_creator_deleted";
                     };
                 };
             };
@@ -34293,13 +34283,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "ok": false,
-                     *       "error": "key_creator_deleted",
+                     *       "error": "missing_scope:assets:write",
                      *       "message": "This key lacks the scope the route needs"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        error: "key_creator_deleted" | "missing_scope:assets:write" | "missing_scope:flags:write" | "missing_scope:workorders:write" | "missing_scope:tools:write";
+                        error: "missing_scope:assets:write" | "missing_scope:flags:write" | "missing_scope:workorders:write" | "missing_scope:tools:write" | "key_creator_deleted";
                     };
                 };
             };

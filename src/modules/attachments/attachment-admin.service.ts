@@ -4,8 +4,8 @@ import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { createLocalStorage } from './attachment-local-storage.adapter.ts';
 import { createS3Storage } from './attachment-s3-storage.adapter.ts';
-import type { AttachmentStorage } from './attachment-storage.adapter.ts';
-import { createStorage } from './attachment-stores.adapter.ts';
+import type { AttachmentStorage } from './attachment-storage-interface.adapter.ts';
+import { createStorage } from './attachment-storage-from-config.adapter.ts';
 
 const BATCH = 200;
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../composition.ts';
 import { contextOf } from '../../core/context.ts';
 import { IdParams } from '../../core/schemas.ts';
-import type { Download } from './attachments.service.ts';
+import { SUBJECT_SCOPES, type Download } from './attachments.service.ts';
 import {
   CONTENT_ERRORS,
   CONTENT_HEADERS,
@@ -16,7 +16,6 @@ import {
 import { ContentQuery, UploadedResponse, UploadTokenParams } from './attachments.schemas.ts';
 import { abandonUnreadBody, readingBody } from './attachments.routes.ts';
 
-const READ_NOTE = "Scope: the subject's read scope (assets:read, flags:read, workorders:read or tools:read).";
 const binary = z.string().describe('The bytes');
 
 function send(reply: FastifyReply, d: Download) {
@@ -33,12 +32,11 @@ export const attachmentContentRoutes =
     app.get(
       '/attachments/:id/content',
       {
-        config: { scope: null },
+        config: { scope: null, subjectScopes: SUBJECT_SCOPES.read },
         schema: {
           operationId: 'getAttachmentContent',
           tags,
           summary: 'The bytes: strong ETag (304), single byte ranges (206, 416), download unless inline is asked',
-          description: READ_NOTE,
           params: IdParams,
           querystring: ContentQuery,
           response: { 200: binary, 206: binary, 304: z.null(), 416: z.null(), ...CONTENT_ERRORS },
@@ -61,12 +59,11 @@ export const attachmentContentRoutes =
     app.get(
       '/attachments/:id/thumbnail',
       {
-        config: { scope: null },
+        config: { scope: null, subjectScopes: SUBJECT_SCOPES.read },
         schema: {
           operationId: 'getAttachmentThumbnail',
           tags,
           summary: 'WebP of an image, at most 512 px on the long side (404 for other files)',
-          description: READ_NOTE,
           params: IdParams,
           response: { 200: binary, 304: z.null(), ...CONTENT_ERRORS },
           'x-content': THUMBNAIL_MEDIA,

@@ -4,7 +4,7 @@ import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { AttachmentStorage, StagedObject } from './attachment-storage.adapter.ts';
+import type { AttachmentStorage, StagedObject } from './attachment-storage-interface.adapter.ts';
 
 const STAGING = 'tmp';
 /** Read and write in 256 KiB chunks: a quarter of the system calls of the 64 KiB default, little memory each. */

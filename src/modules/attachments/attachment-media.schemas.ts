@@ -18,6 +18,12 @@ export const ATTACHMENT_MULTIPART_BODY = {
         },
       },
       encoding: { file: { contentType: 'application/octet-stream' } },
+      example: {
+        subjectType: 'asset',
+        subjectId: 'cm4k2x9q10000a8b7c6d5e4f3',
+        caption: 'Left side, before the repair',
+        file: '(binary data: left side.jpg)',
+      },
     },
   },
 };
@@ -27,6 +33,7 @@ export const UPLOAD_PUT_BODY = {
   content: {
     'application/octet-stream': {
       schema: { type: 'string', format: 'binary', description: 'Exactly the declared number of bytes' },
+      example: '(binary data: exactly the declared number of bytes)',
     },
   },
 };

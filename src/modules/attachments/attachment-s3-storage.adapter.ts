@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { lazyModule } from '../../core/lazy-module.ts';
 import type { Config } from '../../config.ts';
-import type { AttachmentStorage, StagedObject } from './attachment-storage.adapter.ts';
+import type { AttachmentStorage, StagedObject } from './attachment-storage-interface.adapter.ts';
 
 const PART_BYTES = 5 * 1024 * 1024;
 

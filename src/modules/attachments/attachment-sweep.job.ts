@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database.ts';
 import { transaction } from '../../db/transaction.ts';
-import type { AttachmentStorage } from './attachment-storage.adapter.ts';
+import type { AttachmentStorage } from './attachment-storage-interface.adapter.ts';
 import { keyInUse, lockKey } from './attachments.repository.ts';
 
 /** Uploads not completed within this long are removed, row and bytes. */

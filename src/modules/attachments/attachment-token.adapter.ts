@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { SecretBox } from '../../delivery/secret-box.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
 
 const PURPOSE = 'attachment-upload-url/v1';
 

@@ -26,9 +26,7 @@ import {
   UpdateAttachmentBody,
   UploadedResponse,
 } from './attachments.schemas.ts';
-
-const SCOPE_NOTE = "Scope: the subject's write scope (assets:write, flags:write, workorders:write or tools:write).";
-const READ_NOTE = "Scope: the subject's read scope (assets:read, flags:read, workorders:read or tools:read).";
+import { SUBJECT_SCOPES } from './attachments.service.ts';
 
 /** A multipart body the parser cannot read (cut short, a bad boundary, too many parts) is the client's error. */
 function malformed(err: unknown): unknown {
@@ -93,8 +91,10 @@ export const attachmentRoutes =
   async (app) => {
     const attachments = services.attachments;
     const tags = ['attachments'];
-    // Scope follows the subject, known once the body or the row is read: the service checks it (assertScope).
-    const any = { scope: null };
+    // Scope follows the subject, known once the body or the row is read: the service checks it (assertScope), the
+    // contract names the scope of each subject type.
+    const reading = { scope: null, subjectScopes: SUBJECT_SCOPES.read };
+    const writing = { scope: null, subjectScopes: SUBJECT_SCOPES.write };
 
     // The multipart parser is registered in this child context only: every other route stays JSON-only.
     await app.register(async (upload) => {
@@ -107,12 +107,11 @@ export const attachmentRoutes =
       upload.post(
         '/attachments',
         {
-          config: { scope: null, idempotency: 'own' },
+          config: { ...writing, idempotency: 'own' },
           schema: {
             operationId: 'uploadAttachment',
             tags,
             summary: 'Upload a file (multipart/form-data: subjectType, subjectId, caption?, then file)',
-            description: SCOPE_NOTE,
             response: { 201: UploadedResponse, ...UPLOAD_ERRORS },
             'x-request-content': ATTACHMENT_MULTIPART_BODY,
           },
@@ -149,12 +148,11 @@ export const attachmentRoutes =
     app.post(
       '/attachments/uploads',
       {
-        config: any,
+        config: writing,
         schema: {
           operationId: 'createAttachmentUpload',
           tags,
           summary: 'Start a presigned upload: PUT the bytes to upload.url, then POST /attachments/{id}/complete',
-          description: SCOPE_NOTE,
           body: CreateUploadBody,
           response: { 201: CreateUploadResponse, ...CREATE_UPLOAD_ERRORS },
         },
@@ -165,12 +163,11 @@ export const attachmentRoutes =
     app.post(
       '/attachments/:id/complete',
       {
-        config: any,
+        config: writing,
         schema: {
           operationId: 'completeAttachmentUpload',
           tags,
           summary: 'Finish a presigned upload once its size, type and checksum are verified',
-          description: SCOPE_NOTE,
           params: IdParams,
           response: { 200: AttachmentResponse, ...COMPLETE_ERRORS },
         },
@@ -181,12 +178,11 @@ export const attachmentRoutes =
     app.get(
       '/attachments',
       {
-        config: any,
+        config: reading,
         schema: {
           operationId: 'listAttachments',
           tags,
           summary: 'Attachments of one record, newest first',
-          description: READ_NOTE,
           querystring: ListAttachmentsQuery,
           response: { 200: ListAttachmentsResponse, ...READ_ERRORS, 404: UPLOAD_ERRORS[404] },
         },
@@ -197,12 +193,11 @@ export const attachmentRoutes =
     app.get(
       '/attachments/:id',
       {
-        config: any,
+        config: reading,
         schema: {
           operationId: 'getAttachment',
           tags,
           summary: 'One attachment',
-          description: READ_NOTE,
           params: IdParams,
           response: { 200: AttachmentResponse, ...READ_ERRORS },
         },
@@ -213,12 +208,11 @@ export const attachmentRoutes =
     app.patch(
       '/attachments/:id',
       {
-        config: any,
+        config: writing,
         schema: {
           operationId: 'updateAttachment',
           tags,
           summary: 'Change the caption',
-          description: SCOPE_NOTE,
           params: IdParams,
           body: UpdateAttachmentBody,
           response: { 200: AttachmentResponse, ...WRITE_ERRORS },
@@ -230,12 +224,11 @@ export const attachmentRoutes =
     app.delete(
       '/attachments/:id',
       {
-        config: any,
+        config: writing,
         schema: {
           operationId: 'deleteAttachment',
           tags,
           summary: 'Delete an attachment and its bytes',
-          description: SCOPE_NOTE,
           params: IdParams,
           response: { 200: DeleteAttachmentResponse, ...DELETE_ERRORS },
         },

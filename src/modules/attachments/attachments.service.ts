@@ -5,8 +5,8 @@ import { ApiError, notFound } from '../../core/errors.ts';
 import { assertScope, type RequestContext } from '../../core/context.ts';
 import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import { createStorage } from './attachment-stores.adapter.ts';
-import { storageUnavailable, type ByteRange } from './attachment-storage.adapter.ts';
+import { createStorage } from './attachment-storage-from-config.adapter.ts';
+import { storageUnavailable, type ByteRange } from './attachment-storage-interface.adapter.ts';
 import { makeThumbnail } from './attachment-thumbnail.adapter.ts';
 import { createUploadTokens } from './attachment-token.adapter.ts';
 import {
@@ -31,6 +31,9 @@ import { parseRange, etagMatches } from './attachment-range.rules.ts';
 const lazyContentDisposition = lazyModule<typeof import('content-disposition')>('content-disposition');
 const contentDisposition = (...args: Parameters<typeof import('content-disposition')>) =>
   lazyContentDisposition()(...args);
+
+/** The scope of each subject type, which this service checks: the routes declare them so the contract names them. */
+export const SUBJECT_SCOPES = { read: READ_SCOPES, write: WRITE_SCOPES } as const;
 
 /** What the content and thumbnail routes answer: status, headers and, but for 304/416, a body. */
 export interface Download {

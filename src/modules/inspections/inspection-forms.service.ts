@@ -6,7 +6,7 @@ import { notFound, ValidationError } from '../../core/errors.ts';
 import { formArchived } from './inspections.rules.ts';
 import { decodeCursor, newestFirstKey, paginate, timeIdCursor } from '../../core/pagination.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import { findTemplate, INSPECTION_TEMPLATES } from './inspection-templates.rules.ts';
+import { findTemplate, INSPECTION_TEMPLATES } from './inspection-templates.data.ts';
 import { formVersions, listInspectionForms, lockOwnedForm } from './inspection-forms.repository.ts';
 import {
   normaliseItem,

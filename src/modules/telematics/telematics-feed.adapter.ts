@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import net from 'node:net';
 import type { Agent } from 'undici';
 import { lazyModule } from '../../core/lazy-module.ts';
-import { trustedCaContext } from '../../delivery/trusted-ca.ts';
-import { guardedLookup, hostOf, isPrivateAddress } from '../../delivery/url-guard.ts';
+import { trustedCaContext } from '../../security/trusted-ca.ts';
+import { guardedLookup, hostOf, isPrivateAddress } from '../../security/url-guard.ts';
 import type { FeedPage } from './telematics-feed.rules.ts';
 import { FeedError, parseFeedPage } from './telematics-parse.adapter.ts';
 

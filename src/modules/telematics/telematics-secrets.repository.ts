@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database.ts';
 import { sqlTransaction } from '../../db/transaction.ts';
-import { SecretUnavailableError, type SecretBox } from '../../delivery/secret-box.ts';
+import { SecretUnavailableError, type SecretBox } from '../../security/secret-box.ts';
 
 /** What ties a connection's sealed secret to it (the same subject the sync opens it with). */
 export const secretSubject = (connectionId: string) => `telematics:${connectionId}`;

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceDeps } from '../../service-deps.ts';
 import type { TelematicsConnection } from '../../generated/prisma/client.ts';
-import { SecretUnavailableError } from '../../delivery/secret-box.ts';
+import { SecretUnavailableError } from '../../security/secret-box.ts';
 import type { FeedAuth, FeedClient } from './telematics-feed.adapter.ts';
 import { FeedError } from './telematics-parse.adapter.ts';
 import { secretSubject } from './telematics-secrets.repository.ts';

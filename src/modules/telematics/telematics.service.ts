@@ -4,7 +4,7 @@ import type { RequestContext } from '../../core/context.ts';
 import { notFound, ValidationError } from '../../core/errors.ts';
 import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { transaction } from '../../db/transaction.ts';
-import { checkWebhookUrl } from '../../delivery/url-guard.ts';
+import { checkWebhookUrl } from '../../security/url-guard.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { createFeedClient } from './telematics-feed.adapter.ts';

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database.ts';
 import { sqlTransaction } from '../../db/transaction.ts';
-import { SecretUnavailableError, type SecretBox, type StoredSecrets } from '../../delivery/secret-box.ts';
+import { SecretUnavailableError, type SecretBox, type StoredSecrets } from '../../security/secret-box.ts';
 import type { WebhookSubscription } from '../../generated/prisma/client.ts';
 
 type Row = StoredSecrets & { id: string };

@@ -16,9 +16,9 @@ import {
 } from '../../core/pagination.ts';
 import { EVENT_EXAMPLES } from '../../delivery/event-examples.ts';
 import { firstBytes } from '../../delivery/sender.ts';
-import { SecretUnavailableError } from '../../delivery/secret-box.ts';
+import { SecretUnavailableError } from '../../security/secret-box.ts';
 import { newWebhookSecret, signEnvelope } from '../../delivery/signer.ts';
-import { checkWebhookUrl } from '../../delivery/url-guard.ts';
+import { checkWebhookUrl } from '../../security/url-guard.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import {
   DEFAULT_OVERLAP_SEC,

@@ -8,6 +8,7 @@ import {
   makeWebhook,
 } from '../../helpers/app/factories.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';
+import { securitySuite } from '../../helpers/app/security-suite.ts';
 import { startReceiver, type Receiver } from '../../helpers/delivery/harness.ts';
 import { sweepCalendarTick } from '../../../src/modules/service-reminders/service-reminder-sweep.job.ts';
 
@@ -16,6 +17,7 @@ let t: TestApp;
 let acme: TestTenant;
 let other: TestTenant;
 let taskId: string;
+let foreign: { reminderId: string };
 let receiver: Receiver;
 
 beforeAll(async () => {
@@ -24,6 +26,9 @@ beforeAll(async () => {
   acme = await t.tenant('Acme');
   other = await t.tenant('Other');
   taskId = await makeServiceTask(t, acme.key);
+  const otherAsset = await makeAsset(t, other.key);
+  const otherTask = await makeServiceTask(t, other.key);
+  foreign = { reminderId: await makeServiceReminder(t, other.key, otherAsset, otherTask, { dayInterval: 30 }) };
   // Every service_reminder event of the organisation gets a delivery row: the count per reminder is the proof.
   await makeWebhook(t, acme.key, {
     url: `${receiver.origin}/reminders`,
@@ -48,6 +53,8 @@ function meter(assetId: string, value: number, overrides: Record<string, unknown
 }
 
 const get = async (id: string) => (await t.api.get(`/api/v1/service-reminders/${id}`, acme.key)).json().serviceReminder;
+const remindersOf = async (query: string) =>
+  (await t.api.get(`/api/v1/service-reminders?${query}`, acme.key)).json().serviceReminders as Record<string, any>[];
 /** The events of one reminder, oldest first, with their delivery counts. */
 async function eventsOf(reminderId: string) {
   const rows = await t.db.prisma.event.findMany({ where: { orgId: acme.orgId }, orderBy: { createdAt: 'asc' } });
@@ -287,3 +294,76 @@ describe('work orders cover reminders', () => {
     expect(await get(id)).toMatchObject({ cycle: 2, lastCompletedReading: 50 });
   });
 });
+
+describe('reminder rules', () => {
+  it('a snooze holds the reminder SNOOZED until it ends', async () => {
+    const assetId = await makeAsset(t, acme.key);
+    const id = await makeServiceReminder(t, acme.key, assetId, taskId, {
+      dayInterval: 10,
+      lastCompletedAt: new Date(Date.now() - 20 * DAY).toISOString(),
+    });
+    expect((await get(id)).status).toBe('OVERDUE');
+    const until = new Date(Date.now() + 2 * DAY).toISOString();
+    const res = await t.api.post(`/api/v1/service-reminders/${id}/snooze`, acme.key, { until });
+    expect(res.json()).toMatchObject({ status: 'SNOOZED' });
+    expect(
+      (await t.api.post(`/api/v1/service-reminders/${id}/snooze`, acme.key, { until: '2000-01-01' })).statusCode,
+    ).toBe(422);
+    await t.deps.services.serviceReminders.sweep(new Date(Date.now() + 3 * DAY));
+    expect((await get(id)).status).toBe('OVERDUE');
+    // One overdue event for the cycle, even though it fell overdue again after the snooze.
+    const events = await t.db.prisma.event.findMany({ where: { orgId: acme.orgId, type: 'service_reminder.overdue' } });
+    expect(events.filter((e) => (e.data as { serviceReminderId: string }).serviceReminderId === id)).toHaveLength(1);
+  });
+
+  it("an archived or sold asset's reminders leave the list and the sweep, and return with the asset", async () => {
+    const assetId = await makeAsset(t, acme.key);
+    const id = await makeServiceReminder(t, acme.key, assetId, taskId, { dayInterval: 30, dueSoonDays: 5 });
+    await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, { lifecycleStatus: 'ARCHIVED' });
+    expect(await remindersOf(`assetId=${assetId}`)).toHaveLength(0);
+    expect((await get(id)).assetRetired).toBe(true);
+    await t.deps.services.serviceReminders.sweep(new Date(Date.now() + 40 * DAY));
+    expect((await get(id)).status).toBe('OK');
+    await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, { lifecycleStatus: 'IN_SERVICE' });
+    expect((await remindersOf(`assetId=${assetId}`)).map((r) => r.id)).toEqual([id]);
+  });
+
+  it('a reminder with a meter interval on a meterless asset is 422', async () => {
+    const trailer = await makeAsset(t, acme.key, { assetClass: 'trailer' });
+    const res = await t.api.post('/api/v1/service-reminders', acme.key, {
+      assetId: trailer,
+      serviceTaskId: taskId,
+      meterInterval: 10,
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().fieldErrors).toHaveProperty('meterInterval');
+  });
+});
+
+securitySuite('service reminders', () => ({ t, tenant: acme }), [
+  { label: 'GET /service-reminders', method: 'GET', path: () => '/api/v1/service-reminders', scope: 'workorders:read' },
+  {
+    label: 'POST /service-reminders',
+    method: 'POST',
+    path: () => '/api/v1/service-reminders',
+    scope: 'workorders:write',
+    body: { assetId: 'x', serviceTaskId: 'y', dayInterval: 1 },
+  },
+  ...(
+    [
+      ['GET', ''],
+      ['PATCH', ''],
+      ['DELETE', ''],
+      ['POST', '/complete'],
+      ['POST', '/snooze'],
+      ['GET', '/history'],
+    ] as const
+  ).map(([method, tail]) => ({
+    label: `${method} /service-reminders/:id${tail}`,
+    method,
+    path: () => `/api/v1/service-reminders/${foreign.reminderId}${tail}`,
+    scope: method === 'GET' ? ('workorders:read' as const) : ('workorders:write' as const),
+    body: method === 'PATCH' ? { dayInterval: 5 } : {},
+    crossTenant: true,
+  })),
+]);

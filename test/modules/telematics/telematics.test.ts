@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyring, parseEncryptionKeys, type EncryptionKey } from '../../../src/core/secret-keys.ts';
-import { createSecretBox } from '../../../src/delivery/secret-box.ts';
+import { createSecretBox } from '../../../src/security/secret-box.ts';
 import {
   resealTelematicsSecrets,
   secretSubject,

@@ -4,7 +4,7 @@ import { runAdminCommand } from '../../../src/cli/admin.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { createKeyring, parseEncryptionKeys, type EncryptionKey } from '../../../src/core/secret-keys.ts';
 import { openDatabase, type Database } from '../../../src/db/database.ts';
-import { createSecretBox } from '../../../src/delivery/secret-box.ts';
+import { createSecretBox } from '../../../src/security/secret-box.ts';
 import { createWebhookSecretStore } from '../../../src/modules/webhooks/webhook-secrets.repository.ts';
 import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
 import { makeWebhook } from '../../helpers/app/factories.ts';

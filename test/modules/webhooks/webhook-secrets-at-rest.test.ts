@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeps, type AppDeps } from '../../../src/composition.ts';
 import { createKeyring } from '../../../src/core/secret-keys.ts';
-import { createSecretBox } from '../../../src/delivery/secret-box.ts';
+import { createSecretBox } from '../../../src/security/secret-box.ts';
 import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
 import { onPostgres } from '../../helpers/db/test-database.ts';
 import { makeAsset, makeWebhook } from '../../helpers/app/factories.ts';

@@ -1,35 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
-import {
-  makeAsset,
-  makeHoursLog,
-  makeServiceProgram,
-  makeServiceReminder,
-  makeServiceTask,
-} from '../../helpers/app/factories.ts';
+import { makeAsset, makeHoursLog, makeServiceProgram, makeServiceTask } from '../../helpers/app/factories.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';
 import { securitySuite } from '../../helpers/app/security-suite.ts';
 
 const DAY = 86_400_000;
 let t: TestApp;
 let acme: TestTenant;
-let other: TestTenant;
 let oil: string;
 let filters: string;
-let foreign: { assetId: string; taskId: string; reminderId: string; programId: string };
+let foreign: { assetId: string; programId: string };
 
 beforeAll(async () => {
   t = await createTestApp();
   acme = await t.tenant('Acme');
-  other = await t.tenant('Other');
+  const other = await t.tenant('Other');
   oil = await makeServiceTask(t, acme.key, { name: 'Engine oil' });
   filters = await makeServiceTask(t, acme.key, { name: 'Hydraulic filters' });
-  const assetId = await makeAsset(t, other.key);
   const taskId = await makeServiceTask(t, other.key);
   foreign = {
-    assetId,
-    taskId,
-    reminderId: await makeServiceReminder(t, other.key, assetId, taskId, { dayInterval: 30 }),
+    assetId: await makeAsset(t, other.key),
     programId: await makeServiceProgram(t, other.key, [{ serviceTaskId: taskId, dayInterval: 30 }]),
   };
 });
@@ -39,28 +29,6 @@ const reminder = async (id: string) =>
   (await t.api.get(`/api/v1/service-reminders/${id}`, acme.key)).json().serviceReminder;
 const remindersOf = async (query: string) =>
   (await t.api.get(`/api/v1/service-reminders?${query}`, acme.key)).json().serviceReminders as Record<string, any>[];
-
-describe('service tasks', () => {
-  it('lists by name, renames (reflected on reminders), and refuses to delete a task in use (409)', async () => {
-    const task = await makeServiceTask(t, acme.key, { name: 'A-inspection' });
-    const assetId = await makeAsset(t, acme.key);
-    const id = await makeServiceReminder(t, acme.key, assetId, task, { dayInterval: 365 });
-    const list = (await t.api.get('/api/v1/service-tasks', acme.key)).json();
-    expect(list.serviceTasks.map((s: { name: string }) => s.name)).toEqual(
-      [...list.serviceTasks.map((s: { name: string }) => s.name)].sort(),
-    );
-    expect(
-      (await t.api.patch(`/api/v1/service-tasks/${task}`, acme.key, { name: 'Annual inspection' })).statusCode,
-    ).toBe(200);
-    expect((await reminder(id)).serviceTaskName).toBe('Annual inspection');
-    const del = await t.api.delete(`/api/v1/service-tasks/${task}`, acme.key);
-    expect(del.statusCode).toBe(409);
-    expect(del.json()).toMatchObject({ error: 'service_task_in_use', reminderCount: 1 });
-    await t.api.delete(`/api/v1/service-reminders/${id}`, acme.key);
-    expect((await t.api.delete(`/api/v1/service-tasks/${task}`, acme.key)).statusCode).toBe(200);
-    expect((await t.api.get(`/api/v1/service-tasks/${task}`, acme.key)).statusCode).toBe(404);
-  });
-});
 
 describe('service programs', () => {
   it('apply one reminder per item per asset with a summary, update reminders with their item, and come off an asset', async () => {
@@ -130,93 +98,7 @@ describe('service programs', () => {
   });
 });
 
-describe('rules', () => {
-  it('a snooze holds the reminder SNOOZED until it ends', async () => {
-    const assetId = await makeAsset(t, acme.key);
-    const id = await makeServiceReminder(t, acme.key, assetId, oil, {
-      dayInterval: 10,
-      lastCompletedAt: new Date(Date.now() - 20 * DAY).toISOString(),
-    });
-    expect((await reminder(id)).status).toBe('OVERDUE');
-    const until = new Date(Date.now() + 2 * DAY).toISOString();
-    const res = await t.api.post(`/api/v1/service-reminders/${id}/snooze`, acme.key, { until });
-    expect(res.json()).toMatchObject({ status: 'SNOOZED' });
-    expect(
-      (await t.api.post(`/api/v1/service-reminders/${id}/snooze`, acme.key, { until: '2000-01-01' })).statusCode,
-    ).toBe(422);
-    await t.deps.services.serviceReminders.sweep(new Date(Date.now() + 3 * DAY));
-    expect((await reminder(id)).status).toBe('OVERDUE');
-    // One overdue event for the cycle, even though it fell overdue again after the snooze.
-    const events = await t.db.prisma.event.findMany({ where: { orgId: acme.orgId, type: 'service_reminder.overdue' } });
-    expect(events.filter((e) => (e.data as { serviceReminderId: string }).serviceReminderId === id)).toHaveLength(1);
-  });
-
-  it("an archived or sold asset's reminders leave the list and the sweep, and return with the asset", async () => {
-    const assetId = await makeAsset(t, acme.key);
-    const id = await makeServiceReminder(t, acme.key, assetId, oil, { dayInterval: 30, dueSoonDays: 5 });
-    await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, { lifecycleStatus: 'ARCHIVED' });
-    expect(await remindersOf(`assetId=${assetId}`)).toHaveLength(0);
-    expect((await reminder(id)).assetRetired).toBe(true);
-    await t.deps.services.serviceReminders.sweep(new Date(Date.now() + 40 * DAY));
-    expect((await reminder(id)).status).toBe('OK');
-    await t.api.patch(`/api/v1/assets/${assetId}`, acme.key, { lifecycleStatus: 'IN_SERVICE' });
-    expect((await remindersOf(`assetId=${assetId}`)).map((r) => r.id)).toEqual([id]);
-  });
-
-  it('a reminder with a meter interval on a meterless asset is 422', async () => {
-    const trailer = await makeAsset(t, acme.key, { assetClass: 'trailer' });
-    const res = await t.api.post('/api/v1/service-reminders', acme.key, {
-      assetId: trailer,
-      serviceTaskId: oil,
-      meterInterval: 10,
-    });
-    expect(res.statusCode).toBe(422);
-    expect(res.json().fieldErrors).toHaveProperty('meterInterval');
-  });
-});
-
 securitySuite('service programs', () => ({ t, tenant: acme }), [
-  { label: 'GET /service-tasks', method: 'GET', path: () => '/api/v1/service-tasks', scope: 'workorders:read' },
-  {
-    label: 'POST /service-tasks',
-    method: 'POST',
-    path: () => '/api/v1/service-tasks',
-    scope: 'workorders:write',
-    body: { name: 'x' },
-  },
-  ...(['GET', 'PATCH', 'DELETE'] as const).map((method) => ({
-    label: `${method} /service-tasks/:id`,
-    method,
-    path: () => `/api/v1/service-tasks/${foreign.taskId}`,
-    scope: method === 'GET' ? ('workorders:read' as const) : ('workorders:write' as const),
-    body: { name: 'x' },
-    crossTenant: true,
-  })),
-  { label: 'GET /service-reminders', method: 'GET', path: () => '/api/v1/service-reminders', scope: 'workorders:read' },
-  {
-    label: 'POST /service-reminders',
-    method: 'POST',
-    path: () => '/api/v1/service-reminders',
-    scope: 'workorders:write',
-    body: { assetId: 'x', serviceTaskId: 'y', dayInterval: 1 },
-  },
-  ...(
-    [
-      ['GET', ''],
-      ['PATCH', ''],
-      ['DELETE', ''],
-      ['POST', '/complete'],
-      ['POST', '/snooze'],
-      ['GET', '/history'],
-    ] as const
-  ).map(([method, tail]) => ({
-    label: `${method} /service-reminders/:id${tail}`,
-    method,
-    path: () => `/api/v1/service-reminders/${foreign.reminderId}${tail}`,
-    scope: method === 'GET' ? ('workorders:read' as const) : ('workorders:write' as const),
-    body: method === 'PATCH' ? { dayInterval: 5 } : {},
-    crossTenant: true,
-  })),
   { label: 'GET /service-programs', method: 'GET', path: () => '/api/v1/service-programs', scope: 'workorders:read' },
   {
     label: 'POST /service-programs',

@@ -1,6 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkWebhookUrl, guardedLookup, isPrivateAddress, type LookupAll } from '../../src/delivery/url-guard.ts';
+import { checkWebhookUrl, guardedLookup, isPrivateAddress, type LookupAll } from '../../src/security/url-guard.ts';
 import { createWebhookSender } from '../../src/delivery/sender.ts';
 import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
 import { makeAsset } from '../helpers/app/factories.ts';

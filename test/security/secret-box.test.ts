@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createKeyring, type Keyring } from '../../src/core/secret-keys.ts';
-import { createSecretBox, keyIdOf, SecretUnavailableError } from '../../src/delivery/secret-box.ts';
+import { createSecretBox, keyIdOf, SecretUnavailableError } from '../../src/security/secret-box.ts';
 
 /** A keyring that counts decryptions (each one looks its key up). */
 function countingKeyring() {
