@@ -68,7 +68,10 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
 
-/** `auto` is pretty on a terminal, where a person reads the lines, and JSON everywhere else (collectors parse it). */
+/**
+ * `auto` is pretty on a terminal, where a person reads the lines, and JSON everywhere else (collectors parse it):
+ * docs/adr/0051-pretty-logs-on-a-terminal.md.
+ */
 export const resolveLogFormat = (format: LogFormat, isTTY: boolean): 'json' | 'pretty' =>
   format === 'auto' ? (isTTY ? 'pretty' : 'json') : format;
 

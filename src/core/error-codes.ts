@@ -1,7 +1,8 @@
 /**
  * Every `error` code the API answers, with the statuses it comes with and what it means. ApiError and errorBody
  * accept only these (a new code does not compile until it is here), and docs/reference/errors.md is generated
- * from this table (`npm run docs`). Clients must treat a code they do not know like its status's generic meaning.
+ * from this table (`npm run docs`; docs/adr/0050-error-codes-and-reference-pages-from-code.md). Clients must treat a
+ * code they do not know like its status's generic meaning.
  */
 export interface ErrorCodeInfo {
   status: readonly number[];
