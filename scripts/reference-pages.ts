@@ -103,7 +103,7 @@ export function renderAdminCli(): string {
 uses the same database settings as the server ([Configuration](../configuration.md)); on the embedded database,
 stop the server first (the CLI says so if you forget). With \`--json\` a command prints exactly one JSON object on
 stdout; errors are one line on stderr with exit code 1. \`admin --help\` (or \`help\`, or \`<command> --help\`) prints
-the usage; an unknown command prints it on stderr with exit code 1.
+the usage; a missing or unknown command prints it on stderr with exit code 1.
 
 There are ${words[ADMIN_COMMANDS.length] ?? ADMIN_COMMANDS.length} commands:
 
