@@ -77,21 +77,25 @@ Variables used only by the tests, benchmarks and CI scripts are listed in [Testi
 `;
 }
 
-const mode = process.argv[2] ?? 'write';
-const text = render();
-if (mode === 'check') {
-  let current = '';
-  try {
-    current = readFileSync(OUT, 'utf8');
-  } catch {
-    // Missing counts as stale.
+export const CONFIG_PAGE = 'docs/configuration.md';
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const mode = process.argv[2] ?? 'write';
+  const text = render();
+  if (mode === 'check') {
+    let current = '';
+    try {
+      current = readFileSync(OUT, 'utf8');
+    } catch {
+      // Missing counts as stale.
+    }
+    if (current !== text) {
+      console.error('docs/configuration.md is stale: run `npm run docs:config` and commit it.');
+      process.exit(1);
+    }
+    console.log('docs/configuration.md is up to date.');
+  } else {
+    writeFileSync(OUT, text);
+    console.log('wrote docs/configuration.md');
   }
-  if (current !== text) {
-    console.error('docs/configuration.md is stale: run `npm run docs:config` and commit it.');
-    process.exit(1);
-  }
-  console.log('docs/configuration.md is up to date.');
-} else {
-  writeFileSync(OUT, text);
-  console.log('wrote docs/configuration.md');
 }

@@ -63,7 +63,7 @@ export function createDeps(
     keyring?: Keyring;
   } = {},
 ): AppDeps {
-  const log = logger ?? createLogger(config.logLevel);
+  const log = logger ?? createLogger(config.logLevel, config.logFormat);
   const auth = createAuthenticator(db, { ttlMs: config.authCacheTtlMs });
   const store = config.redisUrl
     ? withCircuitBreaker(createRedisStore(config.redisUrl, config.redis.commandTimeoutMs), {

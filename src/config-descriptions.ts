@@ -23,7 +23,11 @@ export const envDescriptions = {
     'Where the embedded database lives (ignored with `DATABASE_URL`), and its webhook-secret key file `secrets.key`.',
   PUBLIC_BASE_URL:
     'Base URL used in scan links, QR codes and the OpenAPI `servers` entry. Unset: `http://localhost:PORT`.',
-  LOG_LEVEL: 'pino log level; JSON lines on stdout. `warn` drops the two lines written per request at `info`.',
+  LOG_LEVEL: 'pino log level. `warn` drops the two lines written per request at `info`.',
+  LOG_FORMAT:
+    'How log lines look on stdout. `json`: one JSON object per line, for log collectors. `pretty`: coloured lines ' +
+    'for people (pino-pretty). `auto`: pretty when stdout is a terminal, JSON otherwise (pipes, files, containers ' +
+    'without a TTY).',
   RATE_LIMIT_PER_MINUTE: 'Default per-key cap of requests per minute (a key’s own limit wins).',
   REDIS_URL:
     '`redis://…` (or `rediss://`) to share rate-limit counters between instances. Unset: in-process counters, and ' +

@@ -48,6 +48,7 @@ const schema = z
     DATA_DIR: z.string().min(1).default('./data'),
     PUBLIC_BASE_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
     RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
     REDIS_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^rediss?$/ }).optional()),
     WEBHOOK_DISPATCH_CRON: z.string().min(1).default('* * * * *'),
@@ -174,6 +175,7 @@ const schema = z
     dataDir: env.DATA_DIR,
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
     logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     redisUrl: env.REDIS_URL,
     webhooks: {

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import pino from 'pino';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 
@@ -65,18 +66,41 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   };
 }
 
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
 /**
- * The process's logger: JSON lines on standard output, each written when it is logged (one write call per line).
+ * `auto` is pretty on a terminal, where a person reads the lines, and JSON everywhere else (collectors parse it):
+ * docs/adr/0051-pretty-logs-on-a-terminal.md.
+ */
+export const resolveLogFormat = (format: LogFormat, isTTY: boolean): 'json' | 'pretty' =>
+  format === 'auto' ? (isTTY ? 'pretty' : 'json') : format;
+
+/**
+ * pino-pretty as a stream in this process, written synchronously like the JSON lines (coloured where the terminal
+ * supports it, not with NO_COLOR); loaded only when used, so a
+ * server logging JSON never loads it (docs/adr/0010-lazy-start-up.md).
+ */
+function prettyStream(): pino.DestinationStream {
+  const build = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+  return build({ destination: 1, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+}
+
+/**
+ * The process's logger: JSON lines on standard output, each written when it is logged (one write call per line),
+ * or human lines when `format` resolves to pretty (resolveLogFormat).
  * pino's default destination buffers instead, and its buffer measures its whole pending text again on every line
  * (Buffer.byteLength of a string that keeps growing while a write is in flight): under load that cost more than
  * the writes it saves, about 6 microseconds a line at 20,000 requests a second. A line written at once is also a
  * line not lost if the process dies.
  */
-export function createLogger(level: string): FastifyBaseLogger {
-  return pino(
-    loggerOptions(level) as pino.LoggerOptions,
-    pino.destination({ fd: 1, sync: true }),
-  ) as unknown as FastifyBaseLogger;
+export function createLogger(
+  level: string,
+  format: LogFormat = 'json',
+  isTTY = process.stdout.isTTY === true,
+): FastifyBaseLogger {
+  const destination =
+    resolveLogFormat(format, isTTY) === 'pretty' ? prettyStream() : pino.destination({ fd: 1, sync: true });
+  return pino(loggerOptions(level) as pino.LoggerOptions, destination) as unknown as FastifyBaseLogger;
 }
 
 type LogFn = (...args: unknown[]) => void;

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Registry } from 'prom-client';
 import { lazyModule } from './core/lazy-module.ts';
+import { errorBody } from './core/errors.ts';
 import type { Database } from './db/database.ts';
 import { registerHttpMetrics } from './http/request-metrics.ts';
 
@@ -124,9 +125,7 @@ export const metricsRoutes =
     app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
       const given = Buffer.from(request.headers.authorization ?? '');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        return reply
-          .code(401)
-          .send({ ok: false, error: 'unauthorized', message: 'Send Authorization: Bearer <METRICS_TOKEN>' });
+        return reply.code(401).send(errorBody('unauthorized', 'Send Authorization: Bearer <METRICS_TOKEN>'));
       }
       reply.type(registry.contentType);
       return registry.metrics();

@@ -25,7 +25,7 @@ async function start() {
     v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
     v8.setFlagsFromString('--no-allocation-site-pretenuring');
   }
-  const startupLog = createLogger(config.logLevel);
+  const startupLog = createLogger(config.logLevel, config.logFormat);
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -53,7 +53,7 @@ async function start() {
       { attempt, retryInMs },
       `database not reachable (${reason}); retrying in ${Math.ceil(retryInMs / 1000)} s`,
     );
-  const applied = await (async () => {
+  await (async () => {
     await waitForDatabase(db, { timeoutMs: config.dbStartupTimeoutMs, onRetry });
     // With DATABASE_DIRECT_URL the migrations run on a direct connection of their own, closed afterwards.
     return migrateDatabase(db, {
@@ -69,7 +69,6 @@ async function start() {
   });
   const deps = createDeps(config, db, startupLog, { keyring });
   const log = deps.logger;
-  if (applied.length) log.info({ applied }, 'migrations applied');
   // Secrets left in plaintext by the previous release are sealed before this instance signs anything (it
   // reads either form, so deliveries never wait for this; docs/adr/0008-secrets-envelope.md).
   const sealed = await deps.webhookSecrets.reseal('plaintext');

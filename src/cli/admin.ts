@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { DataDirLockedError } from '../db/data-dir-lock.ts';
@@ -10,21 +9,9 @@ import { resealTelematicsSecrets } from '../modules/telematics/telematics-secret
 import { createSecretBox } from '../security/secret-box.ts';
 import { createWebhookSecretStore } from '../modules/webhooks/webhook-secrets.repository.ts';
 import { createAttachmentAdmin } from '../modules/attachments/attachment-admin.service.ts';
+import { parseAdminArgs, type AdminCommandName, type AdminFlags } from './admin-commands.ts';
 
-const USAGE = `Usage: npm run --silent admin -- <command> [flags] [--json]
-  org create --name N [--slug S]
-  user create --org SLUG --email E [--name N]
-  user remove --org SLUG --email E
-  key create --org SLUG --user EMAIL --label L [--scopes all|CSV] [--expires ISO] [--rate-limit N]
-  key revoke --id KEY_ID
-  key list --org SLUG
-  secrets rotate-key [--batch N]   re-encrypt webhook and telematics secrets under the first SECRETS_ENCRYPTION_KEYS key
-  attachments check [--verify]    every attachment row against the store (--verify: checksums too)
-  attachments copy-to-s3 [--switch]   copy local attachment bytes to S3_BUCKET (resumable; --switch: rows then
-                                  name the bucket objects, run it with the servers stopped)
-  quickstart`;
-
-type Flags = Record<string, string | boolean | undefined>;
+type Flags = AdminFlags;
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
@@ -132,12 +119,11 @@ async function attachmentsCommand(
 async function dispatch(
   admin: OrgAdmin,
   config: Config,
-  words: string[],
+  command: AdminCommandName,
   flags: Flags,
   secrets: () => { db: Database; keyring: Keyring; io: CliIo },
   store: { db: Database; io: CliIo },
 ): Promise<Record<string, unknown>> {
-  const command = words.join(' ');
   switch (command) {
     case 'org create':
       return admin.createOrg(need(flags, 'name'), opt(flags, 'slug'));
@@ -168,7 +154,8 @@ async function dispatch(
     case 'attachments copy-to-s3':
       return attachmentsCommand(command, config, flags, store);
     default:
-      throw new AdminError(command ? `unknown command "${command}"\n${USAGE}` : USAGE);
+      // A command in the table without a case here fails to compile.
+      return command satisfies never;
   }
 }
 
@@ -209,43 +196,18 @@ export async function runAdminCommand(
     return createKeyring(config.secretsEncryptionKeys);
   },
 ): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        json: { type: 'boolean' },
-        name: { type: 'string' },
-        slug: { type: 'string' },
-        org: { type: 'string' },
-        email: { type: 'string' },
-        user: { type: 'string' },
-        label: { type: 'string' },
-        scopes: { type: 'string' },
-        expires: { type: 'string' },
-        'rate-limit': { type: 'string' },
-        id: { type: 'string' },
-        batch: { type: 'string' },
-        verify: { type: 'boolean' },
-        switch: { type: 'boolean' },
-      },
-    });
-  } catch (err) {
-    io.err(`error: ${(err as Error).message.split('\n')[0]}`);
-    return 1;
-  }
+  const parsed = parseAdminArgs(argv, io);
+  if ('exitCode' in parsed) return parsed.exitCode;
   try {
     const result = await dispatch(
       createOrgAdmin(db),
       config,
-      parsed.positionals,
-      parsed.values,
+      parsed.command,
+      parsed.flags,
       () => ({ db, keyring: keyring(), io }),
       { db, io },
     );
-    io.out(parsed.values.json ? JSON.stringify(result) : human(parsed.positionals, result));
+    io.out(parsed.flags.json ? JSON.stringify(result) : human(parsed.words, result));
     return 0;
   } catch (err) {
     if (err instanceof SecretKeyError) {
@@ -253,7 +215,7 @@ export async function runAdminCommand(
       return 1;
     }
     if (err instanceof AdminError) {
-      if (parsed.values.json && err instanceof PartialRunError) io.out(JSON.stringify(err.result));
+      if (parsed.flags.json && err instanceof PartialRunError) io.out(JSON.stringify(err.result));
       io.err(`error: ${err.message}`);
       return 1;
     }
@@ -263,6 +225,9 @@ export async function runAdminCommand(
 
 async function main(): Promise<number> {
   const io: CliIo = { out: (t) => process.stdout.write(`${t}\n`), err: (t) => process.stderr.write(`${t}\n`) };
+  // Help and a mistyped command are answered without opening the database (which a running server may hold).
+  const early = parseAdminArgs(process.argv.slice(2), io);
+  if ('exitCode' in early) return early.exitCode;
   let db: Database | undefined;
   try {
     const config = loadConfig();

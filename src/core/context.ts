@@ -29,6 +29,43 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/**
+ * What each scope grants, one line each, for docs/reference/scopes.md (`npm run docs`); the operations that need
+ * each scope are listed there from the routes' `config.scope`.
+ */
+export const SCOPE_GRANTS: Record<Scope, string> = {
+  'assets:read': "Read assets, their checkout state and their telematics view; read an asset's attachments.",
+  'assets:write': 'Create, batch-create and update assets, check them out and in; attach files to assets.',
+  'hours:read': 'Read meter logs (hours and odometer readings, state-only entries).',
+  'hours:write': 'Log readings (single and batch) and review logs held for review.',
+  'flags:read': "Read flags; read a flag's attachments.",
+  'flags:write': 'Raise and resolve flags; attach files to flags.',
+  'workorders:read':
+    'Read work orders, repairs, service tasks, service programs and service reminders; read the attachments of ' +
+    'work orders and repairs.',
+  'workorders:write':
+    'Create and change work orders and repairs, service tasks, programs and reminders (complete, snooze); ' +
+    'attach files to work orders and repairs.',
+  'tools:read': "Read tools, their custody history, utilisation and QR labels; read a tool's attachments.",
+  'tools:write':
+    'Create and change tools, check them out and in, report failures, adjust stock, mark serviced; ' +
+    'attach files to tools.',
+  'projects:read': 'Read projects and their equipment usage.',
+  'projects:write': 'Create, batch-create and update projects.',
+  'yards:read': 'Read yards.',
+  'yards:write': 'Create, batch-create, update and delete yards.',
+  'events:read': 'Read the event feed, webhook subscriptions and their deliveries.',
+  'events:write': 'Create, change and delete webhook subscriptions; test, rotate secrets, resend and recover.',
+  'users:read': "Read the organisation's people.",
+  'users:write': 'Add, rename and remove people.',
+  'keys:read': "Read the organisation's API keys (never a key itself).",
+  'keys:write': 'Issue, revoke and roll API keys.',
+  'telematics:read': 'Read telematics connections, their runs and their equipment mapping.',
+  'telematics:write': 'Create, change, delete and sync telematics connections; map their equipment to assets.',
+  'inspections:read': 'Read inspection forms, templates, submitted inspections and the fleet summary.',
+  'inspections:write': 'Create, version and archive inspection forms; submit and review inspections.',
+};
+
 /** Who is calling: derived from the API key, handed to every service call. */
 export interface RequestContext {
   orgId: string;

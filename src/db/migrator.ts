@@ -60,6 +60,15 @@ export class MigrationError extends Error {}
 export interface MigrationLog {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
+  debug?(obj: object, msg: string): void;
+}
+
+const duration = (ms: number) => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
+
+/** The one line a start logs about the schema: how many migrations it applied and how long that took. */
+export function migrationSummary(applied: number, durationMs: number): string {
+  if (applied === 0) return `database schema up to date (checked in ${duration(durationMs)})`;
+  return `applied ${applied} migration${applied === 1 ? '' : 's'} in ${duration(durationMs)}`;
 }
 
 export interface MigrateOptions {
@@ -83,7 +92,7 @@ const RETRYABLE = new Set(['55P03', '40P01']);
  * Applies pending migrations in name order under a cross-process lock, so several processes starting at once
  * apply each migration exactly once. A migration runs in one transaction, or statement by statement when its
  * file starts with `-- migrate:no-transaction`; either way every statement waits at most lockTimeoutMs for its
- * locks and is tried again with backoff. Returns the names applied.
+ * locks and is tried again with backoff. Logs one summary line (each migration at debug); returns the names applied.
  */
 export async function migrate(
   sql: SqlRunner,
@@ -96,11 +105,15 @@ export async function migrate(
       { waitedMs, holder },
       `waiting for the migration lock (held by ${holder ?? 'another process'}); giving up after ${Math.round(o.lockWaitMs / 1000)} s`,
     );
+  const started = Date.now();
   try {
-    return await sql.withExclusiveLock(MIGRATION_LOCK_ID, (conn) => applyPending(conn, migrations, o), {
+    const applied = await sql.withExclusiveLock(MIGRATION_LOCK_ID, (conn) => applyPending(conn, migrations, o), {
       waitMs: o.lockWaitMs,
       onWait,
     });
+    const durationMs = Date.now() - started;
+    o.log?.info({ applied: applied.length, durationMs }, migrationSummary(applied.length, durationMs));
+    return applied;
   } catch (err) {
     if (err instanceof LockWaitTimeoutError) throw new MigrationError(`migration lock: ${err.message}`);
     throw err;
@@ -138,7 +151,7 @@ async function applyPending(conn: SqlRunner, migrations: Migration[], o: Options
         }
       });
     }
-    o.log?.info({ migration: m.name }, `migration ${m.name} applied`);
+    o.log?.debug?.({ migration: m.name }, `migration ${m.name} applied`);
     done.push(m.name);
   }
   return done;

@@ -3,10 +3,10 @@ import type { Database } from '../db/database.ts';
 import { runHooks } from '../db/transaction.ts';
 import type { AuthenticatedKey, Scope } from '../core/context.ts';
 import { SCOPES } from '../core/context.ts';
-import { ApiError } from '../core/errors.ts';
+import { ApiError, type CodeOf } from '../core/errors.ts';
 import { hashApiKey, isWellFormedKey } from '../core/api-keys.ts';
 
-const unauthorized = (code: string, message: string) => new ApiError(401, code, message);
+const unauthorized = (code: CodeOf<401>, message: string) => new ApiError(401, code, message);
 
 /** Verified keys, unknown hashes and header spellings each kept at most (the least recently used go first). */
 const CACHE_MAX = 10_000;

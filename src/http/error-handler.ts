@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { ApiError } from '../core/errors.ts';
+import { ApiError, errorBody, type ErrorCode } from '../core/errors.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 
 /** Seconds a client should wait before retrying after a 503 (database down, deadline passed, shutting down). */
@@ -60,39 +60,34 @@ export function registerErrorHandling(app: FastifyInstance) {
         const field = fieldFromPath(issue.instancePath, err.validationContext);
         fieldErrors[field] ??= issue.message;
       }
-      return reply.code(422).send({
-        ok: false,
-        error: 'validation_failed',
-        message: 'The request is not valid; see fieldErrors.',
-        fieldErrors,
-      });
+      return reply
+        .code(422)
+        .send(errorBody('validation_failed', 'The request is not valid; see fieldErrors.', { fieldErrors }));
     }
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return reply
-        .code(415)
-        .send({ ok: false, error: 'unsupported_media_type', message: 'Send request bodies as application/json' });
+      return reply.code(415).send(errorBody('unsupported_media_type', 'Send request bodies as application/json'));
     }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.code(413).send({ ok: false, error: 'payload_too_large', message: 'The request body is too large' });
+      return reply.code(413).send(errorBody('payload_too_large', 'The request body is too large'));
     }
     if (err.statusCode === 400 && (err.code?.startsWith('FST_ERR_CTP') || err instanceof SyntaxError)) {
-      return reply.code(400).send({ ok: false, error: 'invalid_json', message: 'The request body is not valid JSON' });
+      return reply.code(400).send(errorBody('invalid_json', 'The request body is not valid JSON'));
     }
     if (err.code === 'FST_ERR_HANDLER_TIMEOUT') {
       warnOutage(request, err);
-      return reply.code(503).header('Retry-After', RETRY_AFTER_SEC).send({
-        ok: false,
-        error: 'request_timeout',
-        message: 'The request took too long and was abandoned; nothing was saved. Retry later.',
-      });
+      return reply
+        .code(503)
+        .header('Retry-After', RETRY_AFTER_SEC)
+        .send(
+          errorBody('request_timeout', 'The request took too long and was abandoned; nothing was saved. Retry later.'),
+        );
     }
     if (isDatabaseUnavailable(err)) {
       warnOutage(request, err);
-      return reply.code(503).header('Retry-After', RETRY_AFTER_SEC).send({
-        ok: false,
-        error: 'database_unavailable',
-        message: 'The database is unavailable; nothing was saved. Retry later.',
-      });
+      return reply
+        .code(503)
+        .header('Retry-After', RETRY_AFTER_SEC)
+        .send(errorBody('database_unavailable', 'The database is unavailable; nothing was saved. Retry later.'));
     }
     // Any other framework refusal (bad Content-Length, etc.) keeps its 4xx status but gets the API's body.
     if (
@@ -101,16 +96,15 @@ export function registerErrorHandling(app: FastifyInstance) {
       err.statusCode < 500 &&
       err.code?.startsWith('FST_')
     ) {
-      return reply.code(err.statusCode).send({ ok: false, error: 'bad_request', message: err.message });
+      return reply.code(err.statusCode).send(errorBody('bad_request', err.message));
     }
     const vanished = vanishedReference(err);
     if (vanished) {
-      return reply.code(422).send({
-        ok: false,
-        error: 'validation_failed',
-        message: 'A referenced record no longer exists.',
-        fieldErrors: { [vanished]: 'refers to a record that no longer exists (it was deleted meanwhile)' },
-      });
+      return reply.code(422).send(
+        errorBody('validation_failed', 'A referenced record no longer exists.', {
+          fieldErrors: { [vanished]: 'refers to a record that no longer exists (it was deleted meanwhile)' },
+        }),
+      );
     }
     if (isResponseSerializationError(err)) {
       request.log.error({ err, issues: err.cause.issues }, 'response did not match its declared schema');
@@ -119,13 +113,11 @@ export function registerErrorHandling(app: FastifyInstance) {
     }
     return reply
       .code(500)
-      .send({ ok: false, error: 'internal_error', message: 'Something went wrong on our side', requestId: request.id });
+      .send(errorBody('internal_error', 'Something went wrong on our side', { requestId: request.id }));
   });
 
   app.setNotFoundHandler((request, reply) =>
-    reply
-      .code(404)
-      .send({ ok: false, error: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}` }),
+    reply.code(404).send(errorBody('not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
   );
 }
 
@@ -143,7 +135,7 @@ export function registerJsonParser(app: FastifyInstance) {
   });
 }
 
-const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+const CLIENT_ERRORS: Record<string, [number, ErrorCode, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'The request headers are too large'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request was not received in time'],
 };
@@ -185,6 +177,6 @@ export function registerShutdownRefusal(app: FastifyInstance) {
       .code(503)
       .header('Retry-After', RETRY_AFTER_SEC)
       .header('Connection', 'close')
-      .send({ ok: false, error: 'shutting_down', message: 'The server is shutting down; retry shortly.' });
+      .send(errorBody('shutting_down', 'The server is shutting down; retry shortly.'));
   });
 }

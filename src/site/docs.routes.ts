@@ -3,6 +3,7 @@ import type { AppDeps } from '../composition.ts';
 import { acceptsGzip, lazyAsset, scalarBundle, type StaticAsset } from './docs.assets.ts';
 import { DOCS_HEADERS, ENTRY_POINTS, docsPage, escapeHtml } from './docs.html.ts';
 import { REFERENCE_INIT_JS, referenceHtml } from './docs.reference.ts';
+import { errorBody } from '../core/errors.ts';
 
 const initScript = lazyAsset(async () => REFERENCE_INIT_JS);
 // The webhooks page is rendered on first request (it builds JSON Schemas and examples for every event).
@@ -47,7 +48,7 @@ export const docsRoutes =
       const load = match && Object.hasOwn(SCRIPTS, match[1]) ? SCRIPTS[match[1]] : undefined;
       const asset = load && (await load());
       if (!asset || asset.hash !== match?.[2]) {
-        return reply.code(404).send({ ok: false, error: 'not_found', message: 'No such documentation asset' });
+        return reply.code(404).send(errorBody('not_found', 'No such documentation asset'));
       }
       reply.header('cache-control', 'public, max-age=31536000, immutable');
       return sendAsset(request, reply, asset, 'text/javascript; charset=utf-8');

@@ -3,7 +3,7 @@ import { transaction, type Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
 import { generateApiKey, hashApiKey } from '../../core/api-keys.ts';
 import { SCOPES, type AuthenticatedKey } from '../../core/context.ts';
-import { ApiError, conflict, notFound, ValidationError } from '../../core/errors.ts';
+import { ApiError, conflict, notFound, ValidationError, type CodeOf } from '../../core/errors.ts';
 import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import { actorFields, type AccessActor } from '../users/users.service.ts';
@@ -25,7 +25,7 @@ export interface KeySpec {
 }
 
 const known = new Set<string>(SCOPES);
-const forbidden = (code: string, message: string) => new ApiError(403, code, message);
+const forbidden = (code: CodeOf<403>, message: string) => new ApiError(403, code, message);
 
 /**
  * A key may hand out only what it holds itself: scopes, rate limit and lifetime. `limit` and `expiresAt`
