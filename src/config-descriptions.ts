@@ -126,8 +126,9 @@ export const envDescriptions = {
     'After a Redis failure, requests skip Redis (fail open, no wait) for this long; then one probe. At most one ' +
     'timeout and one warning per interval.',
   PRE_AUTH_RATE_LIMIT_PER_MINUTE:
-    'Per client address: authentications a minute that need a database lookup (keys not cached as valid or ' +
-    'unknown); over it 429 `rate_limited`. `0` = off.',
+    'Per client address: key lookups a minute that may find no usable key (unknown, revoked or expired); over it, ' +
+    'keys not among the active ones get 429 `rate_limited` without a lookup. Valid keys never count and always ' +
+    'pass. `0` = off.',
   TRUST_PROXY:
     'Whose `X-Forwarded-For` to believe for the client address: `false` (the TCP peer is the client), `true` (any ' +
     'peer; only behind a proxy that overwrites the header), or a comma-separated list of proxy addresses/CIDRs or ' +
