@@ -26,7 +26,14 @@ const xmlParser = () =>
     trimValues: true,
   }));
 
-const DTD = /<!\s*(doctype|entity)/i;
+// Comments, CDATA sections and processing instructions are matched whole so that text inside them is skipped; only a
+// `<!DOCTYPE` or `<!ENTITY` outside them is a declaration (an unterminated one is scanned as markup: refused).
+const MARKUP = /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<!\s*(doctype|entity)/gi;
+
+function declaresDtd(xml: string): boolean {
+  for (const match of xml.matchAll(MARKUP)) if (match[1]) return true;
+  return false;
+}
 
 /** Parses and normalises one page; throws FeedError with a clear reason for anything that is not a Fleet page. */
 export function parseFeedPage(body: string, contentType: string | null): FeedPage {
@@ -36,7 +43,7 @@ export function parseFeedPage(body: string, contentType: string | null): FeedPag
     throw new FeedError(`${NOT_ISO}: the provider answered with an HTML page (a login page or a wrong URL?)`);
   let doc: unknown;
   if (start.startsWith('<')) {
-    if (DTD.test(start)) throw new FeedError(`${NOT_ISO}: the XML declares a DTD or entities, which are refused`);
+    if (declaresDtd(start)) throw new FeedError(`${NOT_ISO}: the XML declares a DTD or entities, which are refused`);
     const valid = fxp().XMLValidator.validate(start);
     if (valid !== true) throw new FeedError(`malformed XML: ${valid.err.msg} (line ${valid.err.line})`);
     try {
