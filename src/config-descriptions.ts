@@ -175,6 +175,16 @@ export const envDescriptions = {
   S3_TIMEOUT_MS:
     'Connection and per-request timeout of bucket calls other than streamed transfers; a bucket that does not ' +
     'answer within it is a 503 `storage_unavailable`.',
+  S3_UPLOAD_PART_MIB:
+    'Part size of uploads streamed into the bucket (multipart past one part), 5 to 512 MiB. Each part is held in ' +
+    'memory while it is sent.',
+  S3_UPLOAD_QUEUE_SIZE: 'Parts of one upload sent to the bucket at once (each holds one part buffer).',
+  S3_UPLOAD_BUFFER_MIB:
+    'Memory for part buffers of all uploads to the bucket in this process (at least one part): past it, uploads ' +
+    'wait for a buffer, so concurrent uploads cannot multiply it. With the defaults, 8 parts of 5 MiB.',
+  S3_UPLOAD_WAIT_MS:
+    'Longest wait of an upload for a part buffer; then 503 `storage_unavailable` (the bytes sent so far are ' +
+    'discarded).',
   GIT_COMMIT: 'Build info for `/api/v1/version` and `/health`. Unset: read from `.git` (set it in images).',
   GIT_BRANCH: 'Build info for `/api/v1/version`. Unset: read from `.git` (set it in images).',
 } as const;

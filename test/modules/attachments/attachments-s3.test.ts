@@ -27,7 +27,7 @@ const objectCount = async () => (await s3.keys()).length;
 
 describe('attachments on S3 (s3rver)', () => {
   it('streams a multipart upload into the bucket and serves it byte-identical, with ranges and ETag', async () => {
-    // Past one 5 MiB part: lib-storage's multipart upload.
+    // Past one 5 MiB part: a multipart upload.
     const bytes = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(6 * 1024 * 1024, 7)]);
     const res = await uploadFile(t, acme.key, asset(), { name: 'manual.pdf', bytes });
     expect(res.statusCode, res.body).toBe(201);
