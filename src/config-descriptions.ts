@@ -181,7 +181,7 @@ export const envDescriptions = {
   S3_UPLOAD_QUEUE_SIZE: 'Parts of one upload sent to the bucket at once (each holds one part buffer).',
   S3_UPLOAD_BUFFER_MIB:
     'Memory for part buffers of all uploads to the bucket in this process (at least one part): past it, uploads ' +
-    'wait for a buffer, so concurrent uploads cannot multiply it. With the defaults, 8 parts of 5 MiB.',
+    'wait for a buffer, so concurrent uploads cannot multiply it. With the defaults, 4 parts of 5 MiB.',
   S3_UPLOAD_WAIT_MS:
     'Longest wait of an upload for a part buffer; then 503 `storage_unavailable` (the bytes sent so far are ' +
     'discarded).',

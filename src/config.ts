@@ -146,7 +146,7 @@ const schema = z
     // S3 refuses parts under 5 MiB (but the last) and allows 10,000 parts: 5 MiB parts carry objects to 48 GiB.
     S3_UPLOAD_PART_MIB: positiveInt.min(5).max(512).default(5),
     S3_UPLOAD_QUEUE_SIZE: positiveInt.max(16).default(2),
-    S3_UPLOAD_BUFFER_MIB: positiveInt.default(40),
+    S3_UPLOAD_BUFFER_MIB: positiveInt.default(20),
     S3_UPLOAD_WAIT_MS: positiveInt.default(10_000),
     GIT_COMMIT: z.preprocess(emptyAsUndefined, z.string().optional()),
     GIT_BRANCH: z.preprocess(emptyAsUndefined, z.string().optional()),
