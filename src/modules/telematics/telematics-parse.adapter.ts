@@ -26,12 +26,30 @@ const xmlParser = () =>
     trimValues: true,
   }));
 
-// Comments, CDATA sections and processing instructions are matched whole so that text inside them is skipped; only a
-// `<!DOCTYPE` or `<!ENTITY` outside them is a declaration (an unterminated one is scanned as markup: refused).
-const MARKUP = /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<!\s*(doctype|entity)/gi;
+const DECLARATION = /<!\s*(doctype|entity)/iy;
+const DECLARATION_ANYWHERE = /<!\s*(doctype|entity)/i;
+/** Markup whose content is not markup: what ends it. */
+const OPAQUE: [string, string][] = [
+  ['<!--', '-->'],
+  ['<![CDATA[', ']]>'],
+  ['<?', '?>'],
+];
 
+/**
+ * Whether a `<!DOCTYPE` or `<!ENTITY` stands outside comments, CDATA sections and processing instructions, in one
+ * pass (a hostile page cannot make it quadratic). Text after one of those that never ends is scanned as markup, so
+ * a declaration there is refused too (the page is malformed anyway).
+ */
 function declaresDtd(xml: string): boolean {
-  for (const match of xml.matchAll(MARKUP)) if (match[1]) return true;
+  for (let at = xml.indexOf('<'); at >= 0; at = xml.indexOf('<', at + 1)) {
+    DECLARATION.lastIndex = at;
+    if (DECLARATION.test(xml)) return true;
+    const opaque = OPAQUE.find(([open]) => xml.startsWith(open, at));
+    if (!opaque) continue;
+    const end = xml.indexOf(opaque[1], at + opaque[0].length);
+    if (end < 0) return DECLARATION_ANYWHERE.test(xml.slice(at + opaque[0].length));
+    at = end + opaque[1].length - 1;
+  }
   return false;
 }
 
