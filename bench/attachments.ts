@@ -1,11 +1,13 @@
-// Benchmark of attachments on local storage, the API in a child process on PostgreSQL (the production entry,
-// `node dist/main.js`: run `npm run build` first):
+// Benchmark of attachments on local storage or S3 (BENCH_STORAGE=s3: an s3rver in this process, outside the
+// server's RSS), the API in a child process on PostgreSQL (the production entry, `node dist/main.js`: run
+// `npm run build` first):
 // - Ten concurrent 25 MB multipart uploads: the server's peak RSS (VmRSS sampled every 10 ms, and VmHWM).
 // - One 25 MB upload (multipart, and the presigned path: declare, PUT, complete) and one 25 MB download:
 //   throughput as a ratio to a plain file copy through Node streams (fs.createReadStream piped into
 //   fs.createWriteStream) of the same file on the same disk, alternating rounds, the median of the per-round ratios.
 // Usage: npm run bench:attachments. Env: BENCH_DATABASE_URL (admin URL; a scratch database is created and dropped),
-// BENCH_ROUNDS (5), BENCH_MB (25), BENCH_CONCURRENT (10), BENCH_PORT (4390).
+// BENCH_ROUNDS (5), BENCH_MB (25), BENCH_CONCURRENT (10), BENCH_PORT (4390), BENCH_STORAGE (local | s3),
+// BENCH_S3_PORT (BENCH_PORT + 1).
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -14,6 +16,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createScratchDatabase } from '../test/helpers/db/scratch-database.ts';
+// @ts-expect-error s3rver ships no types
+import S3rver from 's3rver';
 import { ADMIN_URL, log, num, sleep } from './lib/env.ts';
 import { statusMb } from './lib/proc.ts';
 import { writeResults } from './lib/results.ts';
@@ -23,10 +27,39 @@ import { median, round, roundRatios, timed } from './lib/stats.ts';
 
 requireBuild(ROOT);
 
+/** An s3rver (as in test/helpers/app/s3rver.ts) with one bucket, in this process, and the server's env for it. */
+async function startBucket(port: number) {
+  const directory = mkdtempSync(path.join(tmpdir(), 'fleet-bench-s3rver-'));
+  const server = new S3rver({
+    port,
+    address: '127.0.0.1',
+    silent: true,
+    directory,
+    configureBuckets: [{ name: 'bench' }],
+  });
+  await server.run();
+  return {
+    env: {
+      ATTACHMENTS_STORAGE: 's3',
+      S3_BUCKET: 'bench',
+      S3_ENDPOINT: `http://127.0.0.1:${port}`,
+      S3_FORCE_PATH_STYLE: 'true',
+      S3_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    },
+    async close() {
+      await server.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
 const ROUNDS = num('BENCH_ROUNDS', 5);
 const MB = num('BENCH_MB', 25);
 const CONCURRENT = num('BENCH_CONCURRENT', 10);
 const PORT = num('BENCH_PORT', 4390);
+const STORAGE = process.env.BENCH_STORAGE === 's3' ? 's3' : 'local';
 const BYTES = MB * 1_000_000;
 const base = `http://127.0.0.1:${PORT}/api/v1`;
 
@@ -37,7 +70,9 @@ writeFileSync(source, Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(BYTE
 
 const scratch = await createScratchDatabase(ADMIN_URL, 'fleet_bench_attachments');
 const servers: Server[] = [];
+let bucket: { env: Record<string, string>; close(): Promise<void> } | undefined;
 try {
+  if (STORAGE === 's3') bucket = await startBucket(num('BENCH_S3_PORT', PORT + 1));
   const tenant = await seedFleet({ databaseUrl: scratch.url, dataDir: 'unused' }, 1);
   const auth = { authorization: `Bearer ${tenant.key}` };
   const { server } = await startApi({
@@ -48,6 +83,7 @@ try {
       ATTACHMENTS_DIR: path.join(dir, 'store'),
       ATTACHMENT_MAX_BYTES: String(BYTES + 1024),
       REQUEST_TIMEOUT_MS: '120000',
+      ...bucket?.env,
     },
   });
   servers.push(server);
@@ -163,6 +199,7 @@ try {
   const downRatio = roundRatios(copies, down);
   const mbps = (msList: number[]) => round(MB / (median(msList) / 1000), 1);
   const results = {
+    storage: STORAGE,
     concurrentUploads: {
       count: CONCURRENT,
       mb: MB,
@@ -204,9 +241,10 @@ try {
       'ratio to copy': results.throughput.downloadRatio,
     },
   });
-  log(`results: ${writeResults('attachments', results)}`);
+  log(`results: ${writeResults(STORAGE === 's3' ? 'attachments-s3' : 'attachments', results)}`);
 } finally {
   await stopAll(servers);
+  await bucket?.close();
   await scratch.drop();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -88,7 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         deps.auth,
         deps.rateLimiter,
         deps.metrics,
-        createPreAuthLimiter(deps.config.preAuthRateLimitPerMinute),
+        createPreAuthLimiter(deps.config.preAuthRateLimitPerMinute, deps.auth.activeKeyHashes),
       );
       registerIdempotency(api, {
         db: deps.db,

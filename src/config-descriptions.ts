@@ -130,8 +130,9 @@ export const envDescriptions = {
     'After a Redis failure, requests skip Redis (fail open, no wait) for this long; then one probe. At most one ' +
     'timeout and one warning per interval.',
   PRE_AUTH_RATE_LIMIT_PER_MINUTE:
-    'Per client address: authentications a minute that need a database lookup (keys not cached as valid or ' +
-    'unknown); over it 429 `rate_limited`. `0` = off.',
+    'Per client address: key lookups a minute that may find no usable key (unknown, revoked or expired); over it, ' +
+    'keys not among the active ones get 429 `rate_limited` without a lookup. Valid keys never count and always ' +
+    'pass. `0` = off.',
   TRUST_PROXY:
     'Whose `X-Forwarded-For` to believe for the client address: `false` (the TCP peer is the client), `true` (any ' +
     'peer; only behind a proxy that overwrites the header), or a comma-separated list of proxy addresses/CIDRs or ' +
@@ -178,6 +179,16 @@ export const envDescriptions = {
   S3_TIMEOUT_MS:
     'Connection and per-request timeout of bucket calls other than streamed transfers; a bucket that does not ' +
     'answer within it is a 503 `storage_unavailable`.',
+  S3_UPLOAD_PART_MIB:
+    'Part size of uploads streamed into the bucket (multipart past one part), 5 to 512 MiB. Each part is held in ' +
+    'memory while it is sent.',
+  S3_UPLOAD_QUEUE_SIZE: 'Parts of one upload sent to the bucket at once (each holds one part buffer).',
+  S3_UPLOAD_BUFFER_MIB:
+    'Memory for part buffers of all uploads to the bucket in this process (at least one part): past it, uploads ' +
+    'wait for a buffer, so concurrent uploads cannot multiply it. With the defaults, 4 parts of 5 MiB.',
+  S3_UPLOAD_WAIT_MS:
+    'Longest wait of an upload for a part buffer; then 503 `storage_unavailable` (the bytes sent so far are ' +
+    'discarded).',
   GIT_COMMIT: 'Build info for `/api/v1/version` and `/health`. Unset: read from `.git` (set it in images).',
   GIT_BRANCH: 'Build info for `/api/v1/version`. Unset: read from `.git` (set it in images).',
 } as const;

@@ -144,6 +144,11 @@ const schema = z
     // Never empty: the sweep removes objects under the prefix that no row names, which must not be a whole bucket.
     S3_PREFIX: z.string().min(1).default('attachments/'),
     S3_TIMEOUT_MS: positiveInt.default(5_000),
+    // S3 refuses parts under 5 MiB (but the last) and allows 10,000 parts: 5 MiB parts carry objects to 48 GiB.
+    S3_UPLOAD_PART_MIB: positiveInt.min(5).max(512).default(5),
+    S3_UPLOAD_QUEUE_SIZE: positiveInt.max(16).default(2),
+    S3_UPLOAD_BUFFER_MIB: positiveInt.default(20),
+    S3_UPLOAD_WAIT_MS: positiveInt.default(10_000),
     GIT_COMMIT: z.preprocess(emptyAsUndefined, z.string().optional()),
     GIT_BRANCH: z.preprocess(emptyAsUndefined, z.string().optional()),
   })
@@ -250,6 +255,13 @@ const schema = z
         forcePathStyle: env.S3_FORCE_PATH_STYLE,
         prefix: env.S3_PREFIX,
         timeoutMs: env.S3_TIMEOUT_MS,
+        /** Streamed uploads: part size, parts in flight per upload, all part buffers of the process, wait for one. */
+        upload: {
+          partBytes: env.S3_UPLOAD_PART_MIB * 1024 * 1024,
+          queueSize: env.S3_UPLOAD_QUEUE_SIZE,
+          bufferBytes: Math.max(env.S3_UPLOAD_BUFFER_MIB, env.S3_UPLOAD_PART_MIB) * 1024 * 1024,
+          waitMs: env.S3_UPLOAD_WAIT_MS,
+        },
       },
     },
     build: { commit: env.GIT_COMMIT, branch: env.GIT_BRANCH },

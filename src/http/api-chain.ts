@@ -63,8 +63,8 @@ export function registerApiChain(
   async function authenticate(request: FastifyRequest, reply: FastifyReply, route: RouteRule, nowMs: number) {
     let key;
     try {
-      // Keys not in the authenticator's cache cost a database lookup: those are limited per client address.
-      key = await auth.authenticate(request.headers.authorization, nowMs, () => preAuth.take(request.ip));
+      // Lookups that find no usable key are what a flood of made-up keys costs: limited per client address.
+      key = await auth.authenticate(request.headers.authorization, nowMs, preAuth.guard(request.ip));
     } catch (err) {
       if (err instanceof ApiError && err.statusCode === 429) {
         metrics.rateLimited();

@@ -5,11 +5,14 @@ import type { AuthenticatedKey, Scope } from '../core/context.ts';
 import { SCOPES } from '../core/context.ts';
 import { ApiError, type CodeOf } from '../core/errors.ts';
 import { hashApiKey, isWellFormedKey } from '../core/api-keys.ts';
+import type { LookupGuard } from './pre-auth-limit.ts';
 
 const unauthorized = (code: CodeOf<401>, message: string) => new ApiError(401, code, message);
 
 /** Verified keys, unknown hashes and header spellings each kept at most (the least recently used go first). */
 const CACHE_MAX = 10_000;
+/** Active keys' hashes the pre-auth limiter keeps for an address over its limit (a few MB at most). */
+const ACTIVE_MAX = 200_000;
 
 interface Entry {
   key: AuthenticatedKey;
@@ -100,18 +103,30 @@ export function createAuthenticator(
   }
 
   /**
-   * `beforeLookup` runs only when the database must be asked (not cached either way); it may throw (429).
-   * A header seen within the TTL is answered from `byHeader` without parsing or hashing it again; the plaintext
-   * stays there no longer than the TTL after its last use (the sweep drops it), as it arrives with every request
-   * anyway.
+   * `guard` is told of each database lookup (not cached either way): before it (it may refuse with 429) and after
+   * it, whether the key turned out usable. A header seen within the TTL is answered from `byHeader` without parsing
+   * or hashing it again; the plaintext stays there no longer than the TTL after its last use (the sweep drops it),
+   * as it arrives with every request anyway.
    */
   async function authenticate(
     authorization: string | undefined,
     now: Date | number = Date.now(),
-    beforeLookup?: () => void,
+    guard?: LookupGuard,
   ): Promise<AuthenticatedKey> {
     const nowMs = typeof now === 'number' ? now : now.getTime();
-    return cachedKey(authorization, nowMs) ?? accept((await lookup(authorization, nowMs, beforeLookup)).key, nowMs);
+    const cached = cachedKey(authorization, nowMs);
+    if (cached) return cached;
+    const { entry, hash } = await lookup(authorization, nowMs, guard);
+    if (!hash || !guard) return accept(entry.key, nowMs);
+    let key: AuthenticatedKey;
+    try {
+      key = accept(entry.key, nowMs);
+    } catch (err) {
+      guard.after(hash, false);
+      throw err;
+    }
+    guard.after(hash, true);
+    return key;
   }
 
   /** authenticate() for a header seen within the TTL, synchronously; undefined when it must be looked up. */
@@ -127,7 +142,8 @@ export function createAuthenticator(
     return key;
   }
 
-  async function lookup(authorization: string | undefined, nowMs: number, beforeLookup?: () => void) {
+  /** The key's entry, and its hash when the database was asked for it. */
+  async function lookup(authorization: string | undefined, nowMs: number, guard?: LookupGuard) {
     const match = /^Bearer(?:\s+(.*))?$/i.exec(authorization?.trim() ?? '');
     if (!match) throw unauthorized('missing_bearer', 'Send the header "Authorization: Bearer <API key>"');
     const token = (match[1] ?? '').trim();
@@ -135,15 +151,32 @@ export function createAuthenticator(
       throw unauthorized('malformed_token', 'The bearer token is not an API key of this service');
     const hash = hashApiKey(token);
     let entry = cache.get(hash);
+    let looked = false;
     if (!entry || entry.until <= nowMs) {
       if ((unknown.get(hash) ?? 0) > nowMs) throw unauthorized('unknown_token', 'The API key is not known');
-      beforeLookup?.();
+      await guard?.before(hash);
+      looked = true;
       // A cached entry past the caller's clock is looked up again (forceRefresh); one in flight is joined.
       entry = await cache.fetch(hash, { forceRefresh: entry !== undefined });
-      if (!entry) throw unauthorized('unknown_token', 'The API key is not known');
+      if (!entry) {
+        guard?.after(hash, false);
+        throw unauthorized('unknown_token', 'The API key is not known');
+      }
     }
     if (options.ttlMs > 0 && authorization !== undefined && entry.until > nowMs) byHeader.set(authorization, entry);
-    return entry;
+    return { entry, hash: looked ? hash : undefined };
+  }
+
+  /**
+   * Hashes of the keys neither revoked nor expired, the most recently used first, at most ACTIVE_MAX: what the
+   * pre-auth limiter checks instead of a lookup per request for an address over its limit.
+   */
+  async function activeKeyHashes(): Promise<string[]> {
+    const rows = await db.prisma.$queryRawUnsafe<{ keyHash: string }[]>(
+      `SELECT "keyHash" FROM api_keys WHERE "revokedAt" IS NULL AND ("expiresAt" IS NULL OR "expiresAt" > now())
+       ORDER BY "lastUsedAt" DESC NULLS LAST LIMIT ${ACTIVE_MAX}`,
+    );
+    return rows.map((r) => r.keyHash);
   }
 
   /** The newest use of a key known to this process (the database may be up to one flush behind). */
@@ -200,6 +233,7 @@ export function createAuthenticator(
 
   return {
     authenticate,
+    activeKeyHashes,
     cachedKey,
     lastUsedAt,
     lastUsedAtOf,

@@ -78,15 +78,25 @@ export class PrivateAddressError extends Error {
   }
 }
 
+/** One answer whether the host does not resolve or is not public, so a caller cannot map internal names. */
+export const NOT_PUBLIC_HOST = 'must name a host that resolves to public addresses only';
+
 /**
- * Save-time check of a webhook URL. Returns the message for fieldErrors.url, or null when acceptable.
+ * Save-time check of a webhook URL. Returns the message for fieldErrors.url, or null when acceptable; why a host was
+ * refused goes only to `debug` (the server log).
  * A host that does not exist is refused; a DNS failure that may be temporary is let through, because the
  * connect-time guard checks every address again before any byte is sent.
  */
 export async function checkWebhookUrl(
   raw: string,
-  options: { allowPrivateNetworks: boolean; lookup?: LookupAll; lookupTimeoutMs?: number },
+  options: {
+    allowPrivateNetworks: boolean;
+    lookup?: LookupAll;
+    lookupTimeoutMs?: number;
+    debug?: (why: string) => void;
+  },
 ): Promise<string | null> {
+  const refuse = (why: string) => (options.debug?.(why), NOT_PUBLIC_HOST);
   let url: URL;
   try {
     url = new URL(raw);
@@ -97,16 +107,16 @@ export async function checkWebhookUrl(
   if (url.username || url.password) return 'must not contain credentials';
   if (options.allowPrivateNetworks) return null;
   const host = hostOf(url);
-  if (net.isIP(host)) return isPrivateAddress(host) ? `${host} is not a public address` : null;
+  if (net.isIP(host)) return isPrivateAddress(host) ? refuse(`${host} is not a public address`) : null;
   let addresses: { address: string }[];
   try {
     addresses = await withTimeout((options.lookup ?? systemLookupAll)(host), options.lookupTimeoutMs ?? 3_000);
   } catch (err) {
     const code = (err as { code?: string }).code;
-    return code === 'ENOTFOUND' || code === 'ENODATA' ? `${host} does not resolve` : null;
+    return code === 'ENOTFOUND' || code === 'ENODATA' ? refuse(`${host} does not resolve`) : null;
   }
   const blocked = addresses.find((a) => isPrivateAddress(a.address));
-  return blocked ? new PrivateAddressError(host, blocked.address).message : null;
+  return blocked ? refuse(new PrivateAddressError(host, blocked.address).message) : null;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

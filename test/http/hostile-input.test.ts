@@ -149,9 +149,9 @@ describe('authentication lookups per client address', () => {
           (await t.api.get('/api/v1/me', generateApiKey(), { 'x-forwarded-for': `10.0.0.${i}` })).statusCode,
         );
       // X-Forwarded-For is ignored without TRUST_PROXY: all 12 come from one address.
-      expect(statuses.slice(0, 4)).toEqual([401, 401, 401, 401]);
-      expect(statuses.slice(4)).toEqual(Array(8).fill(429));
-      expect(lookups).toBe(4);
+      expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+      expect(statuses.slice(5)).toEqual(Array(7).fill(429));
+      expect(lookups).toBe(5);
       const limited = await t.api.get('/api/v1/me', generateApiKey());
       expect(limited.json()).toMatchObject({ ok: false, error: 'rate_limited', retryAfterSec: expect.any(Number) });
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
@@ -162,6 +162,60 @@ describe('authentication lookups per client address', () => {
       await limitedApp.close();
     }
   });
+
+  it('never refuses valid keys, re-verified or new, even from an address flooding made-up keys', async () => {
+    // 200 keys re-verified on nearly every request from one address, well past the limit's count of lookups.
+    const app = await createTestApp({ PRE_AUTH_RATE_LIMIT_PER_MINUTE: '100', AUTH_CACHE_TTL_MS: '1' });
+    try {
+      const tenant = await app.tenant();
+      const keys = [tenant.key];
+      while (keys.length < 200)
+        keys.push(...(await Promise.all(Array.from({ length: 20 }, () => tenant.newKey()))).map((k) => k.key));
+      keys.length = 200;
+      await awayFromMinuteBoundary(20_000);
+      const original = app.db.prisma.apiKey.findUnique;
+      let lookups = 0;
+      (app.db.prisma.apiKey as any).findUnique = (...args: any[]) => {
+        lookups += 1;
+        return (original as any).apply(app.db.prisma.apiKey, args);
+      };
+      const statuses = async (list: string[]) => {
+        const out: number[] = [];
+        for (let i = 0; i < list.length; i += 25)
+          out.push(
+            ...(await Promise.all(list.slice(i, i + 25).map((k) => app.api.get('/api/v1/me', k)))).map(
+              (r) => r.statusCode,
+            ),
+          );
+        return out;
+      };
+      const count = (list: number[], status: number) => list.filter((s) => s === status).length;
+      try {
+        const valid = await statuses([...keys, ...keys]);
+        expect(lookups).toBeGreaterThan(100);
+        expect(count(valid, 200)).toBe(400);
+        // The same address now floods made-up keys: 100 are looked up (401), the rest refused without a lookup.
+        lookups = 0;
+        const flood = await statuses(Array.from({ length: 150 }, () => generateApiKey()));
+        expect([count(flood, 401), count(flood, 429)]).toEqual([100, 50]);
+        expect(lookups).toBe(100);
+        // Its valid keys still pass, and so does one issued after the flood began (never seen by this process).
+        const fresh = await tenant.newKey();
+        const afterFlood = await statuses([...keys, fresh.key]);
+        expect(count(afterFlood, 200)).toBe(201);
+        expect((await app.api.get('/api/v1/me', generateApiKey())).statusCode).toBe(429);
+        // A revoked key is 401 once, then refused with the made-up ones.
+        await app.db.prisma.apiKey.update({ where: { id: fresh.id }, data: { revokedAt: new Date() } });
+        await new Promise((r) => setTimeout(r, 5));
+        expect((await app.api.get('/api/v1/me', fresh.key)).statusCode).toBe(401);
+        expect((await app.api.get('/api/v1/me', fresh.key)).statusCode).toBe(429);
+      } finally {
+        (app.db.prisma.apiKey as any).findUnique = original;
+      }
+    } finally {
+      await app.close();
+    }
+  }, 90_000);
 
   it('with TRUST_PROXY, the client address comes from X-Forwarded-For', async () => {
     const proxied = await createTestApp({ PRE_AUTH_RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: '127.0.0.1' });

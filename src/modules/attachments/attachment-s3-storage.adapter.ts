@@ -2,12 +2,10 @@ import { Readable } from 'node:stream';
 import { lazyModule } from '../../core/lazy-module.ts';
 import type { Config } from '../../config.ts';
 import type { AttachmentStorage, StagedObject } from './attachment-storage-interface.adapter.ts';
-
-const PART_BYTES = 5 * 1024 * 1024;
+import { createPartPool, uploadStream } from './attachment-s3-upload.adapter.ts';
 
 // The AWS SDK is loaded when S3 storage is configured, not by every server (docs/adr/0010-lazy-start-up.md).
 const clientS3 = lazyModule<typeof import('@aws-sdk/client-s3')>('@aws-sdk/client-s3');
-const libStorage = lazyModule<typeof import('@aws-sdk/lib-storage')>('@aws-sdk/lib-storage');
 const presigner = lazyModule<typeof import('@aws-sdk/s3-request-presigner')>('@aws-sdk/s3-request-presigner');
 
 const missing = (err: unknown) => {
@@ -18,12 +16,13 @@ const missing = (err: unknown) => {
 /**
  * Objects in an S3-compatible bucket, keyed <prefix><attachment id>, thumbnails beside as <key>.thumb.webp. A
  * presigned PUT writes <prefix>incoming/<attachment id> (its URL outlives complete, so it must not name the key
- * served): complete copies the verified bytes from there. Streams go up through lib-storage's Upload (multipart past
- * one part, at most two parts in memory); checksums only when required, as s3rver and other S3-compatible
- * servers store the aws-chunked framing of a streamed PutObject otherwise. Every call has connection and request
- * timeouts, so a dead bucket fails fast instead of hanging the request.
+ * served): complete copies the verified bytes from there. Streams go up in parts from one pool of part buffers per
+ * process (attachment-s3-upload.adapter.ts: memory bounded however many uploads run); checksums only when
+ * required, as s3rver and other S3-compatible servers store the aws-chunked framing of a streamed PutObject
+ * otherwise. Every call has connection and request timeouts, so a dead bucket fails fast instead of hanging.
  */
 export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStorage {
+  const sdk = clientS3();
   const {
     CopyObjectCommand,
     CreateBucketCommand,
@@ -34,8 +33,7 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
     ListObjectsV2Command,
     PutObjectCommand,
     S3Client,
-  } = clientS3();
-  const { Upload } = libStorage();
+  } = sdk;
   const { getSignedUrl } = presigner();
   const client = new S3Client({
     region: s3.region,
@@ -48,6 +46,8 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
     requestHandler: { connectionTimeout: s3.timeoutMs, requestTimeout: s3.timeoutMs, throwOnRequestTimeout: true },
   });
   const Bucket = s3.bucket;
+  const { partBytes, queueSize, bufferBytes, waitMs } = s3.upload;
+  const pool = createPartPool(partBytes, Math.max(1, Math.floor(bufferBytes / partBytes)), waitMs);
   // Before the first write: a bucket that does not exist is created when the credentials may (a fresh MinIO or
   // s3rver); a failure to reach the bucket is not remembered, so the next write asks again.
   let bucketReady: Promise<void> | null = null;
@@ -79,24 +79,14 @@ export function createS3Storage(s3: Config['attachments']['s3']): AttachmentStor
     async stage(source, id): Promise<StagedObject> {
       const Key = `${s3.prefix}${id}`;
       await ensureBucket();
-      const upload = new Upload({
+      await uploadStream(
+        sdk,
         client,
-        params: { Bucket, Key, Body: source, ContentType: 'application/octet-stream' },
-        queueSize: 2,
-        partSize: PART_BYTES,
-        leavePartsOnError: false,
-      });
-      // An error of the source (a refused type, a client gone) ends the upload, and is the error reported.
-      let sourceError: unknown;
-      source.once('error', (err) => {
-        sourceError = err;
-        void upload.abort().catch(() => undefined);
-      });
-      try {
-        await upload.done();
-      } catch (err) {
-        throw sourceError ?? err;
-      }
+        { Bucket, Key, ContentType: 'application/octet-stream' },
+        source,
+        pool,
+        queueSize,
+      );
       return {
         // A completed upload is already durable in the bucket.
         persist: () => Promise.resolve(),

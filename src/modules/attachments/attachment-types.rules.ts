@@ -118,6 +118,17 @@ const TEXT_EXTENSIONS: Record<string, string[]> = {
 };
 
 /**
+ * The plain-ASCII `filename=` of a download beside its exact `filename*=UTF-8''` (RFC 6266): accents dropped
+ * ("Prüfung" → "Prufung"), anything else outside printable ASCII as `_`.
+ */
+export function asciiFallback(filename: string): string {
+  return filename
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x20-\x7e]/g, '_');
+}
+
+/**
  * The name a download is saved under: the original, except a text file whose extension is not a text one gets
  * `.txt` (or `.csv`) added. Text is checked for markup in its first bytes only, so `evil.html` stored as text saves
  * as `evil.html.txt` and never opens as a page. Binary types keep their name: their bytes are what they are.

@@ -39,11 +39,13 @@ function malformed(err: unknown): unknown {
 /**
  * An upload refused before its end (too large, a refused type) leaves the rest of the body unread, and a
  * keep-alive connection would wait on it for good: the answer closes the connection, and what the client still
- * sends is discarded as it arrives (closing with unread data would reset the connection and lose the answer).
+ * sends is discarded as it arrives (closing with unread data would reset the connection and lose the answer). A 413
+ * closes it even when the body has all arrived, so a client streaming too much learns it once, whatever its timing.
  */
 export async function abandonUnreadBody(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
-  if (reply.statusCode >= 400 && !request.raw.complete) {
-    reply.header('connection', 'close');
+  const unread = reply.statusCode >= 400 && !request.raw.complete;
+  if (unread || reply.statusCode === 413) reply.header('connection', 'close');
+  if (unread) {
     request.raw.unpipe();
     request.raw.resume();
   }
@@ -75,13 +77,18 @@ export async function readingBody<T>(reply: FastifyReply, source: Readable, work
   }
 }
 
-/** The values of the multipart fields that came before the file. */
+/**
+ * The values of the multipart fields that came before the file. The parser keeps parts in arrival order, and may
+ * already hold fields that follow the file when the body is small: those are left out, so the rule does not depend
+ * on how the body was split into packets.
+ */
 function fieldValues(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(fields)) {
-    const f = Array.isArray(field) ? field[0] : field;
-    if (f && typeof f === 'object' && (f as { type?: string }).type === 'field')
-      out[name] = (f as { value: unknown }).value;
+    const list = (Array.isArray(field) ? field : [field]) as { type?: string; value?: unknown }[];
+    if (list.some((f) => f?.type === 'file')) break;
+    const f = list[0];
+    if (f && typeof f === 'object' && f.type === 'field') out[name] = f.value;
   }
   return out;
 }

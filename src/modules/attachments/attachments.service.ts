@@ -12,6 +12,7 @@ import { createUploadTokens } from './attachment-token.adapter.ts';
 import {
   isImage,
   isThumbnailable,
+  asciiFallback,
   downloadName,
   KNOWN_TYPES,
   mayBeInline,
@@ -29,8 +30,9 @@ import { parseRange, etagMatches } from './attachment-range.rules.ts';
 
 // Loaded on the first download, not at start-up.
 const lazyContentDisposition = lazyModule<typeof import('content-disposition')>('content-disposition');
-const contentDisposition = (...args: Parameters<typeof import('content-disposition')>) =>
-  lazyContentDisposition()(...args);
+/** RFC 6266: an ASCII `filename` for every client, and `filename*=UTF-8''…` when the name is not plain ASCII. */
+const disposition = (name: string, type: 'attachment' | 'inline') =>
+  lazyContentDisposition()(name, { type, fallback: asciiFallback(name) });
 
 /** The scope of each subject type, which this service checks: the routes declare them so the contract names them. */
 export const SUBJECT_SCOPES = { read: READ_SCOPES, write: WRITE_SCOPES } as const;
@@ -168,7 +170,7 @@ export function createAttachmentService({ config, db, secretBox }: Pick<ServiceD
       const headers: Record<string, string> = {
         ...common(`"${row.sha256}"`),
         'content-type': servedType(row.contentType),
-        'content-disposition': contentDisposition(downloadName(row.filename, row.contentType), { type }),
+        'content-disposition': disposition(downloadName(row.filename, row.contentType), type),
         'accept-ranges': 'bytes',
       };
       if (etagMatches(req.ifNoneMatch, row.sha256)) return { status: 304, headers, body: null };

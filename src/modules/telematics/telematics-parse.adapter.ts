@@ -26,7 +26,32 @@ const xmlParser = () =>
     trimValues: true,
   }));
 
-const DTD = /<!\s*(doctype|entity)/i;
+const DECLARATION = /<!\s*(doctype|entity)/iy;
+const DECLARATION_ANYWHERE = /<!\s*(doctype|entity)/i;
+/** Markup whose content is not markup: what ends it. */
+const OPAQUE: [string, string][] = [
+  ['<!--', '-->'],
+  ['<![CDATA[', ']]>'],
+  ['<?', '?>'],
+];
+
+/**
+ * Whether a `<!DOCTYPE` or `<!ENTITY` stands outside comments, CDATA sections and processing instructions, in one
+ * pass (a hostile page cannot make it quadratic). Text after one of those that never ends is scanned as markup, so
+ * a declaration there is refused too (the page is malformed anyway).
+ */
+function declaresDtd(xml: string): boolean {
+  for (let at = xml.indexOf('<'); at >= 0; at = xml.indexOf('<', at + 1)) {
+    DECLARATION.lastIndex = at;
+    if (DECLARATION.test(xml)) return true;
+    const opaque = OPAQUE.find(([open]) => xml.startsWith(open, at));
+    if (!opaque) continue;
+    const end = xml.indexOf(opaque[1], at + opaque[0].length);
+    if (end < 0) return DECLARATION_ANYWHERE.test(xml.slice(at + opaque[0].length));
+    at = end + opaque[1].length - 1;
+  }
+  return false;
+}
 
 /** Parses and normalises one page; throws FeedError with a clear reason for anything that is not a Fleet page. */
 export function parseFeedPage(body: string, contentType: string | null): FeedPage {
@@ -36,7 +61,7 @@ export function parseFeedPage(body: string, contentType: string | null): FeedPag
     throw new FeedError(`${NOT_ISO}: the provider answered with an HTML page (a login page or a wrong URL?)`);
   let doc: unknown;
   if (start.startsWith('<')) {
-    if (DTD.test(start)) throw new FeedError(`${NOT_ISO}: the XML declares a DTD or entities, which are refused`);
+    if (declaresDtd(start)) throw new FeedError(`${NOT_ISO}: the XML declares a DTD or entities, which are refused`);
     const valid = fxp().XMLValidator.validate(start);
     if (valid !== true) throw new FeedError(`malformed XML: ${valid.err.msg} (line ${valid.err.line})`);
     try {

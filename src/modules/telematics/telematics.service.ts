@@ -41,7 +41,10 @@ export function createTelematicsService(deps: Deps) {
     const errors: Record<string, string> = {};
     for (const [field, url] of Object.entries(fields)) {
       if (url === undefined) continue;
-      const problem = await checkWebhookUrl(url, { allowPrivateNetworks: config.webhooks.allowPrivateNetworks });
+      const problem = await checkWebhookUrl(url, {
+        allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+        debug: (why) => deps.log.debug({ field, why }, 'telematics URL refused'),
+      });
       if (problem) errors[field] = problem;
     }
     if (Object.keys(errors).length) throw new ValidationError(errors);

@@ -59,9 +59,10 @@ export function createWebhookService({
   db,
   config,
   clock,
+  log,
   webhookSender: sender,
   secretBox,
-}: Pick<ServiceDeps, 'db' | 'config' | 'clock' | 'webhookSender' | 'secretBox'>) {
+}: Pick<ServiceDeps, 'db' | 'config' | 'clock' | 'log' | 'webhookSender' | 'secretBox'>) {
   const secrets = createWebhookSecretStore(db, secretBox);
   /** Checks url and events together so one 422 reports every problem; returns the values to store. */
   async function validated(input: { url?: string; events?: string[] }) {
@@ -69,7 +70,10 @@ export function createWebhookService({
     const events = input.events === undefined ? undefined : acceptedEvents(input.events);
     // Spec: unknown names are silently dropped, even when none is left; the response lists what was accepted.
     if (input.url !== undefined) {
-      const problem = await checkWebhookUrl(input.url, { allowPrivateNetworks: config.webhooks.allowPrivateNetworks });
+      const problem = await checkWebhookUrl(input.url, {
+        allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+        debug: (why) => log.debug({ why }, 'webhook URL refused'),
+      });
       if (problem) fieldErrors.url = problem;
     }
     if (Object.keys(fieldErrors).length > 0) throw new ValidationError(fieldErrors);

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
 import { makeAsset } from '../../helpers/app/factories.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';
-import { HEIC_HEAD, multipart, storedZip, tempAttachmentsDir, uploadFile } from '../../helpers/app/attachments.ts';
+import {
+  HEIC_HEAD,
+  multipart,
+  storedZip,
+  tempAttachmentsDir,
+  TINY_PNG,
+  uploadFile,
+} from '../../helpers/app/attachments.ts';
 import { cleanFilename, textRefusal } from '../../../src/modules/attachments/attachment-types.rules.ts';
 import { parseRange } from '../../../src/modules/attachments/attachment-range.rules.ts';
 import { loadConfig } from '../../../src/config.ts';
@@ -140,5 +147,24 @@ describe('rules', () => {
     expect(parseRange('bytes=100-', 100)).toBe('unsatisfiable');
     expect(parseRange('bytes=0-1,5-6', 100)).toBeNull();
     expect(parseRange('items=0-1', 100)).toBeNull();
+  });
+});
+
+describe('download names', () => {
+  it('names a download by RFC 6266: an ASCII filename and the exact UTF-8 name in filename*', async () => {
+    const id = (await uploadFile(t, acme.key, asset(), { name: 'Fahrer Prüfung 1.png', bytes: TINY_PNG })).json()
+      .attachmentId;
+    const res = await t.api.get(`/api/v1/attachments/${id}/content`, acme.key);
+    expect(res.headers['content-disposition']).toBe(
+      `attachment; filename="Fahrer Prufung 1.png"; filename*=UTF-8''Fahrer%20Pr%C3%BCfung%201.png`,
+    );
+    const inline = await t.api.get(`/api/v1/attachments/${id}/content?disposition=inline`, acme.key);
+    expect(inline.headers['content-disposition']).toBe(
+      `inline; filename="Fahrer Prufung 1.png"; filename*=UTF-8''Fahrer%20Pr%C3%BCfung%201.png`,
+    );
+    const other = (await uploadFile(t, acme.key, asset(), { name: '点検 1.png', bytes: TINY_PNG })).json().attachmentId;
+    expect((await t.api.get(`/api/v1/attachments/${other}/content`, acme.key)).headers['content-disposition']).toBe(
+      `attachment; filename="__ 1.png"; filename*=UTF-8''%E7%82%B9%E6%A4%9C%201.png`,
+    );
   });
 });

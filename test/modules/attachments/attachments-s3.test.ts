@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../helpers/app/test-app.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';
-import { uploadFile } from '../../helpers/app/attachments.ts';
+import { TINY_PNG, uploadFile } from '../../helpers/app/attachments.ts';
 import { startS3App, withSilentBucket, type S3App } from '../../helpers/app/s3rver.ts';
 
 let s3: S3App;
@@ -27,7 +27,7 @@ const objectCount = async () => (await s3.keys()).length;
 
 describe('attachments on S3 (s3rver)', () => {
   it('streams a multipart upload into the bucket and serves it byte-identical, with ranges and ETag', async () => {
-    // Past one 5 MiB part: lib-storage's multipart upload.
+    // Past one 5 MiB part: a multipart upload.
     const bytes = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(6 * 1024 * 1024, 7)]);
     const res = await uploadFile(t, acme.key, asset(), { name: 'manual.pdf', bytes });
     expect(res.statusCode, res.body).toBe(201);
@@ -44,6 +44,16 @@ describe('attachments on S3 (s3rver)', () => {
       (await t.api.get(`/api/v1/attachments/${id}/content`, acme.key, { 'if-none-match': `"${sha(bytes)}"` }))
         .statusCode,
     ).toBe(304);
+  });
+
+  it('names a download by RFC 6266 on S3 too', async () => {
+    const id = (await uploadFile(t, acme.key, asset(), { name: 'Fahrer Prüfung 1.png', bytes: TINY_PNG })).json()
+      .attachmentId;
+    const res = await t.api.get(`/api/v1/attachments/${id}/content`, acme.key);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-disposition']).toBe(
+      `attachment; filename="Fahrer Prufung 1.png"; filename*=UTF-8''Fahrer%20Pr%C3%BCfung%201.png`,
+    );
   });
 
   it('makes a thumbnail, and a delete removes the object and its thumbnail', async () => {

@@ -98,6 +98,26 @@ describe('ISO 15143-3 pages as providers serve them', () => {
     expect(() => parseFeedPage(body, null)).toThrow(message);
   });
 
+  const machine = '<Equipment><EquipmentHeader><PIN>CMT-1</PIN></EquipmentHeader></Equipment>';
+  it.each([
+    ['a comment', `<?xml version="1.0"?><!-- <!DOCTYPE Fleet [<!ENTITY x "y">]> --><Fleet>${machine}</Fleet>`],
+    ['a comment inside the root', `<Fleet><!--<!ENTITY x SYSTEM "file:///etc/passwd">-->${machine}</Fleet>`],
+    ['a CDATA section', `<Fleet>${machine}<Note><![CDATA[<!DOCTYPE Fleet>]]></Note></Fleet>`],
+    ['a processing instruction', `<?xml version="1.0"?><?note <!DOCTYPE Fleet> ?><Fleet>${machine}</Fleet>`],
+  ])('reads a page with a declaration only inside %s', (_, body) => {
+    expect(parseFeedPage(body, 'application/xml').equipment.map((e) => e.key)).toEqual(['CMT-1']);
+  });
+
+  it.each([
+    ['after a comment', `<!-- a note --><!DOCTYPE Fleet [<!ENTITY x "y">]><Fleet>&x;</Fleet>`],
+    ['after a CDATA-looking comment', `<!-- <![CDATA[ --><!DOCTYPE Fleet SYSTEM "file:///etc/passwd"><Fleet/>`],
+    ['after a processing instruction', `<?xml version="1.0"?><?pi x?><!DOCTYPE Fleet><Fleet/>`],
+    ['inside the root', `<Fleet><!ENTITY x "y">${machine}</Fleet>`],
+    ['in a comment that never ends', `<!-- <!DOCTYPE Fleet [<!ENTITY x "y">]><Fleet>&x;</Fleet>`],
+  ])('still refuses a declaration %s', (_, body) => {
+    expect(() => parseFeedPage(body, null)).toThrow(/DTD or entities/);
+  });
+
   it('refuses an HTML answer by its content type', () => {
     expect(() => parseFeedPage('<Fleet/>', 'text/html; charset=utf-8')).toThrow(/HTML page/);
   });

@@ -7,7 +7,7 @@ import {
   secretSubject,
 } from '../../../src/modules/telematics/telematics-secrets.repository.ts';
 import { TEST_SECRETS_KEYS } from '../../helpers/run/test-env.ts';
-import type { TestApp } from '../../helpers/app/test-app.ts';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';
 import { makeAsset, makeServiceReminder, makeServiceTask, makeYard } from '../../helpers/app/factories.ts';
 import { securitySuite } from '../../helpers/app/security-suite.ts';
@@ -135,6 +135,31 @@ describe('connections', () => {
     });
     expect(res.statusCode).toBe(422);
     expect(Object.keys(res.json().fieldErrors).join(',')).toContain(field.split('.')[0]);
+  });
+
+  it('answers one message for a feed or token URL that is not public or does not resolve', async () => {
+    const strict = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' });
+    try {
+      const tenant = await strict.tenant();
+      const answers = [];
+      for (const host of ['localhost', 'no-such-host.invalid']) {
+        const res = await strict.api.post('/api/v1/telematics/connections', tenant.key, {
+          name: 'Inside',
+          standard: 'iso-15143-3',
+          fleetUrl: `https://${host}/aemp/Fleet/1`,
+          auth: { type: 'none' },
+        });
+        expect(res.statusCode).toBe(422);
+        answers.push(res.json());
+      }
+      expect(answers[0]).toMatchObject({
+        error: 'validation_failed',
+        fieldErrors: { fleetUrl: 'must name a host that resolves to public addresses only' },
+      });
+      expect(answers[1]).toEqual(answers[0]);
+    } finally {
+      await strict.close();
+    }
   });
 
   it('keeps secrets encrypted at rest: no table dump holds them', async () => {

@@ -86,6 +86,38 @@ describe('POST /webhooks', () => {
   });
 });
 
+describe('URLs that are not public', () => {
+  it('answers one message whether the host resolves to a non-public address or does not resolve', async () => {
+    const strict = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', LOG_LEVEL: 'debug' });
+    try {
+      const tenant = await strict.tenant();
+      const answers = [];
+      for (const url of ['https://localhost/hook', 'https://no-such-host.invalid/hook', 'https://10.0.0.7/hook']) {
+        const res = await strict.api.post('/api/v1/webhooks', tenant.key, { url, events: ['asset.created'] });
+        expect(res.statusCode).toBe(422);
+        answers.push(res.json());
+      }
+      expect(answers[0]).toEqual({
+        ok: false,
+        error: 'validation_failed',
+        message: expect.any(String),
+        fieldErrors: { url: 'must name a host that resolves to public addresses only' },
+      });
+      expect(answers[1]).toEqual(answers[0]);
+      expect(answers[2]).toEqual(answers[0]);
+      // The difference is kept for the operator, in the server's debug log only.
+      const why = strict.logs.filter((l) => l.msg === 'webhook URL refused').map((l) => l.why);
+      expect(why).toEqual([
+        'localhost resolves to a non-public address',
+        'no-such-host.invalid does not resolve',
+        '10.0.0.7 is not a public address',
+      ]);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
 describe('GET /webhooks and /webhooks/{id}', () => {
   it('lists newest first with a cursor and never shows a secret', async () => {
     const fresh = await t.tenant('Lister');
