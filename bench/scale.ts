@@ -7,7 +7,7 @@
 // Env: BENCH_DATABASE_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/postgres),
 //      BENCH_SCALE_DB (database name, default fleet_scale), BENCH_ROUNDS (alternating rounds, default 3),
 //      BENCH_SAMPLES (requests per sequential measurement, default 60), BENCH_ONLY (a regex of endpoint names),
-//      BENCH_CLIENT (undici, the default, or fetch: see bench/lib/http-client.ts).
+//      BENCH_CLIENT (undici, the default, or fetch: see bench/lib/http-client.ts), BENCH_PORT (the API's, 4320).
 import pg from 'pg';
 import { ADMIN_URL, log, num } from './lib/env.ts';
 import { apiClient, CLIENT, concurrent, sequential, type Stats } from './lib/http-client.ts';
@@ -22,7 +22,7 @@ import { median, ms as f, round, timed } from './lib/stats.ts';
 const DB_NAME = process.env.BENCH_SCALE_DB ?? 'fleet_scale';
 const ROUNDS = num('BENCH_ROUNDS', 3);
 const SAMPLES = num('BENCH_SAMPLES', 60);
-const PORT = 4320;
+const PORT = num('BENCH_PORT', 4320);
 
 if (process.argv.includes('--drop')) {
   await dropScaleDatabase(ADMIN_URL, DB_NAME);
