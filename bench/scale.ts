@@ -16,6 +16,7 @@ import { dropScaleDatabase, ensureScaleDatabase } from './lib/scale/db.ts';
 import { seededId } from './lib/scale/seed.ts';
 import { measureWrites } from './lib/scale/writes.ts';
 import { API_ENTRY, startApi, stop } from './lib/server.ts';
+import { YARD_WITH_COUNTS_SQL } from '../src/modules/yards/yards.repository.ts';
 import { statusMb } from './lib/proc.ts';
 import { median, ms as f, round, timed } from './lib/stats.ts';
 
@@ -223,6 +224,9 @@ try {
     `SELECT * FROM yards WHERE "orgId" = $1 ORDER BY name, id LIMIT 51`,
     [org],
   ]);
+  // One yard's detail: 2,000 of the 100,000 assets are in each of the 50 yards.
+  const yard = await id('y', 1);
+  await endpoint('yard detail (2,000 assets)', `/yards/${yard}`, [YARD_WITH_COUNTS_SQL, [yard, org]]);
   await endpoint('tools lowStock', '/tools?limit=50&lowStock=true', [
     `SELECT * FROM tools WHERE "orgId" = $1 AND "isConsumable" AND "stockLevel" <= COALESCE("minStockLevel", 5) ORDER BY name, id LIMIT 51`,
     [org],

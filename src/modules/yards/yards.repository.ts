@@ -32,13 +32,12 @@ export type YardWithCounts = Yard & { assetCount: number; toolCount: number };
  * assets("orgId", "yardId") and tools("orgId", "assignedYardId") (index-only scans on a vacuumed table).
  */
 export async function findYardWithCounts(sql: SqlRunner, orgId: string, id: string): Promise<YardWithCounts | null> {
-  const rows = await sql.query<YardWithCounts>(
-    `SELECT y.*,
-       (SELECT count(*)::int FROM assets a WHERE a."orgId" = y."orgId" AND a."yardId" = y.id) AS "assetCount",
-       (SELECT count(*)::int FROM tools t WHERE t."orgId" = y."orgId" AND t."assignedYardId" = y.id) AS "toolCount"
-     FROM yards y WHERE y.id = $1 AND y."orgId" = $2`,
-    [id, orgId],
-    'yard_with_counts',
-  );
+  const rows = await sql.query<YardWithCounts>(YARD_WITH_COUNTS_SQL, [id, orgId], 'yard_with_counts');
   return rows[0] ?? null;
 }
+
+/** findYardWithCounts()'s statement; parameters: the yard's id, its organisation. */
+export const YARD_WITH_COUNTS_SQL = `SELECT y.*,
+    (SELECT count(*)::int FROM assets a WHERE a."orgId" = y."orgId" AND a."yardId" = y.id) AS "assetCount",
+    (SELECT count(*)::int FROM tools t WHERE t."orgId" = y."orgId" AND t."assignedYardId" = y.id) AS "toolCount"
+  FROM yards y WHERE y.id = $1 AND y."orgId" = $2`;
