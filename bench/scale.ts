@@ -7,7 +7,8 @@
 // Env: BENCH_DATABASE_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/postgres),
 //      BENCH_SCALE_DB (database name, default fleet_scale), BENCH_ROUNDS (alternating rounds, default 3),
 //      BENCH_SAMPLES (requests per sequential measurement, default 60), BENCH_ONLY (a regex of endpoint names),
-//      BENCH_CLIENT (undici, the default, or fetch: see bench/lib/http-client.ts), BENCH_PORT (the API's, 4320).
+//      BENCH_CLIENT (undici, the default, or fetch: see bench/lib/http-client.ts), BENCH_PORT (the API's, 4320),
+//      BENCH_API_ROOT (another checkout whose src/ is the API, for a before/after table).
 import pg from 'pg';
 import { ADMIN_URL, log, num } from './lib/env.ts';
 import { apiClient, CLIENT, concurrent, sequential, type Stats } from './lib/http-client.ts';
@@ -87,6 +88,7 @@ const QUEUE_ORDER = `priority DESC, COALESCE(TIMESTAMPTZ '9999-12-31 00:00:00+00
 const { server: api } = await startApi({
   port: PORT,
   args: API_ENTRY.tsx,
+  root: process.env.BENCH_API_ROOT,
   env: { DATABASE_URL: scale.url },
   inheritEnv: true,
 });
