@@ -1,8 +1,12 @@
 // Benchmark: the hot path of the production entry (`node dist/main.js`, PostgreSQL, one organisation with 5,000
-// assets) against baselines in plain Node that use the project's own fastify and pg (bench/lib/hotpath/baselines.ts).
+// assets, 200 API keys of 10 organisations in rotation) against baselines in plain Node that use the project's own
+// fastify and pg (bench/lib/hotpath/baselines.ts).
 // Usage: npm run bench (builds first), or npm run build && npm run bench:hotpath. Each API measurement alternates
 // with its baseline, round after round; the ratio is taken within each round and the median of those ratios
-// reported (the machine is shared, so absolute figures are noisy; a noisy moment hits both sides of a round):
+// reported (the machine is shared, so absolute figures are noisy; a noisy moment hits both sides of a round).
+// Requests rotate through the keys as an integration server holding many tenants' keys sends them (every request
+// the next key; the list through the keys of the organisation with the assets); each baseline gets the same
+// rotating Authorization header, so both sides pay for it alike:
 //   GET /api/v1/me                vs bare Fastify {ok:true}                      (50 connections)
 //   GET /api/v1/assets?limit=50   vs Fastify + pg, same query, same shape        (50 connections)
 //   POST /api/v1/hours            vs the same two statements on Fastify + pg     (10 connections)
@@ -16,7 +20,9 @@
 // Env: BENCH_DATABASE_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/postgres), BENCH_ROUNDS (4),
 // BENCH_DURATION seconds per run (8), BENCH_START_ROUNDS (5), BENCH_PROFILE seconds (6, 0 = none), BENCH_PORT
 // (first of six ports, default 4380), BENCH_ASSETS (5000), BENCH_API_ROOT (another checkout whose dist/ is the
-// API, for a before/after table), BENCH_NODE_OPTIONS (extra node flags for the API, e.g. --max-semi-space-size=8).
+// API, for a before/after table), BENCH_NODE_OPTIONS (extra node flags for the API, e.g. --max-semi-space-size=8),
+// BENCH_KEYS (200) over BENCH_KEY_ORGS (10) organisations, BENCH_PRE_AUTH_LIMIT (the API's
+// PRE_AUTH_RATE_LIMIT_PER_MINUTE; unset: its default).
 // Linux only (reads /proc). Loopback only.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -32,7 +38,7 @@ import { alternate, summarise, type Pair } from './lib/load.ts';
 import { cpuMs, statusMb } from './lib/proc.ts';
 import { topOfProfile } from './lib/profile.ts';
 import { writeResults } from './lib/results.ts';
-import { seedFleet } from './lib/seed.ts';
+import { createKeyRing, seedFleet } from './lib/seed.ts';
 import { apiEnv, healthUrl, ready, requireBuild, ROOT, spawnInline, spawnServer, stop, stopAll } from './lib/server.ts';
 import type { Server } from './lib/server.ts';
 import { int, median } from './lib/stats.ts';
@@ -43,6 +49,9 @@ const START_ROUNDS = num('BENCH_START_ROUNDS', 5);
 const PROFILE_SEC = num('BENCH_PROFILE', 6);
 const PORT = num('BENCH_PORT', 4380);
 const ASSETS = num('BENCH_ASSETS', 5_000);
+const KEYS = num('BENCH_KEYS', 200);
+const KEY_ORGS = num('BENCH_KEY_ORGS', 10);
+const PRE_AUTH = process.env.BENCH_PRE_AUTH_LIMIT;
 const API_FLAGS = (process.env.BENCH_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
 const [API_PORT, BARE_PORT, LIST_PORT, HOURS_PORT, FLOOR_PORT] = [PORT, PORT + 1, PORT + 2, PORT + 3, PORT + 4];
 const WITH_FLOOR = flag('BENCH_FLOOR');
@@ -53,8 +62,29 @@ const local = (port: number, p: string) => `http://127.0.0.1:${port}${p}`;
 requireBuild(API_ROOT);
 
 const startApi = (url: string, flags: string[] = []) =>
-  spawnServer([...API_FLAGS, ...flags, 'dist/main.js'], apiEnv(API_PORT, { DATABASE_URL: url }), { cwd: API_ROOT });
+  spawnServer(
+    [...API_FLAGS, ...flags, 'dist/main.js'],
+    apiEnv(API_PORT, {
+      DATABASE_URL: url,
+      ...(PRE_AUTH === undefined ? {} : { PRE_AUTH_RATE_LIMIT_PER_MINUTE: PRE_AUTH }),
+    }),
+    { cwd: API_ROOT },
+  );
 const pairOpts = { rounds: ROUNDS, duration: DURATION };
+
+/**
+ * autocannon options sending `path` with the next key of `keys` on every request (autocannon calls setupRequest
+ * for each request it sends), extra headers beside it.
+ */
+function rotating(url: string, path: string, keys: readonly string[], connections = 50): autocannon.Options {
+  let turn = 0;
+  const headers = keys.map((k) => ({ authorization: `Bearer ${k}` }));
+  return {
+    url,
+    connections,
+    requests: [{ method: 'GET', path, setupRequest: (r) => ({ ...r, headers: headers[turn++ % headers.length] }) }],
+  };
+}
 
 /** Start-up to the first healthy answer, API and bare Fastify alternating; also the CPU the API used until then. */
 async function startup(url: string) {
@@ -155,7 +185,11 @@ function hoursLoad() {
 const scratch = await createScratchDatabase(ADMIN_URL, 'fleet_bench_hot');
 const servers: Server[] = [];
 try {
-  const { orgId, userId, key } = await seedFleet({ databaseUrl: scratch.url, dataDir: 'unused' }, ASSETS);
+  const target = { databaseUrl: scratch.url, dataDir: 'unused' };
+  const tenant = await seedFleet(target, ASSETS);
+  const { orgId, userId, key } = tenant;
+  const keys = await createKeyRing(target, tenant, KEYS, KEY_ORGS);
+  console.error(`${keys.all.length} keys over ${KEY_ORGS} organisations (${keys.ofTenant.length} with the assets)`);
   const auth = { authorization: `Bearer ${key}` };
   const start = await startup(scratch.url);
 
@@ -176,18 +210,17 @@ try {
   await ready(bare, local(BARE_PORT, '/ok'));
   await ready(list, local(LIST_PORT, '/assets'));
 
-  const c50 = { connections: 50 };
   const me = await alternate(
-    'GET /me',
-    [api.pid, { ...c50, url: local(API_PORT, '/api/v1/me'), headers: auth }],
-    [bare.pid, { ...c50, url: local(BARE_PORT, '/ok') }],
+    `GET /me (${keys.all.length} keys)`,
+    [api.pid, rotating(local(API_PORT, ''), '/api/v1/me', keys.all)],
+    [bare.pid, rotating(local(BARE_PORT, ''), '/ok', keys.all)],
     { ...pairOpts, rssEveryMs: 100 },
   );
   const floors = WITH_FLOOR ? await floorPairs(auth, bare.pid) : [];
   const assets = await alternate(
-    'GET /assets?limit=50',
-    [api.pid, { ...c50, url: local(API_PORT, '/api/v1/assets?limit=50'), headers: auth }],
-    [list.pid, { ...c50, url: local(LIST_PORT, '/assets') }],
+    `GET /assets?limit=50 (${keys.ofTenant.length} keys)`,
+    [api.pid, rotating(local(API_PORT, ''), '/api/v1/assets?limit=50', keys.ofTenant)],
+    [list.pid, rotating(local(LIST_PORT, ''), '/assets', keys.ofTenant)],
     { ...pairOpts, rssEveryMs: 100 },
   );
   const peakRss = Math.max(...[...me.api, ...assets.api].flatMap((l) => l.rssMb));
@@ -205,10 +238,11 @@ try {
   const prof =
     PROFILE_SEC > 0
       ? await profile(scratch.url, {
-          url: local(API_PORT, ''),
-          connections: 50,
-          headers: auth,
-          requests: [{ path: '/api/v1/assets?limit=50' }, { path: '/api/v1/me' }],
+          ...rotating(local(API_PORT, ''), '/api/v1/me', keys.all),
+          requests: [
+            rotating(local(API_PORT, ''), '/api/v1/assets?limit=50', keys.ofTenant).requests![0],
+            rotating(local(API_PORT, ''), '/api/v1/me', keys.all).requests![0],
+          ],
         })
       : [];
 
@@ -243,6 +277,9 @@ try {
   }
   writeResults('hotpath', {
     assets: ASSETS,
+    keys: keys.all.length,
+    keyOrgs: KEY_ORGS,
+    preAuthLimit: PRE_AUTH ?? 'default',
     rounds: ROUNDS,
     durationSec: DURATION,
     apiFlags: API_FLAGS,

@@ -7,7 +7,8 @@
 // Env: BENCH_DATABASE_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/postgres),
 //      BENCH_SCALE_DB (database name, default fleet_scale), BENCH_ROUNDS (alternating rounds, default 3),
 //      BENCH_SAMPLES (requests per sequential measurement, default 60), BENCH_ONLY (a regex of endpoint names),
-//      BENCH_CLIENT (undici, the default, or fetch: see bench/lib/http-client.ts).
+//      BENCH_CLIENT (undici, the default, or fetch: see bench/lib/http-client.ts), BENCH_PORT (the API's, 4320),
+//      BENCH_API_ROOT (another checkout whose src/ is the API, for a before/after table).
 import pg from 'pg';
 import { ADMIN_URL, log, num } from './lib/env.ts';
 import { apiClient, CLIENT, concurrent, sequential, type Stats } from './lib/http-client.ts';
@@ -16,13 +17,14 @@ import { dropScaleDatabase, ensureScaleDatabase } from './lib/scale/db.ts';
 import { seededId } from './lib/scale/seed.ts';
 import { measureWrites } from './lib/scale/writes.ts';
 import { API_ENTRY, startApi, stop } from './lib/server.ts';
+import { YARD_WITH_COUNTS_SQL } from '../src/modules/yards/yards.repository.ts';
 import { statusMb } from './lib/proc.ts';
 import { median, ms as f, round, timed } from './lib/stats.ts';
 
 const DB_NAME = process.env.BENCH_SCALE_DB ?? 'fleet_scale';
 const ROUNDS = num('BENCH_ROUNDS', 3);
 const SAMPLES = num('BENCH_SAMPLES', 60);
-const PORT = 4320;
+const PORT = num('BENCH_PORT', 4320);
 
 if (process.argv.includes('--drop')) {
   await dropScaleDatabase(ADMIN_URL, DB_NAME);
@@ -86,6 +88,7 @@ const QUEUE_ORDER = `priority DESC, COALESCE(TIMESTAMPTZ '9999-12-31 00:00:00+00
 const { server: api } = await startApi({
   port: PORT,
   args: API_ENTRY.tsx,
+  root: process.env.BENCH_API_ROOT,
   env: { DATABASE_URL: scale.url },
   inheritEnv: true,
 });
@@ -223,6 +226,9 @@ try {
     `SELECT * FROM yards WHERE "orgId" = $1 ORDER BY name, id LIMIT 51`,
     [org],
   ]);
+  // One yard's detail: 2,000 of the 100,000 assets are in each of the 50 yards.
+  const yard = await id('y', 1);
+  await endpoint('yard detail (2,000 assets)', `/yards/${yard}`, [YARD_WITH_COUNTS_SQL, [yard, org]]);
   await endpoint('tools lowStock', '/tools?limit=50&lowStock=true', [
     `SELECT * FROM tools WHERE "orgId" = $1 AND "isConsumable" AND "stockLevel" <= COALESCE("minStockLevel", 5) ORDER BY name, id LIMIT 51`,
     [org],

@@ -24,6 +24,49 @@ export async function createBenchTenant(
 }
 
 /**
+ * `count` API keys spread over `orgs` organisations, as an integration server holding many tenants' keys presents
+ * them: the first organisation is `tenant`'s (its key first in the list), the others new ('bench-keys-<i>'), each
+ * key with every scope and the per-key rate limit out of the way. Returns the keys, organisation by organisation.
+ */
+export async function createKeyRing(
+  target: { databaseUrl?: string; dataDir: string },
+  tenant: BenchTenant,
+  count: number,
+  orgs: number,
+): Promise<{ all: string[]; ofTenant: string[] }> {
+  const db = await openDatabase(target);
+  try {
+    const admin = createOrgAdmin(db);
+    const perOrg = Math.ceil(count / orgs);
+    const rings: string[][] = [];
+    for (let o = 0; o < orgs && o * perOrg < count; o++) {
+      const slug = o === 0 ? 'bench' : `bench-keys-${o}`;
+      const ring = o === 0 ? [tenant.key] : [(await createBenchTenant(db, slug, { rateLimit: '100000000' })).key];
+      const email = `${slug}@example.com`;
+      while (ring.length < Math.min(perOrg, count - o * perOrg))
+        ring.push(
+          (
+            await admin.createKey({
+              orgSlug: slug,
+              userEmail: email,
+              label: `bench ${ring.length}`,
+              rateLimit: '100000000',
+            })
+          ).key,
+        );
+      rings.push(ring);
+    }
+    // Interleaved: consecutive requests come from different organisations, as from a server relaying many tenants.
+    const all = Array.from({ length: perOrg }, (_, i) =>
+      rings.flatMap((ring) => (i < ring.length ? [ring[i]] : [])),
+    ).flat();
+    return { all, ofTenant: rings[0] };
+  } finally {
+    await db.close();
+  }
+}
+
+/**
  * A migrated database with one tenant ('bench', key rate limit out of the way) and `assets` assets named
  * `bench-asset-<i>` (a third each on-road/odometer, off-road/hours, trailer/none; every other one with a VIN),
  * newest first, then ANALYZE. `target` is PostgreSQL (`databaseUrl`) or PGlite (`dataDir`).

@@ -1,84 +1,59 @@
 import type { AuthenticatedKey, RateLimitState } from '../core/context.ts';
-import { immutable } from '../core/immutable.ts';
+import { MeResponse } from './meta.schemas.ts';
 import type { ServiceDeps } from '../service-deps.ts';
 
 const PING_TIMEOUT_MS = 2_000;
 
-type MeParts = {
-  organization: { id: string; name: string; slug: string; createdAt: string };
-  apiKey: {
-    id: string;
-    label: string;
-    scopes: AuthenticatedKey['scopes'];
-    createdAt: string;
-    expiresAt: string | null;
-    createdBy: { id: string; name: string | null; email: string } | null;
-  };
-};
+/** A lastUsedAt that marks where each answer's own value goes in a key's template. */
+const PLACEHOLDER = new Date(0).toISOString();
+const MARK = `"lastUsedAt":"${PLACEHOLDER}"`;
 
 /**
- * What GET /me answers apart from lastUsedAt, made once per cached key (the authenticator hands out the same key
- * object for its TTL) rather than formatting the same dates on every call. Immutable: the serialiser writes the
- * organisation, the scopes and the creator once per key.
+ * GET /me's answer for a key as JSON text around its lastUsedAt: checked against MeResponse and written once per
+ * cached key (the authenticator hands out the same key object for its TTL), so a request only splices in the
+ * time. The bytes are the route serialiser's: JSON.stringify of zod's output (src/http/response-serializer.ts).
  */
-const fixedParts = new WeakMap<AuthenticatedKey, MeParts>();
-function fixedPartsOf(key: AuthenticatedKey): MeParts {
-  let parts = fixedParts.get(key);
-  if (!parts) {
-    parts = immutable({
-      organization: {
-        id: key.org.id,
-        name: key.org.name,
-        slug: key.org.slug,
-        createdAt: key.org.createdAt.toISOString(),
-      },
-      apiKey: {
-        id: key.keyId,
-        label: key.label,
-        scopes: [...key.scopes],
-        createdAt: key.createdAt.toISOString(),
-        expiresAt: key.expiresAt?.toISOString() ?? null,
-        createdBy: key.creator ? { id: key.creator.id, name: key.creator.name, email: key.creator.email } : null,
-      },
-    });
-    fixedParts.set(key, parts);
+const templates = new WeakMap<AuthenticatedKey, [before: string, after: string]>();
+function templateOf(key: AuthenticatedKey): [string, string] {
+  let template = templates.get(key);
+  if (!template) {
+    const json = JSON.stringify(
+      MeResponse.parse({
+        ok: true,
+        organization: {
+          id: key.org.id,
+          name: key.org.name,
+          slug: key.org.slug,
+          createdAt: key.org.createdAt.toISOString(),
+        },
+        apiKey: {
+          id: key.keyId,
+          label: key.label,
+          scopes: key.scopes,
+          createdAt: key.createdAt.toISOString(),
+          lastUsedAt: PLACEHOLDER,
+          expiresAt: key.expiresAt?.toISOString() ?? null,
+          createdBy: key.creator ? { id: key.creator.id, name: key.creator.name, email: key.creator.email } : null,
+        },
+      }),
+    );
+    // Found once: inside a string value the quotes around a name would be escaped.
+    const at = json.indexOf(MARK) + '"lastUsedAt":'.length;
+    template = [json.slice(0, at), json.slice(at + PLACEHOLDER.length + 2)];
+    templates.set(key, template);
   }
-  return parts;
+  return template;
 }
 
-type MeAnswer = {
-  ok: true;
-  organization: MeParts['organization'];
-  apiKey: MeParts['apiKey'] & { lastUsedAt: string | null };
-};
-
-/**
- * The whole answer of the key's latest millisecond of use: requests of one key within one millisecond get the same
- * immutable object, which the serialiser checks and writes once.
- */
-const lastAnswers = new WeakMap<AuthenticatedKey, { ms: number | null; answer: MeAnswer }>();
-function answerOf(key: AuthenticatedKey, lastUsed: Date | null): MeAnswer {
-  const ms = lastUsed?.getTime() ?? null;
-  const last = lastAnswers.get(key);
-  if (last && last.ms === ms) return last.answer;
-  const { organization, apiKey } = fixedPartsOf(key);
-  // Field by field, not `{ ...apiKey, lastUsedAt }`: spreading the cached object and adding a field made an object
-  // V8 builds and reads slowly.
-  const answer = immutable({
-    ok: true as const,
-    organization,
-    apiKey: {
-      id: apiKey.id,
-      label: apiKey.label,
-      scopes: apiKey.scopes,
-      createdAt: apiKey.createdAt,
-      lastUsedAt: ms === null ? null : new Date(ms).toISOString(),
-      expiresAt: apiKey.expiresAt,
-      createdBy: apiKey.createdBy,
-    },
-  });
-  lastAnswers.set(key, { ms, answer });
-  return answer;
+/** One ISO text per millisecond for every key's answer (concurrent requests mostly share the current one). */
+let isoMs = Number.NaN;
+let isoJson = '';
+function isoJsonOf(ms: number): string {
+  if (ms !== isoMs) {
+    isoMs = ms;
+    isoJson = `"${new Date(ms).toISOString()}"`;
+  }
+  return isoJson;
 }
 
 export function createMetaService({ db, auth }: Pick<ServiceDeps, 'db' | 'auth'>) {
@@ -100,8 +75,11 @@ export function createMetaService({ db, auth }: Pick<ServiceDeps, 'db' | 'auth'>
       }
     },
 
-    me(key: AuthenticatedKey) {
-      return answerOf(key, auth.lastUsedAt(key));
+    /** GET /me's answer as JSON text (MeResponse's bytes), for the route to send as it is. */
+    meJson(key: AuthenticatedKey): string {
+      const [before, after] = templateOf(key);
+      const lastUsed = auth.lastUsedMs(key);
+      return before + (lastUsed === null ? 'null' : isoJsonOf(lastUsed)) + after;
     },
 
     /** The numbers of this very request's rate-limit headers: the usage call counts like any other. */

@@ -4,6 +4,7 @@ import type { Project } from '../../src/generated/prisma/client.ts';
 import { equipmentUsage } from '../../src/modules/projects/project-usage.repository.ts';
 import { EquipmentUsageQuery } from '../../src/modules/projects/project-usage.schemas.ts';
 import { createToolActivity } from '../../src/modules/tools/tool-activity.repository.ts';
+import { findYardWithCounts } from '../../src/modules/yards/yards.repository.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db/test-database.ts';
 import { nodes, plansOf, scansOf } from '../helpers/db/query-plans.ts';
 
@@ -66,5 +67,25 @@ describe('aggregates read what they aggregate, not the organisation', () => {
       for (const s of scans)
         expect(s['Index Cond'] ?? s['Recheck Cond'] ?? '').toMatch(/\(id = |"checkedOutToProjectId" = /);
     }
+  });
+
+  it("yard detail: a yard's assets and tools counted on their indexes led by orgId, in one statement", async () => {
+    // 2,400 assets of the organisation, 20 in each of 20 yards: a yard is a small part of the organisation.
+    await db.sql.exec(
+      `INSERT INTO yards (id, "orgId", name, "updatedAt")
+       SELECT 'y' || n, 'org-plans', 'Yard ' || n, now() FROM generate_series(1, 20) n;
+       INSERT INTO assets (id, "orgId", nickname, "assetClass", "meterType", "meterUnit", "yardId", "updatedAt")
+       SELECT 'yard-asset-' || n, 'org-plans', 'Yard asset ' || n, 'trailer', 'NONE', 'none', 'y' || (1 + n % 20), now()
+       FROM generate_series(1, 400) n;
+       UPDATE tools SET "assignedYardId" = 'y1';
+       ANALYZE`,
+    );
+    const found = await plansOf(db, (sql) => findYardWithCounts(sql, orgId, 'y1'));
+    expect(found).toHaveLength(1);
+    const all = nodes(found[0]);
+    expect(all.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+    const indexes = all.flatMap((n) => n['Index Name'] ?? []);
+    expect(indexes).toEqual(expect.arrayContaining(['assets_orgId_yardId_idx', 'tools_orgId_assignedYardId_idx']));
+    expect(indexes).not.toContain('assets_yardId_idx');
   });
 });

@@ -28,15 +28,15 @@ function fakeDb() {
       rows.set(hashApiKey(key), { id, revokedAt: null });
       return { key, id, header: `Bearer ${key}` };
     },
-    prisma: {
-      apiKey: {
-        async findUnique({ where }: { where: { keyHash: string } }) {
-          db.lookups++;
-          await gate;
-          const row = rows.get(where.keyHash);
-          if (!row) return null;
-          const at = new Date(0);
-          return {
+    sql: {
+      async query(_text: string, [keyHash]: string[]) {
+        db.lookups++;
+        await gate;
+        const row = rows.get(keyHash);
+        if (!row) return [];
+        const at = new Date(0);
+        return [
+          {
             ...row,
             orgId: 'org-1',
             label: 'test',
@@ -45,14 +45,18 @@ function fakeDb() {
             createdAt: at,
             expiresAt: null,
             lastUsedAt: null,
-            createdById: null,
-            org: { id: 'org-1', name: 'Org', slug: 'org', createdAt: at },
-          };
-        },
+            orgName: 'Org',
+            orgSlug: 'org',
+            orgCreatedAt: at,
+            creatorId: null,
+            creatorName: null,
+            creatorEmail: null,
+            creatorRemovedAt: null,
+          },
+        ];
       },
-      user: { findUnique: async () => null },
-      $executeRawUnsafe: async () => 0,
     },
+    prisma: { $executeRawUnsafe: async () => 0 },
   };
   return db;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
 import { parseChangelog } from '../../src/changelog.ts';
+import { MeResponse } from '../../src/meta/meta.schemas.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -118,6 +119,52 @@ describe('health probes keep the log quiet', () => {
     } finally {
       loud.db.sql.query = original;
     }
+  });
+});
+
+describe('GET /me', () => {
+  it("answers each key's own JSON, the bytes of its schema's writer, with that request's lastUsedAt", async () => {
+    const acme = await t.tenant('Acme "Quoted" Ütility, Ltd.');
+    const other = await t.tenant('Other');
+    const odd = await acme.newKey({ label: 'ops "night" \\ shift é', scopes: 'assets:read,hours:write' });
+    const later = await other.newKey({ expires: new Date(Date.now() + 86_400_000).toISOString() });
+    for (const [key, orgId, keyId] of [
+      [odd.key, acme.orgId, odd.id],
+      [later.key, other.orgId, later.id],
+      [acme.key, acme.orgId, acme.keyId],
+      [odd.key, acme.orgId, odd.id],
+    ]) {
+      const before = Date.now();
+      const res = await t.api.get('/api/v1/me', key);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      const body = res.json();
+      expect(res.body).toBe(JSON.stringify(MeResponse.parse(body)));
+      expect(body.organization.id).toBe(orgId);
+      expect(body.apiKey.id).toBe(keyId);
+      expect(Date.parse(body.apiKey.lastUsedAt)).toBeGreaterThanOrEqual(before);
+      expect(Date.parse(body.apiKey.lastUsedAt)).toBeLessThanOrEqual(Date.now());
+    }
+    const row = await t.db.prisma.apiKey.findUniqueOrThrow({ where: { id: odd.id } });
+    const body = (await t.api.get('/api/v1/me', odd.key)).json();
+    expect(body).toEqual({
+      ok: true,
+      organization: {
+        id: acme.orgId,
+        name: 'Acme "Quoted" Ütility, Ltd.',
+        slug: acme.slug,
+        createdAt: expect.any(String),
+      },
+      apiKey: {
+        id: odd.id,
+        label: 'ops "night" \\ shift é',
+        scopes: ['assets:read', 'hours:write'],
+        createdAt: row.createdAt.toISOString(),
+        lastUsedAt: expect.any(String),
+        expiresAt: null,
+        createdBy: { id: acme.userId, name: 'Olive Ops', email: acme.email },
+      },
+    });
   });
 });
 

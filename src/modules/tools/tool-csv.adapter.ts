@@ -75,27 +75,68 @@ export interface CsvRow {
   csvTail: string;
 }
 
-export const csvLines = (rows: CsvRow[]) =>
-  rows.map((r) => `${r.csvHead},${csvCell(r.csvFloat)},${r.csvTail}\r\n`).join('');
+/** purchaseCost's cell: a number never needs the text rules (no quote, comma or space; no formula guard). */
+const floatCell = (value: number | null) => (value === null ? '' : String(value));
+
+/** The page's lines, built by appending (no array of per-row strings to join). */
+export function csvLines(rows: readonly CsvRow[]): string {
+  let out = '';
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    out += r.csvHead + ',' + floatCell(r.csvFloat) + ',' + r.csvTail + '\r\n';
+  }
+  return out;
+}
+
+type CsvPage = { lines: string; nextCursor: string | null };
+
+/** Bytes buffered before the stream stops asking for pages: a little over one page of 5,000 rows. */
+const HIGH_WATER_MARK = 1024 * 1024;
 
 /**
- * Streams the header and then every row, asking `nextPage` for one page of lines at a time until its
- * cursor runs out; the reply starts before the last page is read, and the next page is read only when
- * the client has taken the previous one (Readable.from pulls on demand), so memory stays flat.
+ * Streams the header and then every row, one page of lines per chunk, asking `nextPage` for the page after the
+ * one it hands over while that one is being sent: the database and the client work at once, and no more than
+ * one page is read ahead of what the client has taken (a byte stream: it asks for more only once its buffer is
+ * below HIGH_WATER_MARK), so memory stays flat however slowly the client reads.
  */
-export function toolCsvStream(
-  nextPage: (cursor: string | undefined) => Promise<{ lines: string; nextCursor: string | null }>,
-): Readable {
-  async function* rows() {
-    yield `${TOOL_CSV_COLUMNS.map(([name]) => name).join(',')}\r\n`;
-    let cursor: string | undefined;
-    do {
-      const page = await nextPage(cursor);
-      if (page.lines) yield page.lines;
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor);
+export function toolCsvStream(nextPage: (cursor: string | undefined) => Promise<CsvPage>): Readable {
+  let ahead: Promise<CsvPage> | null = null;
+  let reading = false;
+  let started = false;
+  const fetchPage = (cursor: string | undefined) => {
+    const page = nextPage(cursor);
+    // Awaited by the next read(); a client that leaves first must not turn its failure into an unhandled one.
+    page.catch(() => {});
+    return page;
+  };
+  const stream = new Readable({
+    highWaterMark: HIGH_WATER_MARK,
+    read() {
+      if (reading) return;
+      reading = true;
+      if (!started) {
+        started = true;
+        ahead = fetchPage(undefined);
+        this.push(`${TOOL_CSV_COLUMNS.map(([name]) => name).join(',')}\r\n`);
+      }
+      pump().catch((err: Error) => stream.destroy(err));
+    },
+  });
+  async function pump() {
+    for (;;) {
+      const page = await ahead!;
+      if (stream.destroyed) return;
+      ahead = page.nextCursor ? fetchPage(page.nextCursor) : null;
+      const more = page.lines ? stream.push(page.lines) : true;
+      if (!ahead) {
+        stream.push(null);
+        return;
+      }
+      if (!more) break;
+    }
+    reading = false;
   }
-  return Readable.from(rows());
+  return stream;
 }
 
 export const csvFileName = (now = new Date()) => `service-tools-${now.toISOString().slice(0, 10)}.csv`;

@@ -24,3 +24,21 @@ export function listYards(
   });
   return sql.query<Yard>(text, params);
 }
+
+export type YardWithCounts = Yard & { assetCount: number; toolCount: number };
+
+/**
+ * A yard and how many assets and tools it holds, in one round trip: the counts are subqueries on
+ * assets("orgId", "yardId") and tools("orgId", "assignedYardId") (index-only scans on a vacuumed table), on the
+ * parameters rather than the outer row, so the planner sees the values (test/db/aggregate-plans.test.ts).
+ */
+export async function findYardWithCounts(sql: SqlRunner, orgId: string, id: string): Promise<YardWithCounts | null> {
+  const rows = await sql.query<YardWithCounts>(YARD_WITH_COUNTS_SQL, [id, orgId], 'yard_with_counts');
+  return rows[0] ?? null;
+}
+
+/** findYardWithCounts()'s statement; parameters: the yard's id, its organisation. */
+export const YARD_WITH_COUNTS_SQL = `SELECT y.*,
+    (SELECT count(*)::int FROM assets WHERE "orgId" = $2 AND "yardId" = $1) AS "assetCount",
+    (SELECT count(*)::int FROM tools WHERE "orgId" = $2 AND "assignedYardId" = $1) AS "toolCount"
+  FROM yards y WHERE y.id = $1 AND y."orgId" = $2`;

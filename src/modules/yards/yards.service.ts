@@ -6,7 +6,7 @@ import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } 
 import { decodeCursor, paginate } from '../../core/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import { listYards } from './yards.repository.ts';
+import { findYardWithCounts, listYards } from './yards.repository.ts';
 import {
   coordinatesPaired,
   CreateYardBody,
@@ -104,12 +104,12 @@ export function createYardService({ db }: Pick<ServiceDeps, 'db'>) {
     },
 
     async get(ctx: RequestContext, id: string) {
-      const yard = await findOwned(db.prisma, ctx, id);
-      const [assetCount, toolCount] = await Promise.all([
-        db.prisma.asset.count({ where: { orgId: ctx.orgId, yardId: id } }),
-        db.prisma.tool.count({ where: { orgId: ctx.orgId, assignedYardId: id } }),
-      ]);
-      return { ok: true as const, yard: { ...toYardRow(yard), assetCount, toolCount } };
+      const yard = await findYardWithCounts(db.sql, ctx.orgId, id);
+      if (!yard) throw notFound('Yard');
+      return {
+        ok: true as const,
+        yard: { ...toYardRow(yard), assetCount: yard.assetCount, toolCount: yard.toolCount },
+      };
     },
 
     async update(ctx: RequestContext, id: string, patch: UpdateYardInput) {
