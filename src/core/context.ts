@@ -26,6 +26,9 @@ export const SCOPES = [
   'telematics:write',
   'inspections:read',
   'inspections:write',
+  'parts:read',
+  'parts:write',
+  'organization:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -26,6 +26,7 @@ import { inspectionFormRoutes } from './inspections/inspection-forms.routes.ts';
 import { inspectionRoutes } from './inspections/inspections.routes.ts';
 import { attachmentRoutes } from './attachments/attachments.routes.ts';
 import { attachmentContentRoutes, attachmentUploadRoutes } from './attachments/attachment-content.routes.ts';
+import { organizationRoutes } from './organization/organization.routes.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
 export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
@@ -51,6 +52,7 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   inspectionRoutes,
   attachmentRoutes,
   attachmentContentRoutes,
+  organizationRoutes,
 ];
 
 /**
