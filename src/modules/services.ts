@@ -23,6 +23,9 @@ import { createInspectionFormService } from './inspections/inspection-forms.serv
 import { createInspectionService } from './inspections/inspections.service.ts';
 import { createAttachmentService } from './attachments/attachments.service.ts';
 import { createOrganizationService } from './organization/organization.service.ts';
+import { createPartService } from './parts/parts.service.ts';
+import { createPartInventoryService } from './parts/part-inventory.service.ts';
+import { createWorkOrderLineService } from './work-orders/work-order-lines.service.ts';
 
 /** One instance of each service per process. Add a resource's service here. */
 export function createServices(deps: ServiceDeps) {
@@ -51,6 +54,9 @@ export function createServices(deps: ServiceDeps) {
     inspections: createInspectionService(deps),
     attachments: createAttachmentService(deps),
     organization: createOrganizationService(deps),
+    parts: createPartService(deps),
+    partInventory: createPartInventoryService(deps),
+    workOrderLines: createWorkOrderLineService(deps),
   };
 }
 
