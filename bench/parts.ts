@@ -1,6 +1,7 @@
 // Benchmark of the storeroom on PostgreSQL, with 10,000 parts stocked in 10 yards (100,000 stock rows and cost
 // layers) and 1,000,000 ledger entries, bulk-loaded with generate_series:
-// - POST /work-orders/{id}/parts (issue 1 unit of a random part from a random yard, FIFO): p50/p99;
+// - POST /work-orders/{id}/parts (issue 1 unit of a random part from a random yard, FIFO): p50/p99, and as a
+//   baseline in the same run POST /work-orders/{id}/labor (the same order lock and line insert, no stock);
 // - 20 concurrent issues of the last 5 units of one part: 5 succeed, 15 answer 409, none oversells; wall time;
 // - GET /inventory/valuation (first page and the total over every row), and the full CSV export.
 // Usage: npm run bench:parts. Env: BENCH_DATABASE_URL (admin URL), BENCH_DB (fleet_bench_parts, prefix of a scratch
@@ -118,14 +119,21 @@ async function main() {
       call('POST', `/api/v1/work-orders/${workOrderId}/parts`, { partId: part, yardId: yard, quantity: 1 });
     const rand = (n: number) => 1 + Math.floor(Math.random() * n);
     for (let i = 0; i < 20; i++) await issue(partId(rand(PARTS)), yardId(rand(YARDS)));
+    // Baseline in the same run, interleaved: a labour line (the same work-order lock and line insert, no stock).
     const issueTimes: number[] = [];
+    const laborTimes: number[] = [];
     for (let i = 0; i < SAMPLES; i++) {
-      const t = performance.now();
+      let t = performance.now();
       const res = await issue(partId(rand(PARTS)), yardId(rand(YARDS)));
       issueTimes.push(performance.now() - t);
       if (res.statusCode !== 201) throw new Error(`issue: ${res.statusCode} ${res.body}`);
+      t = performance.now();
+      const labor = await call('POST', `/api/v1/work-orders/${workOrderId}/labor`, { hours: 1.5, rate: 80 });
+      laborTimes.push(performance.now() - t);
+      if (labor.statusCode !== 201) throw new Error(`labor: ${labor.statusCode} ${labor.body}`);
     }
     log(`issue a part: p50 ${median(issueTimes).toFixed(2)} ms, p99 ${pct(issueTimes, 99).toFixed(2)} ms`);
+    log(`baseline, a labour line: p50 ${median(laborTimes).toFixed(2)} ms, p99 ${pct(laborTimes, 99).toFixed(2)} ms`);
 
     // ---- the race for the last units: 5 left of part 1 in yard 1 (95 written off first)
     const racePart = partId(1);
@@ -173,6 +181,7 @@ async function main() {
       ledgerEntries: LEDGER,
       samples: SAMPLES,
       issue: { p50Ms: round(median(issueTimes), 2), p99Ms: round(pct(issueTimes, 99), 2) },
+      laborLineBaseline: { p50Ms: round(median(laborTimes), 2), p99Ms: round(pct(laborTimes, 99), 2) },
       raceForLastUnits: { requests: 20, issued: won, refused, wallMs: round(raceMs, 1) },
       valuation: { page200AndTotalP50Ms: round(median(valuationTimes), 2) },
       valuationCsv: { rows: csvRows, p50Ms: round(median(csvTimes), 1) },

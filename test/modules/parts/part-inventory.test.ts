@@ -224,3 +224,21 @@ describe('ledger and valuation', () => {
     expect(lines.find((l) => l.startsWith(parts[0]))).toBe(`${parts[0]},V-0,"'=cmd, ""quoted""",${yard},1,0.10`);
   });
 });
+
+describe('deleting a yard', () => {
+  it('is refused while the yard holds stock (409 yard_has_stock); emptied, it goes and the ledger keeps it', async () => {
+    const yard = await makeYard(t, acme.key, { name: 'Temporary' });
+    const partId = await newPart();
+    await adjust(partId, { yardId: yard, quantity: 2 });
+    const refused = await t.api.delete(`/api/v1/yards/${yard}`, acme.key);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ ok: false, error: 'yard_has_stock' });
+    await transfer(partId, { fromYardId: yard, toYardId: north, quantity: 2 });
+    expect((await t.api.delete(`/api/v1/yards/${yard}`, acme.key)).statusCode).toBe(200);
+    const entries = (await t.api.get(`/api/v1/inventory/ledger?yardId=${yard}`, acme.key)).json().entries;
+    expect(entries.map((e: { type: string }) => e.type)).toEqual(['transfer_out', 'adjustment']);
+    expect((await t.api.get(`/api/v1/parts/${partId}`, acme.key)).json().part.stock).toEqual([
+      expect.objectContaining({ yardId: north, onHand: 2 }),
+    ]);
+  });
+});
