@@ -3,7 +3,7 @@ import { operationsOf } from './openapi-rules.ts';
 type Json = Record<string, any>;
 
 /** The operations open to any valid key, whatever its scopes: what the key itself may see (GET /me). */
-export const ANY_KEY_OPERATIONS = new Set(['getMe', 'getMyUsage']);
+export const ANY_KEY_OPERATIONS = new Set(['getMe', 'getMyUsage', 'getOrganization']);
 
 /**
  * What the contract requires of every operation. Returns one line per problem, naming the route and what to

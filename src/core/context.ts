@@ -26,6 +26,9 @@ export const SCOPES = [
   'telematics:write',
   'inspections:read',
   'inspections:write',
+  'parts:read',
+  'parts:write',
+  'organization:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -64,6 +67,9 @@ export const SCOPE_GRANTS: Record<Scope, string> = {
   'telematics:write': 'Create, change, delete and sync telematics connections; map their equipment to assets.',
   'inspections:read': 'Read inspection forms, templates, submitted inspections and the fleet summary.',
   'inspections:write': 'Create, version and archive inspection forms; submit and review inspections.',
+  'parts:read': 'Read parts, their stock per yard, the inventory ledger and the valuation.',
+  'parts:write': 'Create, change and archive parts; adjust, count and transfer stock.',
+  'organization:write': "Change the organisation's settings: currency and inventory cost method.",
 };
 
 /** Who is calling: derived from the API key, handed to every service call. */

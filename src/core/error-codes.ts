@@ -4,6 +4,8 @@
  * from this table (`npm run docs`; docs/adr/0050-error-codes-and-reference-pages-from-code.md). Clients must treat a
  * code they do not know like its status's generic meaning.
  */
+import { SHOP_ERROR_CODES } from './error-codes-shop.ts';
+
 export interface ErrorCodeInfo {
   status: readonly number[];
   meaning: string;
@@ -89,7 +91,8 @@ export const ERROR_CODES = {
   flag_already_resolved: { status: [409], meaning: 'The flag is already resolved.' },
   invalid_status_transition: {
     status: [409],
-    meaning: 'The work order cannot move to that status from its current one (DONE is terminal).',
+    meaning:
+      'The work order or purchase order cannot move to that status from its current one, or cannot be changed in it.',
   },
   not_pending_review: { status: [409], meaning: 'The meter log is not awaiting review.' },
   service_task_in_use: {
@@ -156,6 +159,7 @@ export const ERROR_CODES = {
   },
   storage_unavailable: { status: [503], meaning: 'Attachment storage cannot be reached; retry later.' },
   shutting_down: { status: [503], meaning: 'The server is shutting down; retry shortly (another replica answers).' },
+  ...SHOP_ERROR_CODES,
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 type Table = typeof ERROR_CODES;

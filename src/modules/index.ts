@@ -26,6 +26,10 @@ import { inspectionFormRoutes } from './inspections/inspection-forms.routes.ts';
 import { inspectionRoutes } from './inspections/inspections.routes.ts';
 import { attachmentRoutes } from './attachments/attachments.routes.ts';
 import { attachmentContentRoutes, attachmentUploadRoutes } from './attachments/attachment-content.routes.ts';
+import { organizationRoutes } from './organization/organization.routes.ts';
+import { partRoutes } from './parts/parts.routes.ts';
+import { partInventoryRoutes } from './parts/part-inventory.routes.ts';
+import { workOrderLineRoutes } from './work-orders/work-order-lines.routes.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
 export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
@@ -51,6 +55,10 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   inspectionRoutes,
   attachmentRoutes,
   attachmentContentRoutes,
+  organizationRoutes,
+  partRoutes,
+  partInventoryRoutes,
+  workOrderLineRoutes,
 ];
 
 /**

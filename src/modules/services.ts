@@ -22,6 +22,10 @@ import { createTelematicsService } from './telematics/telematics.service.ts';
 import { createInspectionFormService } from './inspections/inspection-forms.service.ts';
 import { createInspectionService } from './inspections/inspections.service.ts';
 import { createAttachmentService } from './attachments/attachments.service.ts';
+import { createOrganizationService } from './organization/organization.service.ts';
+import { createPartService } from './parts/parts.service.ts';
+import { createPartInventoryService } from './parts/part-inventory.service.ts';
+import { createWorkOrderLineService } from './work-orders/work-order-lines.service.ts';
 
 /** One instance of each service per process. Add a resource's service here. */
 export function createServices(deps: ServiceDeps) {
@@ -49,6 +53,10 @@ export function createServices(deps: ServiceDeps) {
     inspectionForms: createInspectionFormService(deps),
     inspections: createInspectionService(deps),
     attachments: createAttachmentService(deps),
+    organization: createOrganizationService(deps),
+    parts: createPartService(deps),
+    partInventory: createPartInventoryService(deps),
+    workOrderLines: createWorkOrderLineService(deps),
   };
 }
 

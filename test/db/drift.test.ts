@@ -57,13 +57,15 @@ function expectedType(f: DmmfField): string {
             ? 'float8'
             : f.type === 'Boolean'
               ? 'bool'
-              : f.type === 'Json'
-                ? 'jsonb'
-                : f.type === 'DateTime'
-                  ? f.nativeType?.[0] === 'Timestamptz'
-                    ? 'timestamptz'
-                    : 'timestamp'
-                  : `unmapped:${f.type}`;
+              : f.type === 'Decimal'
+                ? 'numeric'
+                : f.type === 'Json'
+                  ? 'jsonb'
+                  : f.type === 'DateTime'
+                    ? f.nativeType?.[0] === 'Timestamptz'
+                      ? 'timestamptz'
+                      : 'timestamp'
+                    : `unmapped:${f.type}`;
   return f.isList ? `_${base}` : base;
 }
 
@@ -76,6 +78,8 @@ const EXPRESSION_KEYS: Record<string, string[]> = {
   // Telematics matching: lower(btrim(vin)) and lower(btrim(serial)) (migration 20261127130100_asset_match_keys).
   assets_orgId_vin_match_idx: ['vin'],
   assets_orgId_serial_match_idx: ['serial'],
+  // Part numbers: lower(number) (migration 20261129100000_parts_inventory).
+  parts_orgId_number_key: ['number'],
   work_orders_status_queue_idx: ['dueAt'],
   work_orders_active_queue_idx: ['dueAt'],
   work_orders_asset_queue_idx: ['dueAt'],

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database.ts';
 import { SCOPES, type Scope } from '../../core/context.ts';
 import { ApiError, ValidationError } from '../../core/errors.ts';
@@ -7,6 +8,12 @@ import { createUserService, type AccessActor } from '../users/users.service.ts';
 
 /** A CLI usage or input error: printed as one line on stderr with exit code 1. */
 export class AdminError extends Error {}
+
+/**
+ * The columns the CLI reads, named so that it still works on a database one migration behind (an upgrade test
+ * creates its tenant there) whatever columns later releases add to organizations.
+ */
+const ORG_COLUMNS = { id: true, name: true, slug: true, createdAt: true } as const;
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
@@ -59,7 +66,7 @@ export function createOrgAdmin(db: Database) {
   const apiKeys = createApiKeyService({ db });
 
   async function orgBySlug(slug: string) {
-    const org = await prisma.organization.findUnique({ where: { slug } });
+    const org = await prisma.organization.findUnique({ where: { slug }, select: ORG_COLUMNS });
     if (!org) throw new AdminError(`no organisation with slug "${slug}"`);
     return org;
   }
@@ -70,10 +77,13 @@ export function createOrgAdmin(db: Database) {
       const finalSlug = slug ?? slugify(name);
       if (!SLUG.test(finalSlug))
         throw new AdminError(`slug "${finalSlug}" must be lowercase letters, digits and dashes`);
-      if (await prisma.organization.findUnique({ where: { slug: finalSlug } })) {
+      if (await prisma.organization.findUnique({ where: { slug: finalSlug }, select: { id: true } })) {
         throw new AdminError(`an organisation with slug "${finalSlug}" already exists`);
       }
-      const org = await prisma.organization.create({ data: { name: name.trim(), slug: finalSlug } });
+      // Raw SQL: Prisma's create would name every column with a default, newer ones included.
+      const [org] = await prisma.$queryRaw<{ id: string; name: string; slug: string; createdAt: Date }[]>`
+        INSERT INTO "organizations" ("id", "name", "slug") VALUES (${randomUUID()}, ${name.trim()}, ${finalSlug})
+        RETURNING "id", "name", "slug", "createdAt"`;
       return { id: org.id, name: org.name, slug: org.slug, createdAt: org.createdAt.toISOString() };
     },
 

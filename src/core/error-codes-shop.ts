@@ -1,0 +1,30 @@
+/** The storeroom's, purchasing's and costs' codes, spread into ERROR_CODES (one table, kept in two files by size). */
+export const SHOP_ERROR_CODES = {
+  part_number_taken: { status: [409], meaning: 'Another part of the organisation already has this number.' },
+  part_not_found: { status: [409], meaning: 'The part named in the movement is not in this organisation.' },
+  part_has_stock: {
+    status: [409],
+    meaning:
+      'The part holds stock in a yard: inventory tracking cannot be switched off until it is issued or counted out.',
+  },
+  inventory_not_tracked: {
+    status: [409],
+    meaning: 'The part keeps no stock (`trackInventory: false`): nothing to move.',
+  },
+  insufficient_stock: {
+    status: [409],
+    meaning: 'The yard holds less of the part than the change takes: stock never goes below zero.',
+  },
+  stock_reference_invalid: {
+    status: [409],
+    meaning: 'The part or the yard of the movement is not in this organisation.',
+  },
+  yard_has_stock: {
+    status: [409],
+    meaning: 'The yard holds parts stock: transfer or count it out before deleting the yard.',
+  },
+  work_order_closed: {
+    status: [409],
+    meaning: 'The work order is DONE or CANCELED: it takes no new part or labour lines and none can be removed.',
+  },
+} as const satisfies Record<string, { status: readonly number[]; meaning: string }>;
