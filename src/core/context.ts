@@ -26,6 +26,10 @@ export const SCOPES = [
   'telematics:write',
   'inspections:read',
   'inspections:write',
+  // Purchasing: vendors and purchase orders; approve separates who may commit the money from who drafts orders.
+  'purchasing:read',
+  'purchasing:write',
+  'purchasing:approve',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

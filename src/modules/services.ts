@@ -22,6 +22,7 @@ import { createTelematicsService } from './telematics/telematics.service.ts';
 import { createInspectionFormService } from './inspections/inspection-forms.service.ts';
 import { createInspectionService } from './inspections/inspections.service.ts';
 import { createAttachmentService } from './attachments/attachments.service.ts';
+import { createVendorService } from './vendors/vendors.service.ts';
 
 /** One instance of each service per process. Add a resource's service here. */
 export function createServices(deps: ServiceDeps) {
@@ -49,6 +50,7 @@ export function createServices(deps: ServiceDeps) {
     inspectionForms: createInspectionFormService(deps),
     inspections: createInspectionService(deps),
     attachments: createAttachmentService(deps),
+    vendors: createVendorService(deps),
   };
 }
 

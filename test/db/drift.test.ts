@@ -59,11 +59,13 @@ function expectedType(f: DmmfField): string {
               ? 'bool'
               : f.type === 'Json'
                 ? 'jsonb'
-                : f.type === 'DateTime'
-                  ? f.nativeType?.[0] === 'Timestamptz'
-                    ? 'timestamptz'
-                    : 'timestamp'
-                  : `unmapped:${f.type}`;
+                : f.type === 'Decimal'
+                  ? 'numeric'
+                  : f.type === 'DateTime'
+                    ? f.nativeType?.[0] === 'Timestamptz'
+                      ? 'timestamptz'
+                      : 'timestamp'
+                    : `unmapped:${f.type}`;
   return f.isList ? `_${base}` : base;
 }
 
@@ -76,6 +78,9 @@ const EXPRESSION_KEYS: Record<string, string[]> = {
   // Telematics matching: lower(btrim(vin)) and lower(btrim(serial)) (migration 20261127130100_asset_match_keys).
   assets_orgId_vin_match_idx: ['vin'],
   assets_orgId_serial_match_idx: ['serial'],
+  // Vendor names are unique and listed case-folded: lower(name) (migration 20261129110000_purchasing).
+  vendors_orgId_name_active_key: ['name'],
+  vendors_orgId_name_idx: ['name'],
   work_orders_status_queue_idx: ['dueAt'],
   work_orders_active_queue_idx: ['dueAt'],
   work_orders_asset_queue_idx: ['dueAt'],
