@@ -17,6 +17,7 @@ import { SERVICE_PROGRAM_STEPS } from './walkthrough/service-programs.ts';
 import { INSPECTION_STEPS } from './walkthrough/inspections.ts';
 import { TOOL_STEPS } from './walkthrough/tools.ts';
 import { PURCHASING_STEPS } from './walkthrough/purchasing.ts';
+import { PART_STEPS } from './walkthrough/parts.ts';
 import { WEBHOOK_STEPS } from './walkthrough/webhooks.ts';
 import { EVENT_STEPS } from './walkthrough/events.ts';
 import { TELEMATICS_STEPS } from './walkthrough/telematics.ts';
@@ -37,6 +38,7 @@ export const WALKTHROUGH: Step[] = [
   ...SERVICE_PROGRAM_STEPS,
   ...INSPECTION_STEPS,
   ...TOOL_STEPS,
+  ...PART_STEPS,
   ...PURCHASING_STEPS,
   ...WEBHOOK_STEPS,
   ...TELEMATICS_STEPS,

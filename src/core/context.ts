@@ -30,6 +30,9 @@ export const SCOPES = [
   'purchasing:read',
   'purchasing:write',
   'purchasing:approve',
+  'parts:read',
+  'parts:write',
+  'organization:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

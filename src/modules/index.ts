@@ -27,6 +27,7 @@ import { inspectionRoutes } from './inspections/inspections.routes.ts';
 import { attachmentRoutes } from './attachments/attachments.routes.ts';
 import { vendorRoutes } from './vendors/vendors.routes.ts';
 import { attachmentContentRoutes, attachmentUploadRoutes } from './attachments/attachment-content.routes.ts';
+import { organizationRoutes } from './organization/organization.routes.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
 export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
@@ -53,6 +54,7 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   attachmentRoutes,
   attachmentContentRoutes,
   vendorRoutes,
+  organizationRoutes,
 ];
 
 /**

@@ -57,10 +57,10 @@ function expectedType(f: DmmfField): string {
             ? 'float8'
             : f.type === 'Boolean'
               ? 'bool'
-              : f.type === 'Json'
-                ? 'jsonb'
-                : f.type === 'Decimal'
-                  ? 'numeric'
+              : f.type === 'Decimal'
+                ? 'numeric'
+                : f.type === 'Json'
+                  ? 'jsonb'
                   : f.type === 'DateTime'
                     ? f.nativeType?.[0] === 'Timestamptz'
                       ? 'timestamptz'
@@ -81,6 +81,8 @@ const EXPRESSION_KEYS: Record<string, string[]> = {
   // Vendor names are unique and listed case-folded: lower(name) (migration 20261129110000_purchasing).
   vendors_orgId_name_active_key: ['name'],
   vendors_orgId_name_idx: ['name'],
+  // Part numbers: lower(number) (migration 20261129100000_parts_inventory).
+  parts_orgId_number_key: ['number'],
   work_orders_status_queue_idx: ['dueAt'],
   work_orders_active_queue_idx: ['dueAt'],
   work_orders_asset_queue_idx: ['dueAt'],

@@ -56,7 +56,7 @@ CREATE TABLE "purchase_order_lines" (
     "orgId" TEXT NOT NULL REFERENCES "organizations"("id") ON DELETE CASCADE ON UPDATE CASCADE,
     "purchaseOrderId" TEXT NOT NULL REFERENCES "purchase_orders"("id") ON DELETE CASCADE ON UPDATE CASCADE,
     "position" INTEGER NOT NULL,
-    "partId" TEXT NOT NULL,
+    "partId" TEXT NOT NULL REFERENCES "parts"("id") ON DELETE CASCADE ON UPDATE CASCADE,
     "quantity" NUMERIC(14,4) NOT NULL,
     "unitCost" NUMERIC(18,4) NOT NULL,
     "received" NUMERIC(14,4) NOT NULL DEFAULT 0,
