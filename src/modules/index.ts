@@ -26,6 +26,7 @@ import { inspectionFormRoutes } from './inspections/inspection-forms.routes.ts';
 import { inspectionRoutes } from './inspections/inspections.routes.ts';
 import { attachmentRoutes } from './attachments/attachments.routes.ts';
 import { vendorRoutes } from './vendors/vendors.routes.ts';
+import { purchaseOrderRoutes } from './purchase-orders/purchase-orders.routes.ts';
 import { attachmentContentRoutes, attachmentUploadRoutes } from './attachments/attachment-content.routes.ts';
 import { organizationRoutes } from './organization/organization.routes.ts';
 
@@ -54,6 +55,7 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   attachmentRoutes,
   attachmentContentRoutes,
   vendorRoutes,
+  purchaseOrderRoutes,
   organizationRoutes,
 ];
 

@@ -23,6 +23,7 @@ import { createInspectionFormService } from './inspections/inspection-forms.serv
 import { createInspectionService } from './inspections/inspections.service.ts';
 import { createAttachmentService } from './attachments/attachments.service.ts';
 import { createVendorService } from './vendors/vendors.service.ts';
+import { createPurchaseOrderService } from './purchase-orders/purchase-orders.service.ts';
 import { createOrganizationService } from './organization/organization.service.ts';
 
 /** One instance of each service per process. Add a resource's service here. */
@@ -52,6 +53,7 @@ export function createServices(deps: ServiceDeps) {
     inspections: createInspectionService(deps),
     attachments: createAttachmentService(deps),
     vendors: createVendorService(deps),
+    purchaseOrders: createPurchaseOrderService(deps),
     organization: createOrganizationService(deps),
   };
 }
