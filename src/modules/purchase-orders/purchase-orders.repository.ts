@@ -4,7 +4,7 @@ import type { SqlRunner } from '../../db/database.ts';
 import type { Tx } from '../../db/transaction.ts';
 import { notFound, ValidationError, type FieldErrors } from '../../core/errors.ts';
 import { keysetSql, NEWEST_FIRST } from '../../core/pagination.ts';
-import { dec, toSql } from '../../core/money.ts';
+import { dec, toSql, type Dec } from '../../core/money.ts';
 import { orderSubtotal } from './purchase-orders.rules.ts';
 import { PURCHASE_ORDER_STATUSES, type ListPurchaseOrdersInput } from './purchase-orders.schemas.ts';
 
@@ -102,6 +102,7 @@ export async function insertPurchaseOrder(
     taxTotal: number;
     notes: string | null;
     createdById: string | null;
+    subtotal: Dec;
   },
 ): Promise<PurchaseOrder> {
   const rows = await tx.$queryRaw<PurchaseOrder[]>`
@@ -109,9 +110,9 @@ export async function insertPurchaseOrder(
       UPDATE organizations SET "purchaseOrderSeq" = "purchaseOrderSeq" + 1 WHERE id = ${orgId}
       RETURNING "purchaseOrderSeq" AS n
     )
-    INSERT INTO purchase_orders (id, "orgId", number, "vendorId", "yardId", "shippingCost", "taxTotal", notes,
-      "createdById")
-    SELECT ${randomUUID()}, ${orgId}, seq.n, ${input.vendorId}, ${input.yardId},
+    INSERT INTO purchase_orders (id, "orgId", number, "vendorId", "yardId", subtotal, "shippingCost", "taxTotal",
+      notes, "createdById")
+    SELECT ${randomUUID()}, ${orgId}, seq.n, ${input.vendorId}, ${input.yardId}, ${toSql(input.subtotal)}::numeric,
       ${toSql(dec(input.shippingCost))}::numeric, ${toSql(dec(input.taxTotal))}::numeric, ${input.notes},
       ${input.createdById}
     FROM seq

@@ -17,7 +17,13 @@ import {
   orderLines,
   replaceLines,
 } from './purchase-orders.repository.ts';
-import { assertEditable, nextStatus, submitProblems, type PurchaseOrderAction } from './purchase-orders.rules.ts';
+import {
+  assertEditable,
+  nextStatus,
+  orderSubtotal,
+  submitProblems,
+  type PurchaseOrderAction,
+} from './purchase-orders.rules.ts';
 import {
   toPurchaseOrderLineRow,
   toPurchaseOrderRow,
@@ -104,11 +110,11 @@ export function createPurchaseOrderService({ db }: Pick<ServiceDeps, 'db'>) {
           taxTotal: input.taxTotal ?? 0,
           notes: input.notes ?? null,
           createdById: ctx.actorId,
+          subtotal: orderSubtotal(
+            (input.lines ?? []).map((l) => ({ quantity: dec(l.quantity), unitCost: dec(l.unitCost) })),
+          ),
         });
-        if (input.lines && input.lines.length > 0) {
-          const subtotal = await replaceLines(tx, ctx.orgId, po.id, input.lines);
-          await tx.purchaseOrder.update({ where: { id: po.id }, data: { subtotal: toSql(subtotal) } });
-        }
+        if (input.lines && input.lines.length > 0) await replaceLines(tx, ctx.orgId, po.id, input.lines);
         return { ok: true as const, purchaseOrderId: po.id, number: po.number, status: 'DRAFT' as const };
       });
     },

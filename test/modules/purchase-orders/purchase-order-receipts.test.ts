@@ -184,4 +184,34 @@ describe('POST /purchase-orders/:id/receipts', () => {
     expect(await stockAt(o.filter)).toMatchObject({ onHand: 9, value: 45 });
     expect((await orderDetail(t, acme.key, o.id)).purchaseOrder.lines[0].received).toBe(9);
   });
+
+  it('receives a part that tracks no inventory on the order without moving stock', async () => {
+    const untracked = await makeOrderPart(t, acme.orgId, { trackInventory: false });
+    const id = await approvedOrder(t, acme.key, {
+      vendorId,
+      yardId,
+      lines: [{ partId: untracked, quantity: 2, unitCost: 3.5 }],
+    });
+    const lineId = (await orderDetail(t, acme.key, id)).purchaseOrder.lines[0].id;
+    const res = await receive(id, { lines: [{ lineId, quantity: 2 }] });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ status: 'RECEIVED', lines: [{ totalCost: 7, ledgerEntryId: null }] });
+    expect(await ledger(untracked)).toEqual([]);
+    expect(await stockAt(untracked)).toEqual({ onHand: 0, value: 0 });
+  });
+
+  it('refuses a receipt into a yard deleted since approval with 422 on yardId', async () => {
+    const spare = await makeYard(t, acme.key, { name: 'Spare yard' });
+    const part = await makeOrderPart(t, acme.orgId);
+    const id = await approvedOrder(t, acme.key, {
+      vendorId,
+      yardId: spare,
+      lines: [{ partId: part, quantity: 1, unitCost: 1 }],
+    });
+    const lineId = (await orderDetail(t, acme.key, id)).purchaseOrder.lines[0].id;
+    expect((await t.api.delete(`/api/v1/yards/${spare}`, acme.key)).statusCode).toBe(200);
+    const res = await receive(id, { lines: [{ lineId, quantity: 1 }] });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().fieldErrors).toHaveProperty('yardId');
+  });
 });

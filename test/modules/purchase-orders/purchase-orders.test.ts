@@ -206,6 +206,15 @@ describe('status moves', () => {
     expect((await orderDetail(t, acme.key, id)).purchaseOrder.status).toBe('DRAFT');
   });
 
+  it('refuses to submit a draft whose vendor was archived since (422 on vendorId)', async () => {
+    const v = await makeVendor(t, acme.key);
+    const { purchaseOrderId: id } = await makePurchaseOrder(t, acme.key, { ...complete(), vendorId: v });
+    await t.api.delete(`/api/v1/vendors/${v}`, acme.key);
+    const res = await t.api.post(`/api/v1/purchase-orders/${id}/submit`, acme.key);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().fieldErrors).toEqual({ vendorId: 'this vendor is archived' });
+  });
+
   it.each([
     ['DRAFT', [] as string[], 'cancel', 'CANCELLED'],
     ['SUBMITTED', ['submit'], 'cancel', 'CANCELLED'],
