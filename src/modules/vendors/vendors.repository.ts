@@ -66,7 +66,7 @@ export function listVendors(
   orgId: string,
   query: ListVendorsInput,
   after: [string, string] | null,
-): Promise<Vendor[]> {
+): Promise<(Vendor & { nameKey: string })[]> {
   const params: unknown[] = [orgId];
   const where = ['"orgId" = $1', query.archived ? '"archivedAt" IS NOT NULL' : '"archivedAt" IS NULL'];
   if (query.q) {
@@ -74,8 +74,10 @@ export function listVendors(
     const p = `$${params.length}`;
     where.push(`(name ILIKE ${p} OR email ILIKE ${p} OR "accountNumber" ILIKE ${p})`);
   }
+  // The cursor carries the database's lower(name), not JavaScript's: the two differ for a few letters.
   const { text, params: bound } = keysetSql({
     from: 'vendors',
+    select: '*, lower(name) AS "nameKey"',
     where,
     params,
     order: [{ column: 'lower(name)' }, { column: 'id' }],
@@ -83,5 +85,5 @@ export function listVendors(
     after,
     take: query.limit + 1,
   });
-  return sql.query<Vendor>(text, bound);
+  return sql.query<Vendor & { nameKey: string }>(text, bound);
 }

@@ -29,7 +29,7 @@ export function createVendorService({ db }: Pick<ServiceDeps, 'db'>) {
   return {
     async list(ctx: RequestContext, query: ListVendorsInput) {
       const rows = await listVendors(db.sql, ctx.orgId, query, nameCursor(decodeCursor(query.cursor, 2)));
-      const { page, nextCursor } = paginate(rows, query.limit, (v) => [v.name.toLowerCase(), v.id]);
+      const { page, nextCursor } = paginate(rows, query.limit, (v) => [v.nameKey, v.id]);
       return { ok: true as const, vendors: page.map(toVendorRow), nextCursor };
     },
 

@@ -3,6 +3,7 @@ import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
 import { makeYard } from '../../helpers/app/factories.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';
 import { securitySuite } from '../../helpers/app/security-suite.ts';
+import { openOrderLineCount } from '../../../src/modules/purchase-orders/purchase-orders.repository.ts';
 import {
   makeOrderPart,
   makePurchaseOrder,
@@ -247,6 +248,23 @@ describe('status moves', () => {
       expect(res.statusCode).toBe(403);
       expect(res.json().error).toBe('missing_scope:purchasing:approve');
     }
+  });
+});
+
+describe('openOrderLineCount (for archiving a part)', () => {
+  it('counts the lines of open orders still expecting the part', async () => {
+    const p = await makeOrderPart(t, acme.orgId);
+    const line = { partId: p, quantity: 1, unitCost: 1 };
+    const count = () => openOrderLineCount(t.db.prisma, acme.orgId, p);
+    expect(await count()).toBe(0);
+    const { purchaseOrderId: a } = await makePurchaseOrder(t, acme.key, { ...complete(), lines: [line, line] });
+    expect(await count()).toBe(2);
+    const { purchaseOrderId: b } = await makePurchaseOrder(t, acme.key, { ...complete(), lines: [line] });
+    await movePurchaseOrder(t, acme.key, b, 'cancel');
+    expect(await count()).toBe(2);
+    await movePurchaseOrder(t, acme.key, a, 'submit');
+    expect(await count()).toBe(2);
+    expect(await openOrderLineCount(t.db.prisma, other.orgId, p)).toBe(0);
   });
 });
 
