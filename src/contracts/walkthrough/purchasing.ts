@@ -43,6 +43,21 @@ export const PURCHASING_STEPS: Step[] = [
     status: 200,
     checks: [okTrue, str('archivedAt')],
   },
+  {
+    operationId: 'updateVendor',
+    name: 'An archived vendor is not changed (409)',
+    params: { id: '{{oldVendorId}}' },
+    body: { notes: 'Too late' },
+    status: 409,
+    checks: [is('error', 'vendor_archived')],
+  },
+  {
+    operationId: 'createVendor',
+    name: 'A vendor name in use, in another case, is 409',
+    body: { name: 'HYDRAULIC SUPPLY {{$timestamp}}' },
+    status: 409,
+    checks: [is('error', 'vendor_name_taken')],
+  },
   // Purchase orders: draft, submit, approve, receive in two deliveries, close.
   {
     operationId: 'createPurchaseOrder',
@@ -84,10 +99,25 @@ export const PURCHASING_STEPS: Step[] = [
     checks: [okTrue, is('status', 'SUBMITTED')],
   },
   {
+    operationId: 'updatePurchaseOrder',
+    name: 'A submitted order is not changed (409)',
+    params: { id: '{{purchaseOrderId}}' },
+    body: { notes: 'Too late' },
+    status: 409,
+    checks: [is('error', 'invalid_status_transition')],
+  },
+  {
     operationId: 'approvePurchaseOrder',
     params: { id: '{{purchaseOrderId}}' },
     status: 200,
     checks: [okTrue, is('status', 'APPROVED')],
+  },
+  {
+    operationId: 'submitPurchaseOrder',
+    name: 'Submitting an approved order is 409',
+    params: { id: '{{purchaseOrderId}}' },
+    status: 409,
+    checks: [is('error', 'invalid_status_transition')],
   },
   {
     operationId: 'receivePurchaseOrder',
@@ -120,6 +150,15 @@ export const PURCHASING_STEPS: Step[] = [
     status: 200,
     checks: [okTrue, is('status', 'CLOSED')],
   },
+  ...(['approvePurchaseOrder', 'rejectPurchaseOrder', 'cancelPurchaseOrder', 'closePurchaseOrder'] as const).map(
+    (operationId): Step => ({
+      operationId,
+      name: `A CLOSED order is final: ${operationId} is 409`,
+      params: { id: '{{purchaseOrderId}}' },
+      status: 409,
+      checks: [is('error', 'invalid_status_transition')],
+    }),
+  ),
   {
     operationId: 'createPurchaseOrder',
     name: 'Create an empty draft',
