@@ -200,6 +200,14 @@ describe('POST /purchase-orders/:id/receipts', () => {
     expect(await stockAt(untracked)).toEqual({ onHand: 0, value: 0 });
   });
 
+  it('still receives a part archived after the order was placed', async () => {
+    const o = await twoLineOrder();
+    await t.db.prisma.part.update({ where: { id: o.hose }, data: { archivedAt: new Date() } });
+    const res = await receive(o.id, { lines: [{ lineId: o.hoseLine, quantity: 4 }] });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(await stockAt(o.hose)).toMatchObject({ onHand: 4, value: 29 });
+  });
+
   it('refuses a receipt into a yard deleted since approval with 422 on yardId', async () => {
     const spare = await makeYard(t, acme.key, { name: 'Spare yard' });
     const part = await makeOrderPart(t, acme.orgId);
