@@ -29,6 +29,9 @@ import { vendorRoutes } from './vendors/vendors.routes.ts';
 import { purchaseOrderRoutes } from './purchase-orders/purchase-orders.routes.ts';
 import { attachmentContentRoutes, attachmentUploadRoutes } from './attachments/attachment-content.routes.ts';
 import { organizationRoutes } from './organization/organization.routes.ts';
+import { partRoutes } from './parts/parts.routes.ts';
+import { partInventoryRoutes } from './parts/part-inventory.routes.ts';
+import { workOrderLineRoutes } from './work-orders/work-order-lines.routes.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
 export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
@@ -57,6 +60,9 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   vendorRoutes,
   purchaseOrderRoutes,
   organizationRoutes,
+  partRoutes,
+  partInventoryRoutes,
+  workOrderLineRoutes,
 ];
 
 /**

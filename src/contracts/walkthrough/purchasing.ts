@@ -60,11 +60,19 @@ export const PURCHASING_STEPS: Step[] = [
   },
   // Purchase orders: draft, submit, approve, receive in two deliveries, close.
   {
+    operationId: 'createPart',
+    name: 'Create a part to order',
+    body: { number: 'HOSE-{{$timestamp}}', name: 'Hydraulic hose 1/2in', unitCost: 5 },
+    status: 201,
+    save: { orderPartId: 'partId' },
+    checks: [okTrue, str('partId')],
+  },
+  {
     operationId: 'createPurchaseOrder',
     body: {
       vendorId: '{{vendorId}}',
       yardId: '{{yardId}}',
-      lines: [{ partId: '{{partId}}', quantity: 10, unitCost: 5 }],
+      lines: [{ partId: '{{orderPartId}}', quantity: 10, unitCost: 5 }],
       shippingCost: 12,
       taxTotal: 4.25,
     },
@@ -186,7 +194,7 @@ export const PURCHASING_STEPS: Step[] = [
     body: {
       vendorId: '{{vendorId}}',
       yardId: '{{yardId}}',
-      lines: [{ partId: '{{partId}}', quantity: 1, unitCost: 99 }],
+      lines: [{ partId: '{{orderPartId}}', quantity: 1, unitCost: 99 }],
     },
     status: 201,
     save: { rejectedOrderId: 'purchaseOrderId' },
