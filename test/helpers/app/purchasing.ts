@@ -11,25 +11,20 @@ export async function makeVendor(t: TestApp, key: string, overrides: Body = {}):
   return expectCreated<{ vendorId: string }>(await t.api.post('/api/v1/vendors', key, body), 'POST /vendors').vendorId;
 }
 
-/**
- * A part of `orgId` with a unique number, written as a row: purchasing needs a part to order, not the parts API.
- * `archived` archives it; `trackInventory: false` makes a part that moves no stock.
- */
+/** A part with a unique number; `archived` archives it, `trackInventory: false` makes one that moves no stock. */
 export async function makeOrderPart(
   t: TestApp,
-  orgId: string,
+  key: string,
   options: { archived?: boolean; trackInventory?: boolean } = {},
 ): Promise<string> {
-  const part = await t.db.prisma.part.create({
-    data: {
-      orgId,
-      number: `P-${++serial}-${Math.random().toString(36).slice(2, 8)}`,
-      name: 'Oil filter',
-      trackInventory: options.trackInventory ?? true,
-      archivedAt: options.archived ? new Date() : null,
-    },
-  });
-  return part.id;
+  const body = {
+    number: `P-${++serial}-${Math.random().toString(36).slice(2, 8)}`,
+    name: 'Oil filter',
+    trackInventory: options.trackInventory ?? true,
+  };
+  const { partId } = expectCreated<{ partId: string }>(await t.api.post('/api/v1/parts', key, body), 'POST /parts');
+  if (options.archived) expect((await t.api.delete(`/api/v1/parts/${partId}`, key)).statusCode).toBe(200);
+  return partId;
 }
 
 /** The stock of a part in a yard, as numbers (0 when the yard never held it). */

@@ -47,8 +47,8 @@ const receivedEvents = async (id: string) =>
 
 /** An approved order of two parts: 10 of the first at 5.00, 4 of the second at 7.25. */
 async function twoLineOrder() {
-  const filter = await makeOrderPart(t, acme.orgId);
-  const hose = await makeOrderPart(t, acme.orgId);
+  const filter = await makeOrderPart(t, acme.key);
+  const hose = await makeOrderPart(t, acme.key);
   const id = await approvedOrder(t, acme.key, {
     vendorId,
     yardId,
@@ -100,6 +100,29 @@ describe('POST /purchase-orders/:id/receipts', () => {
       [first.json().lines[0].ledgerEntryId, second.json().lines[0].ledgerEntryId].sort(),
     );
 
+    // As integrators read it: the part's stock per yard and its ledger.
+    const part = (await t.api.get(`/api/v1/parts/${o.filter}`, acme.key)).json().part;
+    expect(part.stock).toEqual([expect.objectContaining({ yardId, onHand: 10, value: 52 })]);
+    const feed = await t.api.get(`/api/v1/inventory/ledger?partId=${o.filter}&type=receipt`, acme.key);
+    expect(feed.statusCode, feed.body).toBe(200);
+    expect(feed.json().entries).toHaveLength(2);
+    expect(feed.json().entries).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          quantity: 4,
+          unitCost: 5.5,
+          totalCost: 22,
+          source: { type: 'purchase_order', id: o.id },
+        }),
+        expect.objectContaining({
+          quantity: 6,
+          unitCost: 5,
+          totalCost: 30,
+          source: { type: 'purchase_order', id: o.id },
+        }),
+      ]),
+    );
+
     const { purchaseOrder } = await orderDetail(t, acme.key, o.id);
     expect(purchaseOrder.status).toBe('RECEIVED');
     expect(purchaseOrder.lines.map((l: { received: number }) => l.received)).toEqual([10, 4]);
@@ -131,7 +154,7 @@ describe('POST /purchase-orders/:id/receipts', () => {
   });
 
   it('answers 409 for an order not APPROVED or PARTIALLY_RECEIVED, 422 for a line of another order', async () => {
-    const part = await makeOrderPart(t, acme.orgId);
+    const part = await makeOrderPart(t, acme.key);
     const { purchaseOrderId: draft } = await makePurchaseOrder(t, acme.key, {
       vendorId,
       yardId,
@@ -186,7 +209,7 @@ describe('POST /purchase-orders/:id/receipts', () => {
   });
 
   it('receives a part that tracks no inventory on the order without moving stock', async () => {
-    const untracked = await makeOrderPart(t, acme.orgId, { trackInventory: false });
+    const untracked = await makeOrderPart(t, acme.key, { trackInventory: false });
     const id = await approvedOrder(t, acme.key, {
       vendorId,
       yardId,
@@ -210,7 +233,7 @@ describe('POST /purchase-orders/:id/receipts', () => {
 
   it('refuses a receipt into a yard deleted since approval with 422 on yardId', async () => {
     const spare = await makeYard(t, acme.key, { name: 'Spare yard' });
-    const part = await makeOrderPart(t, acme.orgId);
+    const part = await makeOrderPart(t, acme.key);
     const id = await approvedOrder(t, acme.key, {
       vendorId,
       yardId: spare,

@@ -26,7 +26,7 @@ beforeAll(async () => {
   other = await t.tenant('Other');
   vendorId = await makeVendor(t, acme.key, { name: 'Filters Inc' });
   yardId = await makeYard(t, acme.key);
-  partId = await makeOrderPart(t, acme.orgId);
+  partId = await makeOrderPart(t, acme.key);
   foreignOrderId = (await makePurchaseOrder(t, other.key, {})).purchaseOrderId;
 });
 afterAll(() => t.close());
@@ -41,8 +41,8 @@ describe('POST /purchase-orders', () => {
     const org = await t.tenant('Numbers');
     const v = await makeVendor(t, org.key);
     const y = await makeYard(t, org.key);
-    const p1 = await makeOrderPart(t, org.orgId);
-    const p2 = await makeOrderPart(t, org.orgId);
+    const p1 = await makeOrderPart(t, org.key);
+    const p2 = await makeOrderPart(t, org.key);
     const res = await create(
       {
         vendorId: v,
@@ -83,10 +83,10 @@ describe('POST /purchase-orders', () => {
   it('checks the vendor, yard and parts belong to the organisation and are in use', async () => {
     const archivedVendor = await makeVendor(t, acme.key);
     await t.api.delete(`/api/v1/vendors/${archivedVendor}`, acme.key);
-    const archivedPart = await makeOrderPart(t, acme.orgId, { archived: true });
+    const archivedPart = await makeOrderPart(t, acme.key, { archived: true });
     const foreignVendor = await makeVendor(t, other.key);
     const foreignYard = await makeYard(t, other.key);
-    const foreignPart = await makeOrderPart(t, other.orgId);
+    const foreignPart = await makeOrderPart(t, other.key);
     const cases: [Record<string, unknown>, string, RegExp][] = [
       [{ vendorId: foreignVendor }, 'vendorId', /no vendor/],
       [{ vendorId: archivedVendor }, 'vendorId', /archived/],
@@ -111,7 +111,7 @@ describe('GET /purchase-orders', () => {
     const v1 = await makeVendor(t, org.key);
     const v2 = await makeVendor(t, org.key);
     const y = await makeYard(t, org.key);
-    const p = await makeOrderPart(t, org.orgId);
+    const p = await makeOrderPart(t, org.key);
     const ids: string[] = [];
     for (const v of [v1, v2, v1, v2, v1])
       ids.push(
@@ -253,7 +253,7 @@ describe('status moves', () => {
 
 describe('openOrderLineCount (for archiving a part)', () => {
   it('counts the lines of open orders still expecting the part', async () => {
-    const p = await makeOrderPart(t, acme.orgId);
+    const p = await makeOrderPart(t, acme.key);
     const line = { partId: p, quantity: 1, unitCost: 1 };
     const count = () => openOrderLineCount(t.db.prisma, acme.orgId, p);
     expect(await count()).toBe(0);
