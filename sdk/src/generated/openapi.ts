@@ -3945,7 +3945,10 @@ export interface components {
             id: string;
             name: string;
             slug: string;
-            /** @description ISO 4217 code of every money amount */
+            /**
+             * @description ISO 4217 code of every money amount
+             * @example USD
+             */
             currency: string;
             /** @enum {string} */
             inventoryCostMethod: "FIFO" | "AVERAGE";
@@ -4777,7 +4780,10 @@ export interface components {
         };
         /** @description Any subset of the organisation settings; unknown fields are ignored */
         UpdateOrganizationRequest: {
-            /** @description ISO 4217 currency code, upper case (USD, EUR, GBP, ...) */
+            /**
+             * @description ISO 4217 currency code, upper case (USD, EUR, GBP, ...)
+             * @example USD
+             */
             currency?: string;
             /**
              * @description FIFO or AVERAGE. Switching with stock on hand keeps every shelf value: to AVERAGE merges the cost layers of each part and yard into one; to FIFO starts from that layer
@@ -40014,7 +40020,7 @@ export interface operations {
                      *         "id": "cm4k2x9q10000a8b7c6d5e4f3",
                      *         "name": "Impact driver 18V",
                      *         "slug": "acme-earthworks",
-                     *         "currency": "Example",
+                     *         "currency": "USD",
                      *         "inventoryCostMethod": "FIFO",
                      *         "createdAt": "2026-03-14T09:30:00.000Z"
                      *       }
@@ -40140,7 +40146,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "currency": "Example",
+                 *       "currency": "USD",
                  *       "inventoryCostMethod": "FIFO"
                  *     }
                  */
@@ -40167,7 +40173,7 @@ export interface operations {
                      *         "id": "cm4k2x9q10000a8b7c6d5e4f3",
                      *         "name": "Impact driver 18V",
                      *         "slug": "acme-earthworks",
-                     *         "currency": "Example",
+                     *         "currency": "USD",
                      *         "inventoryCostMethod": "FIFO",
                      *         "createdAt": "2026-03-14T09:30:00.000Z"
                      *       }

@@ -12,7 +12,8 @@ export const currencyCode = () =>
     .string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') })
     .regex(/^[A-Z]{3}$/, 'must be a 3-letter upper-case ISO 4217 code')
     .refine((c) => CURRENCIES.has(c), 'is not an ISO 4217 currency code')
-    .describe('ISO 4217 currency code, upper case (USD, EUR, GBP, ...)');
+    .describe('ISO 4217 currency code, upper case (USD, EUR, GBP, ...)')
+    .meta({ example: 'USD' });
 
 export const UpdateOrganizationBody = z
   .object({
@@ -33,7 +34,7 @@ export const OrganizationRow = z
     id: z.string(),
     name: z.string(),
     slug: z.string(),
-    currency: z.string().describe('ISO 4217 code of every money amount'),
+    currency: z.string().describe('ISO 4217 code of every money amount').meta({ example: 'USD' }),
     inventoryCostMethod: z.enum(COST_METHODS),
     createdAt: dateTime(),
   })

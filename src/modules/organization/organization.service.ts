@@ -1,6 +1,6 @@
 import { transaction } from '../../db/transaction.ts';
 import type { RequestContext } from '../../core/context.ts';
-import { notFound } from '../../core/errors.ts';
+import { notFound, ValidationError } from '../../core/errors.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { collapseLayers } from '../parts/part-ledger.operations.ts';
 import { organizationWire, type UpdateOrganizationInput } from './organization.schemas.ts';
@@ -19,6 +19,11 @@ export function createOrganizationService({ db }: Pick<ServiceDeps, 'db'>) {
      * Switching to FIFO keeps the layers as they are (a merged layer is simply the oldest).
      */
     async update(ctx: RequestContext, patch: UpdateOrganizationInput) {
+      if (patch.currency === undefined && patch.inventoryCostMethod === undefined)
+        throw new ValidationError(
+          { body: 'send at least one of: currency, inventoryCostMethod' },
+          'The patch is empty',
+        );
       return transaction(db, async (tx) => {
         const before = await tx.$queryRaw<{ method: string }[]>`
           SELECT "inventoryCostMethod" AS "method" FROM "organizations" WHERE "id" = ${ctx.orgId} FOR UPDATE`;

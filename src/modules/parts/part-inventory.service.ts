@@ -6,7 +6,7 @@ import { conflict, notFound, ValidationError, type FieldErrors } from '../../cor
 import { dec, round, toWire } from '../../core/money.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { orgCurrency } from '../organization/organization.repository.ts';
-import { addStock, lockStock, recordNoChange, takeStock } from './part-ledger.operations.ts';
+import { addStock, ledgerId, lockStock, recordNoChange, takeStock } from './part-ledger.operations.ts';
 import { findLedgerPage, findValuationPage, valuationTotal } from './part-inventory.repository.ts';
 import {
   ledgerEntryWire,
@@ -64,7 +64,7 @@ export function createPartInventoryService({ db }: Pick<ServiceDeps, 'db'>) {
         });
         const delta =
           input.countedQuantity !== undefined ? dec(input.countedQuantity).minus(before.onHand) : dec(input.quantity!);
-        const id = randomUUID();
+        const id = ledgerId();
         const movement = {
           id,
           orgId: ctx.orgId,

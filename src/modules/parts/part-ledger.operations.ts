@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Tx } from '../../db/transaction.ts';
 import type { InventoryCostMethod, InventoryEntryType } from '../../generated/prisma/client.ts';
 import { conflict } from '../../core/errors.ts';
@@ -108,6 +108,31 @@ type EntryRow = Omit<
   sourceId: string | null;
 };
 
+let lastMs = 0;
+let counter = 0;
+
+/**
+ * A UUIDv7 that grows within the process: entries written in one transaction share their createdAt, and the id
+ * (the list's tie-break) then keeps them in the order they were written (a transfer's out before its in).
+ */
+export function ledgerId(): string {
+  const now = Date.now();
+  if (now > lastMs) {
+    lastMs = now;
+    counter = 0;
+  } else if (++counter > 0xfff) {
+    lastMs++;
+    counter = 0;
+  }
+  const b = randomBytes(16);
+  b.writeUIntBE(lastMs, 0, 6);
+  b[6] = 0x70 | (counter >> 8);
+  b[7] = counter & 0xff;
+  b[8] = 0x80 | (b[8] & 0x3f);
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
 /** A ledger row as read from the database, numbers as decimals. */
 export const ledgerEntryOf = (r: EntryRow): LedgerEntry => ({
   id: r.id,
@@ -134,7 +159,7 @@ async function writeEntry(
   before: StockState,
   change: { quantity: Dec; value: Dec; unitCost: Dec },
 ): Promise<LedgerEntry> {
-  const id = m.id ?? randomUUID();
+  const id = m.id ?? ledgerId();
   const onHand = before.onHand.plus(change.quantity);
   const value = before.value.plus(change.value);
   const rows = await tx.$queryRawUnsafe<EntryRow[]>(

@@ -104,3 +104,9 @@ export async function makeServiceProgram(
   const body = { name: 'Excavator A-service', items, ...overrides };
   return (await create<{ serviceProgramId: string }>(t, key, 'service-programs', body)).serviceProgramId;
 }
+
+/** Part numbers are unique within an organisation (any case): pass `number` when a test makes more than one. */
+export async function makePart(t: WithApi, key: string, overrides: Body = {}): Promise<string> {
+  const body = { number: 'FLT-100', name: 'Oil filter', ...overrides };
+  return (await create<{ partId: string }>(t, key, 'parts', body)).partId;
+}
