@@ -26,6 +26,10 @@ export const SCOPES = [
   'telematics:write',
   'inspections:read',
   'inspections:write',
+  // Purchasing: vendors and purchase orders; approve separates who may commit the money from who drafts orders.
+  'purchasing:read',
+  'purchasing:write',
+  'purchasing:approve',
   'parts:read',
   'parts:write',
   'organization:write',
@@ -70,6 +74,9 @@ export const SCOPE_GRANTS: Record<Scope, string> = {
   'parts:read': 'Read parts, their stock per yard, the inventory ledger and the valuation.',
   'parts:write': 'Create, change and archive parts; adjust, count and transfer stock.',
   'organization:write': "Change the organisation's settings: currency and inventory cost method.",
+  'purchasing:read': 'Read vendors and purchase orders with their lines and receipts.',
+  'purchasing:write': 'Create, change and archive vendors; draft, submit, cancel, close and receive purchase orders.',
+  'purchasing:approve': 'Approve or reject submitted purchase orders.',
 };
 
 /** Who is calling: derived from the API key, handed to every service call. */

@@ -27,4 +27,9 @@ export const SHOP_ERROR_CODES = {
     status: [409],
     meaning: 'The work order is DONE or CANCELED: it takes no new part or labour lines and none can be removed.',
   },
+  vendor_name_taken: {
+    status: [409],
+    meaning: 'Another vendor of the organisation that is not archived has this name (compared without case).',
+  },
+  vendor_archived: { status: [409], meaning: 'The vendor is archived: it can be read but not changed.' },
 } as const satisfies Record<string, { status: readonly number[]; meaning: string }>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { accessEvents } from './access-events.ts';
 import { inspectionEvents } from './inspection-events.ts';
 import { inventoryEvents } from './inventory-events.ts';
+import { purchasingEvents } from './purchasing-events.ts';
 import { telematicsEvents } from './telematics-events.ts';
 
 /**
@@ -294,6 +295,7 @@ export const eventCatalog = {
     }),
   },
   ...accessEvents,
+  ...purchasingEvents,
 } as const;
 
 export type EventType = keyof typeof eventCatalog;

@@ -25,6 +25,8 @@ import { telematicsRoutes } from './telematics/telematics.routes.ts';
 import { inspectionFormRoutes } from './inspections/inspection-forms.routes.ts';
 import { inspectionRoutes } from './inspections/inspections.routes.ts';
 import { attachmentRoutes } from './attachments/attachments.routes.ts';
+import { vendorRoutes } from './vendors/vendors.routes.ts';
+import { purchaseOrderRoutes } from './purchase-orders/purchase-orders.routes.ts';
 import { attachmentContentRoutes, attachmentUploadRoutes } from './attachments/attachment-content.routes.ts';
 import { organizationRoutes } from './organization/organization.routes.ts';
 import { partRoutes } from './parts/parts.routes.ts';
@@ -55,6 +57,8 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   inspectionRoutes,
   attachmentRoutes,
   attachmentContentRoutes,
+  vendorRoutes,
+  purchaseOrderRoutes,
   organizationRoutes,
   partRoutes,
   partInventoryRoutes,

@@ -22,6 +22,8 @@ import { createTelematicsService } from './telematics/telematics.service.ts';
 import { createInspectionFormService } from './inspections/inspection-forms.service.ts';
 import { createInspectionService } from './inspections/inspections.service.ts';
 import { createAttachmentService } from './attachments/attachments.service.ts';
+import { createVendorService } from './vendors/vendors.service.ts';
+import { createPurchaseOrderService } from './purchase-orders/purchase-orders.service.ts';
 import { createOrganizationService } from './organization/organization.service.ts';
 import { createPartService } from './parts/parts.service.ts';
 import { createPartInventoryService } from './parts/part-inventory.service.ts';
@@ -53,6 +55,8 @@ export function createServices(deps: ServiceDeps) {
     inspectionForms: createInspectionFormService(deps),
     inspections: createInspectionService(deps),
     attachments: createAttachmentService(deps),
+    vendors: createVendorService(deps),
+    purchaseOrders: createPurchaseOrderService(deps),
     organization: createOrganizationService(deps),
     parts: createPartService(deps),
     partInventory: createPartInventoryService(deps),
