@@ -26,6 +26,11 @@ export const SCOPES = [
   'telematics:write',
   'inspections:read',
   'inspections:write',
+  'fuel:read',
+  'fuel:write',
+  'expenses:read',
+  'expenses:write',
+  'reports:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

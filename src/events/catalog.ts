@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { accessEvents } from './access-events.ts';
 import { inspectionEvents } from './inspection-events.ts';
 import { telematicsEvents } from './telematics-events.ts';
+import { costEvents } from './cost-events.ts';
 
 /**
  * Every event type the service emits, with its payload schema (the `data` of the webhook envelope).
@@ -64,7 +65,7 @@ export const eventCatalog = {
       autoFlagId: nullableId,
       reviewReason: z.string().nullable().optional(),
       loggedById: nullableId.optional(),
-      source: z.enum(['api', 'telematics', 'inspection']).optional(),
+      source: z.enum(['api', 'telematics', 'inspection', 'fuel']).optional(),
       sourceId: nullableId.optional(),
     }),
   },
@@ -292,6 +293,7 @@ export const eventCatalog = {
     }),
   },
   ...accessEvents,
+  ...costEvents,
 } as const;
 
 export type EventType = keyof typeof eventCatalog;

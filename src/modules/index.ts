@@ -26,6 +26,8 @@ import { inspectionFormRoutes } from './inspections/inspection-forms.routes.ts';
 import { inspectionRoutes } from './inspections/inspections.routes.ts';
 import { attachmentRoutes } from './attachments/attachments.routes.ts';
 import { attachmentContentRoutes, attachmentUploadRoutes } from './attachments/attachment-content.routes.ts';
+import { fuelEntryRoutes } from './fuel-entries/fuel-entries.routes.ts';
+import { expenseRoutes } from './expenses/expenses.routes.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
 export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
@@ -51,6 +53,8 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   inspectionRoutes,
   attachmentRoutes,
   attachmentContentRoutes,
+  fuelEntryRoutes,
+  expenseRoutes,
 ];
 
 /**

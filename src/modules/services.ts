@@ -22,6 +22,8 @@ import { createTelematicsService } from './telematics/telematics.service.ts';
 import { createInspectionFormService } from './inspections/inspection-forms.service.ts';
 import { createInspectionService } from './inspections/inspections.service.ts';
 import { createAttachmentService } from './attachments/attachments.service.ts';
+import { createFuelEntryService } from './fuel-entries/fuel-entries.service.ts';
+import { createExpenseService } from './expenses/expenses.service.ts';
 
 /** One instance of each service per process. Add a resource's service here. */
 export function createServices(deps: ServiceDeps) {
@@ -49,6 +51,8 @@ export function createServices(deps: ServiceDeps) {
     inspectionForms: createInspectionFormService(deps),
     inspections: createInspectionService(deps),
     attachments: createAttachmentService(deps),
+    fuelEntries: createFuelEntryService(deps),
+    expenses: createExpenseService(deps),
   };
 }
 

@@ -55,15 +55,17 @@ function expectedType(f: DmmfField): string {
           ? 'int4'
           : f.type === 'Float'
             ? 'float8'
-            : f.type === 'Boolean'
-              ? 'bool'
-              : f.type === 'Json'
-                ? 'jsonb'
-                : f.type === 'DateTime'
-                  ? f.nativeType?.[0] === 'Timestamptz'
-                    ? 'timestamptz'
-                    : 'timestamp'
-                  : `unmapped:${f.type}`;
+            : f.type === 'Decimal'
+              ? 'numeric'
+              : f.type === 'Boolean'
+                ? 'bool'
+                : f.type === 'Json'
+                  ? 'jsonb'
+                  : f.type === 'DateTime'
+                    ? f.nativeType?.[0] === 'Timestamptz'
+                      ? 'timestamptz'
+                      : 'timestamp'
+                    : `unmapped:${f.type}`;
   return f.isList ? `_${base}` : base;
 }
 
