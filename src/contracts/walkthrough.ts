@@ -16,6 +16,7 @@ import { FLAG_AND_WORK_ORDER_STEPS } from './walkthrough/flags-and-work-orders.t
 import { SERVICE_PROGRAM_STEPS } from './walkthrough/service-programs.ts';
 import { INSPECTION_STEPS } from './walkthrough/inspections.ts';
 import { TOOL_STEPS } from './walkthrough/tools.ts';
+import { PART_STEPS } from './walkthrough/parts.ts';
 import { WEBHOOK_STEPS } from './walkthrough/webhooks.ts';
 import { EVENT_STEPS } from './walkthrough/events.ts';
 import { TELEMATICS_STEPS } from './walkthrough/telematics.ts';
@@ -37,6 +38,7 @@ export const WALKTHROUGH: Step[] = [
   ...SERVICE_PROGRAM_STEPS,
   ...INSPECTION_STEPS,
   ...TOOL_STEPS,
+  ...PART_STEPS,
   ...WEBHOOK_STEPS,
   ...TELEMATICS_STEPS,
   ...EVENT_STEPS,

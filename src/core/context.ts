@@ -31,6 +31,9 @@ export const SCOPES = [
   'expenses:read',
   'expenses:write',
   'reports:read',
+  'parts:read',
+  'parts:write',
+  'organization:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

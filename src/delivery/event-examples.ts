@@ -186,6 +186,14 @@ export const EVENT_EXAMPLES: { [T in EventType]: EventData<T> } = {
     actorId: USER,
     at: AT,
   },
+  'part.low_stock': {
+    partId: 'prt_01',
+    yardId: 'yrd_01',
+    onHand: 4,
+    reorderPoint: 5,
+    entryId: 'led_01',
+    at: AT,
+  },
   'tool.assignment_changed': {
     toolId: 'tl_01',
     name: 'Impact wrench 1/2"',

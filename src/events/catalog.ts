@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { accessEvents } from './access-events.ts';
 import { inspectionEvents } from './inspection-events.ts';
+import { inventoryEvents } from './inventory-events.ts';
 import { telematicsEvents } from './telematics-events.ts';
 import { costEvents } from './cost-events.ts';
 
@@ -274,6 +275,7 @@ export const eventCatalog = {
   },
   ...telematicsEvents,
   ...inspectionEvents,
+  ...inventoryEvents,
   'attachment.created': {
     summary:
       'An attachment becomes READY (a multipart upload, or a presigned upload completed); contentUrl needs the ' +

@@ -55,10 +55,10 @@ function expectedType(f: DmmfField): string {
           ? 'int4'
           : f.type === 'Float'
             ? 'float8'
-            : f.type === 'Decimal'
-              ? 'numeric'
-              : f.type === 'Boolean'
-                ? 'bool'
+            : f.type === 'Boolean'
+              ? 'bool'
+              : f.type === 'Decimal'
+                ? 'numeric'
                 : f.type === 'Json'
                   ? 'jsonb'
                   : f.type === 'DateTime'
@@ -78,6 +78,8 @@ const EXPRESSION_KEYS: Record<string, string[]> = {
   // Telematics matching: lower(btrim(vin)) and lower(btrim(serial)) (migration 20261127130100_asset_match_keys).
   assets_orgId_vin_match_idx: ['vin'],
   assets_orgId_serial_match_idx: ['serial'],
+  // Part numbers: lower(number) (migration 20261129100000_parts_inventory).
+  parts_orgId_number_key: ['number'],
   work_orders_status_queue_idx: ['dueAt'],
   work_orders_active_queue_idx: ['dueAt'],
   work_orders_asset_queue_idx: ['dueAt'],

@@ -25,6 +25,7 @@ export const EVENT_TYPES = [
   'telematics_connection.recovered',
   'inspection.submitted',
   'inspection.reviewed',
+  'part.low_stock',
   'attachment.created',
   'apiKey.created',
   'apiKey.revoked',
@@ -346,6 +347,18 @@ export interface EventDataMap {
     actorId: string | null;
     /** ISO 8601 date-time */
     reviewedAt: string;
+  };
+  /** A stock movement takes a part's stock in a yard from above its reorder point to at or below it (once per crossing). */
+  'part.low_stock': {
+    partId: string;
+    yardId: string;
+    /** Stock in the yard after the movement */
+    onHand: number;
+    reorderPoint: number;
+    /** The ledger entry of the movement */
+    entryId: string;
+    /** ISO 8601 date-time */
+    at: string;
   };
   /** An attachment becomes READY (a multipart upload, or a presigned upload completed); contentUrl needs the subject's read scope. */
   'attachment.created': {

@@ -1945,6 +1945,30 @@ export interface paths {
         patch: operations["updateExpense"];
         trace?: never;
     };
+    "/api/v1/organization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key's organisation: its currency and inventory cost method
+         * @description Any valid API key.
+         */
+        get: operations["getOrganization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the currency or the inventory cost method
+         * @description Scope: `organization:write`.
+         */
+        patch: operations["updateOrganization"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2166,6 +2190,8 @@ export interface components {
             depreciationMethod: "NONE" | "STRAIGHT_LINE" | "DECLINING_BALANCE";
             usefulLifeYears: number | null;
             currentValue: number | null;
+            /** @description Value at the end of the useful life (GET /assets/{id}/depreciation) */
+            salvageValue: number;
             soldAt: string | null;
             soldPrice: number | null;
             soldTo: string | null;
@@ -2982,7 +3008,7 @@ export interface components {
         FeedEvent: {
             /** @description The event id; webhook deliveries of this event carry it as `eventId` */
             id: string;
-            /** @description Event type, one of: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, inspection.submitted, inspection.reviewed, attachment.created, apiKey.created, apiKey.revoked, user.created, user.removed, fuel_entry.created, fuel_entry.updated, expense.created */
+            /** @description Event type, one of: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, inspection.submitted, inspection.reviewed, part.low_stock, attachment.created, apiKey.created, apiKey.revoked, user.created, user.removed, fuel_entry.created, fuel_entry.updated, expense.created */
             event: string;
             organizationId: string;
             /**
@@ -3595,6 +3621,20 @@ export interface components {
              */
             updatedAt: string;
         };
+        Organization: {
+            id: string;
+            name: string;
+            slug: string;
+            /** @description ISO 4217 code of every money amount */
+            currency: string;
+            /** @enum {string} */
+            inventoryCostMethod: "FIFO" | "AVERAGE";
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            createdAt: string;
+        };
         AuthenticationError: components["schemas"]["Error"] & {
             /** @enum {string} */
             error: "missing_bearer" | "malformed_token" | "unknown_token" | "revoked" | "expired";
@@ -3671,6 +3711,8 @@ export interface components {
             depreciationMethod?: "NONE" | "STRAIGHT_LINE" | "DECLINING_BALANCE";
             usefulLifeYears?: number | null;
             currentValue?: number | null;
+            /** @description Value at the end of the useful life, the floor of the depreciation schedule (default 0) */
+            salvageValue?: number;
             /** @enum {string} */
             lifecycleStatus?: "IN_SERVICE" | "OUT_OF_SERVICE" | "ARCHIVED" | "SOLD";
             soldAt?: (string) | null;
@@ -3905,7 +3947,7 @@ export interface components {
              * @description HTTPS endpoint that receives the POSTs; must be publicly reachable (no private or loopback addresses)
              */
             url: string;
-            /** @description Event types to receive; unknown names are dropped. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, inspection.submitted, inspection.reviewed, attachment.created, apiKey.created, apiKey.revoked, user.created, user.removed, fuel_entry.created, fuel_entry.updated, expense.created */
+            /** @description Event types to receive; unknown names are dropped. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, inspection.submitted, inspection.reviewed, part.low_stock, attachment.created, apiKey.created, apiKey.revoked, user.created, user.removed, fuel_entry.created, fuel_entry.updated, expense.created */
             events: string[];
             description?: string | null;
         };
@@ -3916,7 +3958,7 @@ export interface components {
              * @description HTTPS endpoint that receives the POSTs; must be publicly reachable (no private or loopback addresses)
              */
             url?: string;
-            /** @description Event types to receive; unknown names are dropped. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, inspection.submitted, inspection.reviewed, attachment.created, apiKey.created, apiKey.revoked, user.created, user.removed, fuel_entry.created, fuel_entry.updated, expense.created */
+            /** @description Event types to receive; unknown names are dropped. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, inspection.submitted, inspection.reviewed, part.low_stock, attachment.created, apiKey.created, apiKey.revoked, user.created, user.removed, fuel_entry.created, fuel_entry.updated, expense.created */
             events?: string[];
             description?: string | null;
             /** @description false pauses deliveries (queued ones wait until it is true again); true re-enables a paused or automatically disabled subscription */
@@ -3984,7 +4026,7 @@ export interface components {
         CreateApiKeyRequest: {
             label: string;
             /** @description A subset of the calling key's scopes (403 scope_escalation otherwise) */
-            scopes: ("assets:read" | "assets:write" | "hours:read" | "hours:write" | "flags:read" | "flags:write" | "workorders:read" | "workorders:write" | "tools:read" | "tools:write" | "projects:read" | "projects:write" | "yards:read" | "yards:write" | "events:read" | "events:write" | "users:read" | "users:write" | "keys:read" | "keys:write" | "telematics:read" | "telematics:write" | "inspections:read" | "inspections:write" | "fuel:read" | "fuel:write" | "expenses:read" | "expenses:write" | "reports:read")[];
+            scopes: ("assets:read" | "assets:write" | "hours:read" | "hours:write" | "flags:read" | "flags:write" | "workorders:read" | "workorders:write" | "tools:read" | "tools:write" | "projects:read" | "projects:write" | "yards:read" | "yards:write" | "events:read" | "events:write" | "users:read" | "users:write" | "keys:read" | "keys:write" | "telematics:read" | "telematics:write" | "inspections:read" | "inspections:write" | "fuel:read" | "fuel:write" | "expenses:read" | "expenses:write" | "reports:read" | "parts:read" | "parts:write" | "organization:write")[];
             /** @description In the future; default (and at most) the calling key's expiry, none if it has none */
             expiresAt?: (string) | null;
             /** @description At most the calling key's limit (403 rate_limit_escalation otherwise); default the calling key's */
@@ -4241,6 +4283,16 @@ export interface components {
         UpdateAttachmentRequest: {
             /** @description null clears it */
             caption: string | null;
+        };
+        /** @description Any subset of the organisation settings; unknown fields are ignored */
+        UpdateOrganizationRequest: {
+            /** @description ISO 4217 currency code, upper case (USD, EUR, GBP, ...) */
+            currency?: string;
+            /**
+             * @description FIFO or AVERAGE. Switching with stock on hand keeps every shelf value: to AVERAGE merges the cost layers of each part and yard into one; to FIFO starts from that layer
+             * @enum {string}
+             */
+            inventoryCostMethod?: "FIFO" | "AVERAGE";
         };
         /** @description Ready: the database answered the ping */
         GetHealthResponse: {
@@ -5203,6 +5255,11 @@ export interface components {
             /** @enum {boolean} */
             ok: true;
             expense: components["schemas"]["Expense"];
+        };
+        GetOrganizationResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            organization: components["schemas"]["Organization"];
         };
     };
     responses: never;
@@ -6548,6 +6605,7 @@ export interface operations {
                      *         "depreciationMethod": "NONE",
                      *         "usefulLifeYears": 3,
                      *         "currentValue": 1250.5,
+                     *         "salvageValue": 1250.5,
                      *         "soldAt": "2026-03-14T09:30:00.000Z",
                      *         "soldPrice": 1250.5,
                      *         "soldTo": "Lone Star Equipment",
@@ -6774,6 +6832,7 @@ export interface operations {
                  *       "depreciationMethod": "NONE",
                  *       "usefulLifeYears": 3,
                  *       "currentValue": 1250.5,
+                 *       "salvageValue": 1250.5,
                  *       "lifecycleStatus": "IN_SERVICE",
                  *       "soldAt": "2026-03-14T09:30:00.000Z",
                  *       "soldPrice": 1250.5,
@@ -22810,7 +22869,7 @@ export interface operations {
                 limit?: number;
                 /** @description The nextCursor of the previous page */
                 cursor?: string;
-                /** @description Comma-separated event types; unknown names are ignored. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, inspection.submitted, inspection.reviewed, attachment.created, apiKey.created, apiKey.revoked, user.created, user.removed, fuel_entry.created, fuel_entry.updated, expense.created */
+                /** @description Comma-separated event types; unknown names are ignored. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, inspection.submitted, inspection.reviewed, part.low_stock, attachment.created, apiKey.created, apiKey.revoked, user.created, user.removed, fuel_entry.created, fuel_entry.updated, expense.created */
                 type?: string;
                 /** @description Only events created at or after this time */
                 since?: string;
@@ -37586,6 +37645,412 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key's organisation: its currency and inventory cost method */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "organization": {
+                     *         "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "name": "Impact driver 18V",
+                     *         "slug": "acme-earthworks",
+                     *         "currency": "Example",
+                     *         "inventoryCostMethod": "FIFO",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetOrganizationResponse"];
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Any subset of the organisation settings; unknown fields are ignored */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currency": "Example",
+                 *       "inventoryCostMethod": "FIFO"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateOrganizationRequest"];
+            };
+        };
+        responses: {
+            /** @description Set the currency or the inventory cost method */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "organization": {
+                     *         "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "name": "Impact driver 18V",
+                     *         "slug": "acme-earthworks",
+                     *         "currency": "Example",
+                     *         "inventoryCostMethod": "FIFO",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetOrganizationResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `organization:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:organization:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:organization:write" | "key_creator_deleted";
+                    };
                 };
             };
             /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
