@@ -28,6 +28,7 @@ import { attachmentRoutes } from './attachments/attachments.routes.ts';
 import { attachmentContentRoutes, attachmentUploadRoutes } from './attachments/attachment-content.routes.ts';
 import { fuelEntryRoutes } from './fuel-entries/fuel-entries.routes.ts';
 import { expenseRoutes } from './expenses/expenses.routes.ts';
+import { costRoutes } from './costs/costs.routes.ts';
 import { organizationRoutes } from './organization/organization.routes.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
@@ -56,6 +57,7 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   attachmentContentRoutes,
   fuelEntryRoutes,
   expenseRoutes,
+  costRoutes,
   organizationRoutes,
 ];
 

@@ -24,6 +24,7 @@ import { createInspectionService } from './inspections/inspections.service.ts';
 import { createAttachmentService } from './attachments/attachments.service.ts';
 import { createFuelEntryService } from './fuel-entries/fuel-entries.service.ts';
 import { createExpenseService } from './expenses/expenses.service.ts';
+import { createCostService } from './costs/costs.service.ts';
 import { createOrganizationService } from './organization/organization.service.ts';
 
 /** One instance of each service per process. Add a resource's service here. */
@@ -54,6 +55,7 @@ export function createServices(deps: ServiceDeps) {
     attachments: createAttachmentService(deps),
     fuelEntries: createFuelEntryService(deps),
     expenses: createExpenseService(deps),
+    costs: createCostService(deps),
     organization: createOrganizationService(deps),
   };
 }

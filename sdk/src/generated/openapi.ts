@@ -1945,6 +1945,66 @@ export interface paths {
         patch: operations["updateExpense"];
         trace?: never;
     };
+    "/api/v1/assets/{id}/depreciation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Depreciation schedule and book value today of an asset
+         * @description Scope: `reports:read`.
+         */
+        get: operations["getAssetDepreciation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assets/{id}/costs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an asset cost in a period (default the last 365 days), per meter unit, and its fuel economy
+         * @description Scope: `reports:read`.
+         */
+        get: operations["getAssetCosts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/costs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fleet cost report by asset, project, yard or asset class, most expensive first (or CSV)
+         * @description Scope: `reports:read`.
+         */
+        get: operations["getCostReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organization": {
         parameters: {
             query?: never;
@@ -3621,6 +3681,136 @@ export interface components {
              */
             updatedAt: string;
         };
+        /** @description Over the complete full-to-full fill segments of the period; null without one */
+        FuelEconomy: {
+            /** @description HOURS meters */
+            litersPerHour?: number;
+            /** @description ODOMETER meters */
+            kmPerLiter?: number;
+            /** @description ODOMETER meters, miles per US gallon */
+            mpgUs?: number;
+        } | null;
+        AssetCosts: {
+            /** @constant */
+            ok: true;
+            assetId: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            to: string;
+            /** @description ISO 4217 code of the organisation */
+            currency: string;
+            /** @description In the organisation currency, 2 decimals */
+            fuel: number;
+            /** @description Work-order part lines */
+            parts: number;
+            /** @description Work-order labour lines */
+            labor: number;
+            /** @description Repairs' cost, when their work order has no lines */
+            repairs: number;
+            /** @description In the organisation currency, 2 decimals */
+            expenses: number;
+            /** @description The period's share of the depreciation schedule */
+            depreciation: number;
+            /** @description In the organisation currency, 2 decimals */
+            total: number;
+            meterStart: number | null;
+            meterEnd: number | null;
+            meterDelta: number | null;
+            meterUnit: string | null;
+            /** @description total / meterDelta; null when the meter did not move */
+            costPerMeterUnit: number | null;
+            fuelVolumeLiters: number;
+            fuelEconomy: components["schemas"]["FuelEconomy"];
+        };
+        CostReportRow: {
+            /** @description Asset, project or yard id, or asset class; null: no project or no yard */
+            key: string | null;
+            name: string;
+            /** @description Assets with any figure in the group */
+            assetCount: number;
+            /** @description In the organisation currency, 2 decimals */
+            fuel: number;
+            /** @description Work-order part lines */
+            parts: number;
+            /** @description Work-order labour lines */
+            labor: number;
+            /** @description Repairs' cost, when their work order has no lines */
+            repairs: number;
+            /** @description In the organisation currency, 2 decimals */
+            expenses: number;
+            /** @description The period's share of the depreciation schedule */
+            depreciation: number;
+            /** @description In the organisation currency, 2 decimals */
+            total: number;
+            meterStart: number | null;
+            meterEnd: number | null;
+            meterDelta: number | null;
+            meterUnit: string | null;
+            /** @description total / meterDelta; null when the meter did not move */
+            costPerMeterUnit: number | null;
+            fuelVolumeLiters: number;
+            fuelEconomy: components["schemas"]["FuelEconomy"];
+        };
+        /** @description Over the whole report, every page */
+        CostReportTotals: {
+            /** @description In the organisation currency, 2 decimals */
+            fuel: number;
+            /** @description In the organisation currency, 2 decimals */
+            parts: number;
+            /** @description In the organisation currency, 2 decimals */
+            labor: number;
+            /** @description In the organisation currency, 2 decimals */
+            repairs: number;
+            /** @description In the organisation currency, 2 decimals */
+            expenses: number;
+            /** @description In the organisation currency, 2 decimals */
+            depreciation: number;
+            /** @description In the organisation currency, 2 decimals */
+            total: number;
+            fuelVolumeLiters: number;
+            assetCount: number;
+        };
+        Depreciation: {
+            /** @constant */
+            ok: true;
+            assetId: string;
+            currency: string;
+            /**
+             * @description NONE when the asset lacks a purchase cost, date or useful life
+             * @enum {string}
+             */
+            method: "NONE" | "STRAIGHT_LINE" | "DECLINING_BALANCE";
+            purchaseCost: number | null;
+            purchaseDate: string | null;
+            usefulLifeYears: number | null;
+            salvageValue: number;
+            /** @description Today, prorated by days; null for NONE */
+            bookValue: number | null;
+            /** @description One row per year of life from purchaseDate; empty for NONE */
+            schedule: {
+                year: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 date-time (UTC on output)
+                 */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 date-time (UTC on output)
+                 */
+                end: string;
+                opening: number;
+                depreciation: number;
+                closing: number;
+            }[];
+        };
         Organization: {
             id: string;
             name: string;
@@ -5255,6 +5445,26 @@ export interface components {
             /** @enum {boolean} */
             ok: true;
             expense: components["schemas"]["Expense"];
+        };
+        GetCostReportResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            currency: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            to: string;
+            /** @enum {string} */
+            groupBy: "asset" | "project" | "yard" | "assetClass";
+            rows: components["schemas"]["CostReportRow"][];
+            totals: components["schemas"]["CostReportTotals"];
+            nextCursor: string | null;
         };
         GetOrganizationResponse: {
             /** @enum {boolean} */
@@ -37738,6 +37948,648 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAssetDepreciation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Depreciation schedule and book value today of an asset */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "assetId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *       "currency": "Example",
+                     *       "method": "NONE",
+                     *       "purchaseCost": 1250.5,
+                     *       "purchaseDate": "2026-03-14T09:30:00.000Z",
+                     *       "usefulLifeYears": 3,
+                     *       "salvageValue": 1250.5,
+                     *       "bookValue": 1250.5,
+                     *       "schedule": [
+                     *         {
+                     *           "year": 3,
+                     *           "start": "2026-03-14T09:30:00.000Z",
+                     *           "end": "2026-03-14T09:30:00.000Z",
+                     *           "opening": 3,
+                     *           "depreciation": 3,
+                     *           "closing": 3
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Depreciation"];
+                };
+            };
+            /** @description The URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `reports:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:reports:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:reports:read";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAssetCosts: {
+        parameters: {
+            query?: {
+                /** @description Start of the period, inclusive (default: 365 days before `to`) */
+                from?: string;
+                /** @description End of the period, exclusive (default: now) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What an asset cost in a period (default the last 365 days), per meter unit, and its fuel economy */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "assetId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *       "from": "2026-03-14T09:30:00.000Z",
+                     *       "to": "2026-03-14T09:30:00.000Z",
+                     *       "currency": "Example",
+                     *       "fuel": 3,
+                     *       "parts": 3,
+                     *       "labor": 3,
+                     *       "repairs": 3,
+                     *       "expenses": 3,
+                     *       "depreciation": 3,
+                     *       "total": 3,
+                     *       "meterStart": 3,
+                     *       "meterEnd": 3,
+                     *       "meterDelta": 3,
+                     *       "meterUnit": "hrs",
+                     *       "costPerMeterUnit": 3,
+                     *       "fuelVolumeLiters": 3,
+                     *       "fuelEconomy": {
+                     *         "litersPerHour": 3,
+                     *         "kmPerLiter": 3,
+                     *         "mpgUs": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssetCosts"];
+                };
+            };
+            /** @description The URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `reports:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:reports:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:reports:read";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCostReport: {
+        parameters: {
+            query: {
+                /** @description Start of the period (UTC), inclusive */
+                from: string;
+                /** @description End of the period (UTC), exclusive; at most ten years after from */
+                to: string;
+                groupBy?: "asset" | "project" | "yard" | "assetClass";
+                /** @description csv streams every row (no paging) */
+                format?: "json" | "csv";
+                /** @description Page size, default 50; values outside 1-200 are clamped */
+                limit?: number;
+                /** @description The nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Fleet cost report by asset, project, yard or asset class, most expensive first (or CSV) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "currency": "Example",
+                     *       "from": "2026-03-14T09:30:00.000Z",
+                     *       "to": "2026-03-14T09:30:00.000Z",
+                     *       "groupBy": "asset",
+                     *       "rows": [
+                     *         {
+                     *           "key": "Example",
+                     *           "name": "Impact driver 18V",
+                     *           "assetCount": 3,
+                     *           "fuel": 3,
+                     *           "parts": 3,
+                     *           "labor": 3,
+                     *           "repairs": 3,
+                     *           "expenses": 3,
+                     *           "depreciation": 3,
+                     *           "total": 3,
+                     *           "meterStart": 3,
+                     *           "meterEnd": 3,
+                     *           "meterDelta": 3,
+                     *           "meterUnit": "hrs",
+                     *           "costPerMeterUnit": 3,
+                     *           "fuelVolumeLiters": 3,
+                     *           "fuelEconomy": {
+                     *             "litersPerHour": 3,
+                     *             "kmPerLiter": 3,
+                     *             "mpgUs": 3
+                     *           }
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "fuel": 3,
+                     *         "parts": 3,
+                     *         "labor": 3,
+                     *         "repairs": 3,
+                     *         "expenses": 3,
+                     *         "depreciation": 3,
+                     *         "total": 3,
+                     *         "fuelVolumeLiters": 3,
+                     *         "assetCount": 3
+                     *       },
+                     *       "nextCursor": "eyJrIjpbIjIwMjYtMDMtMTQiXX0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetCostReportResponse"];
+                    /** @example key,name,assetCount,fuel,parts,labor,repairs,expenses,depreciation,total,meterStart,meterEnd,meterDelta,meterUnit,costPerMeterUnit,fuelVolumeLiters,fuelEconomy.litersPerHour,fuelEconomy.kmPerLiter,fuelEconomy.mpgUs */
+                    "text/csv": string;
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `reports:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:reports:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:reports:read";
+                    };
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */

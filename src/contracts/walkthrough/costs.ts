@@ -79,6 +79,33 @@ export const COST_STEPS: Step[] = [
     status: 200,
     checks: [okTrue],
   },
+  // What the machine costs: depreciation, its costs per meter unit, and the fleet report.
+  {
+    operationId: 'getAssetDepreciation',
+    params: { id: '{{assetId}}' },
+    status: 200,
+    checks: [okTrue, str('method'), { path: 'schedule', type: 'array' }],
+  },
+  {
+    operationId: 'getAssetCosts',
+    params: { id: '{{assetId}}' },
+    query: { from: '2026-01-01', to: '2026-07-01' },
+    status: 200,
+    checks: [okTrue, str('currency'), { path: 'fuel', type: 'number' }, { path: 'total', type: 'number' }],
+  },
+  {
+    operationId: 'getCostReport',
+    query: { from: '2026-01-01', to: '2026-07-01', groupBy: 'project', limit: '20' },
+    status: 200,
+    checks: [okTrue, { path: 'rows', type: 'array' }, { path: 'totals.total', type: 'number' }],
+  },
+  {
+    operationId: 'getCostReport',
+    name: 'Export the cost report by asset as CSV',
+    query: { from: '2026-01-01', to: '2026-07-01', groupBy: 'asset', format: 'csv' },
+    status: 200,
+    contentType: 'text/csv',
+  },
 ];
 
 /** Deleting what the cost steps created, with the other clean-up steps. */
