@@ -16,6 +16,7 @@ import { FLAG_AND_WORK_ORDER_STEPS } from './walkthrough/flags-and-work-orders.t
 import { SERVICE_PROGRAM_STEPS } from './walkthrough/service-programs.ts';
 import { INSPECTION_STEPS } from './walkthrough/inspections.ts';
 import { TOOL_STEPS } from './walkthrough/tools.ts';
+import { PURCHASING_STEPS } from './walkthrough/purchasing.ts';
 import { PART_STEPS } from './walkthrough/parts.ts';
 import { WEBHOOK_STEPS } from './walkthrough/webhooks.ts';
 import { EVENT_STEPS } from './walkthrough/events.ts';
@@ -39,6 +40,7 @@ export const WALKTHROUGH: Step[] = [
   ...INSPECTION_STEPS,
   ...TOOL_STEPS,
   ...PART_STEPS,
+  ...PURCHASING_STEPS,
   ...WEBHOOK_STEPS,
   ...TELEMATICS_STEPS,
   ...EVENT_STEPS,

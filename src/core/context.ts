@@ -31,6 +31,10 @@ export const SCOPES = [
   'expenses:read',
   'expenses:write',
   'reports:read',
+  // Purchasing: vendors and purchase orders; approve separates who may commit the money from who drafts orders.
+  'purchasing:read',
+  'purchasing:write',
+  'purchasing:approve',
   'parts:read',
   'parts:write',
   'organization:write',

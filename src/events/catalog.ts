@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { accessEvents } from './access-events.ts';
 import { inspectionEvents } from './inspection-events.ts';
 import { inventoryEvents } from './inventory-events.ts';
+import { purchasingEvents } from './purchasing-events.ts';
 import { telematicsEvents } from './telematics-events.ts';
 import { costEvents } from './cost-events.ts';
 
@@ -296,6 +297,7 @@ export const eventCatalog = {
   },
   ...accessEvents,
   ...costEvents,
+  ...purchasingEvents,
 } as const;
 
 export type EventType = keyof typeof eventCatalog;

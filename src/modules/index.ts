@@ -25,6 +25,8 @@ import { telematicsRoutes } from './telematics/telematics.routes.ts';
 import { inspectionFormRoutes } from './inspections/inspection-forms.routes.ts';
 import { inspectionRoutes } from './inspections/inspections.routes.ts';
 import { attachmentRoutes } from './attachments/attachments.routes.ts';
+import { vendorRoutes } from './vendors/vendors.routes.ts';
+import { purchaseOrderRoutes } from './purchase-orders/purchase-orders.routes.ts';
 import { attachmentContentRoutes, attachmentUploadRoutes } from './attachments/attachment-content.routes.ts';
 import { fuelEntryRoutes } from './fuel-entries/fuel-entries.routes.ts';
 import { expenseRoutes } from './expenses/expenses.routes.ts';
@@ -58,6 +60,8 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   fuelEntryRoutes,
   expenseRoutes,
   costRoutes,
+  vendorRoutes,
+  purchaseOrderRoutes,
   organizationRoutes,
 ];
 

@@ -25,6 +25,8 @@ import { createAttachmentService } from './attachments/attachments.service.ts';
 import { createFuelEntryService } from './fuel-entries/fuel-entries.service.ts';
 import { createExpenseService } from './expenses/expenses.service.ts';
 import { createCostService } from './costs/costs.service.ts';
+import { createVendorService } from './vendors/vendors.service.ts';
+import { createPurchaseOrderService } from './purchase-orders/purchase-orders.service.ts';
 import { createOrganizationService } from './organization/organization.service.ts';
 
 /** One instance of each service per process. Add a resource's service here. */
@@ -56,6 +58,8 @@ export function createServices(deps: ServiceDeps) {
     fuelEntries: createFuelEntryService(deps),
     expenses: createExpenseService(deps),
     costs: createCostService(deps),
+    vendors: createVendorService(deps),
+    purchaseOrders: createPurchaseOrderService(deps),
     organization: createOrganizationService(deps),
   };
 }

@@ -68,7 +68,8 @@ describe('GET /openapi.yaml', () => {
       // An attachment takes its subject's scope (known from the body or the row): the service checks it.
       if (path === '/api/v1/me' || path === '/api/v1/me/usage' || path.startsWith('/api/v1/attachments'))
         expect(scope).toBeUndefined();
-      else expect(scope, `${method} ${path}`).toMatch(/^[a-z]+:(read|write)$/);
+      // Approving a purchase order commits money: its own scope beside read and write.
+      else expect(scope, `${method} ${path}`).toMatch(/^[a-z]+:(read|write|approve)$/);
       if (op.responses['403']) {
         const codes = JSON.stringify(op.responses['403'].content['application/json'].schema);
         if (scope) expect(codes).toContain(`missing_scope:${scope}`);

@@ -78,6 +78,9 @@ const EXPRESSION_KEYS: Record<string, string[]> = {
   // Telematics matching: lower(btrim(vin)) and lower(btrim(serial)) (migration 20261127130100_asset_match_keys).
   assets_orgId_vin_match_idx: ['vin'],
   assets_orgId_serial_match_idx: ['serial'],
+  // Vendor names are unique and listed case-folded: lower(name) (migration 20261129110000_purchasing).
+  vendors_orgId_name_active_key: ['name'],
+  vendors_orgId_name_idx: ['name'],
   // Part numbers: lower(number) (migration 20261129100000_parts_inventory).
   parts_orgId_number_key: ['number'],
   work_orders_status_queue_idx: ['dueAt'],

@@ -18,6 +18,10 @@ import { listYards } from '../../src/modules/yards/yards.repository.ts';
 import { listAttachments } from '../../src/modules/attachments/attachments.repository.ts';
 import { listEvents } from '../../src/modules/events/events.repository.ts';
 import { ListEventsQuery } from '../../src/modules/events/events.schemas.ts';
+import { listVendors } from '../../src/modules/vendors/vendors.repository.ts';
+import { ListVendorsQuery } from '../../src/modules/vendors/vendors.schemas.ts';
+import { listPurchaseOrders } from '../../src/modules/purchase-orders/purchase-orders.repository.ts';
+import { ListPurchaseOrdersQuery } from '../../src/modules/purchase-orders/purchase-orders.schemas.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db/test-database.ts';
 import { nodes, plansOf, type PlanNode } from '../helpers/db/query-plans.ts';
 
@@ -180,6 +184,32 @@ describe('list queries read an index in their order, starting at the cursor', ()
     expectIndexed(await planOf('yards', (sql) => listYards(sql, orgId, ['Depot', 'x'], 51)), 'yards_orgId_name_key', [
       'name',
     ]);
+  });
+
+  it('vendors, purchase orders: org-wide, a status subset, by vendor', async () => {
+    expectIndexed(
+      await planOf('vendors', (sql) => listVendors(sql, orgId, ListVendorsQuery.parse({}), ['acme', 'x'])),
+      'vendors_orgId_name_idx',
+      ['lower(name)'],
+    );
+    const q = (query: Record<string, string>) => ListPurchaseOrdersQuery.parse(query);
+    expectIndexed(
+      await planOf('purchase orders', (sql) => listPurchaseOrders(sql, orgId, q({}), after())),
+      'purchase_orders_orgId_createdAt_id_idx',
+      CREATED,
+    );
+    expectIndexed(
+      await planOf('open orders', (sql) =>
+        listPurchaseOrders(sql, orgId, q({ status: 'APPROVED,PARTIALLY_RECEIVED' }), after()),
+      ),
+      'purchase_orders_orgId_status_createdAt_id_idx',
+      CREATED,
+    );
+    expectIndexed(
+      await planOf('orders by vendor', (sql) => listPurchaseOrders(sql, orgId, q({ vendorId: 'v1' }), after())),
+      'purchase_orders_orgId_vendorId_createdAt_id_idx',
+      CREATED,
+    );
   });
 
   it("attachments: one record's, with the record's existence in the same statement", async () => {

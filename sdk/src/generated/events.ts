@@ -33,7 +33,10 @@ export const EVENT_TYPES = [
   'user.removed',
   'fuel_entry.created',
   'fuel_entry.updated',
-  'expense.created'
+  'expense.created',
+  'purchase_order.submitted',
+  'purchase_order.approved',
+  'purchase_order.received'
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -476,6 +479,54 @@ export interface EventDataMap {
     incurredAt: string;
     projectId: string | null;
     vendorId: string | null;
+    actorId: string | null;
+  };
+  /** A purchase order is submitted for approval (DRAFT to SUBMITTED). */
+  'purchase_order.submitted': {
+    purchaseOrderId: string;
+    number: number;
+    status: 'DRAFT' | 'SUBMITTED' | 'APPROVED' | 'REJECTED' | 'PARTIALLY_RECEIVED' | 'RECEIVED' | 'CLOSED' | 'CANCELLED';
+    vendorId: string | null;
+    yardId: string | null;
+    /** subtotal + shipping + tax, in the organisation's currency */
+    total: number;
+    currency: string;
+    actorId: string | null;
+    /** ISO 8601 date-time */
+    submittedAt: string;
+  };
+  /** A submitted purchase order is approved; goods can now be received against it. */
+  'purchase_order.approved': {
+    purchaseOrderId: string;
+    number: number;
+    status: 'DRAFT' | 'SUBMITTED' | 'APPROVED' | 'REJECTED' | 'PARTIALLY_RECEIVED' | 'RECEIVED' | 'CLOSED' | 'CANCELLED';
+    vendorId: string | null;
+    yardId: string | null;
+    /** subtotal + shipping + tax, in the organisation's currency */
+    total: number;
+    currency: string;
+    actorId: string | null;
+    /** ISO 8601 date-time */
+    approvedAt: string;
+  };
+  /** Goods are received against a purchase order, once per receipt; status says whether it is now PARTIALLY_RECEIVED or RECEIVED, lines what this receipt brought. */
+  'purchase_order.received': {
+    purchaseOrderId: string;
+    number: number;
+    status: 'DRAFT' | 'SUBMITTED' | 'APPROVED' | 'REJECTED' | 'PARTIALLY_RECEIVED' | 'RECEIVED' | 'CLOSED' | 'CANCELLED';
+    yardId: string;
+    receiptId: string;
+    lines: Array<{
+      lineId: string;
+      partId: string;
+      quantity: number;
+      unitCost: number;
+      totalCost: number;
+      ledgerEntryId: string | null;
+    }>;
+    currency: string;
+    /** ISO 8601 date-time */
+    receivedAt: string;
     actorId: string | null;
   };
 }

@@ -6,6 +6,7 @@ import { dec, toSql } from '../../core/money.ts';
 import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { emit } from '../../events/outbox.ts';
 import { assertReferences } from '../shared/references.ts';
+import { assertVendorReference } from '../vendors/vendors.repository.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { listExpenses } from './expenses.repository.ts';
 import {
@@ -30,6 +31,7 @@ export function createExpenseService({ db }: Pick<ServiceDeps, 'db'>) {
           { field: 'assetId', kind: 'asset', id: input.assetId },
           { field: 'projectId', kind: 'project', id: input.projectId },
         ]);
+        await assertVendorReference(tx, ctx.orgId, input.vendorId);
         const expense = await tx.expense.create({
           data: {
             orgId: ctx.orgId,
@@ -77,6 +79,7 @@ export function createExpenseService({ db }: Pick<ServiceDeps, 'db'>) {
       return transaction(db, async (tx) => {
         const before = await findOwned(tx, ctx.orgId, id);
         await assertReferences(tx, ctx.orgId, [{ field: 'projectId', kind: 'project', id: patch.projectId }]);
+        if (patch.vendorId !== before.vendorId) await assertVendorReference(tx, ctx.orgId, patch.vendorId);
         const data: Prisma.ExpenseUncheckedUpdateInput = {};
         for (const field of fields) {
           const value = patch[field];

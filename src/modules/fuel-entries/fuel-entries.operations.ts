@@ -8,6 +8,7 @@ import { dec, toSql, type Dec } from '../../core/money.ts';
 import { emit } from '../../events/outbox.ts';
 import { recordReading } from '../hours/hours.operations.ts';
 import { assertReferences } from '../shared/references.ts';
+import { assertVendorReference } from '../vendors/vendors.repository.ts';
 import { fillTarget } from './fuel-entries.repository.ts';
 import { fillPrice, fillRefusal, toLiters, type FuelEntryUnit } from './fuel-entries.rules.ts';
 import type { CreateFuelEntryInput, UpdateFuelEntryInput } from './fuel-entries.schemas.ts';
@@ -58,8 +59,15 @@ async function recordFillReading(
   }
 }
 
-async function checkReferences(tx: Tx, ctx: RequestContext, refs: { projectId?: string | null }) {
+/** The project and the vendor named; an archived vendor takes no new fills (one the fill already names stays). */
+async function checkReferences(
+  tx: Tx,
+  ctx: RequestContext,
+  refs: { projectId?: string | null; vendorId?: string | null },
+  before?: FuelEntry,
+) {
   await assertReferences(tx, ctx.orgId, [{ field: 'projectId', kind: 'project', id: refs.projectId }]);
+  if (refs.vendorId !== before?.vendorId) await assertVendorReference(tx, ctx.orgId, refs.vendorId);
 }
 
 function notInFuture(at: Date, now: Date) {
@@ -182,7 +190,7 @@ export async function updateFuelEntry(
     if (value !== undefined) set(field, value, value === before[field]);
   }
   if (patch.externalId !== undefined) set('externalId', patch.externalId, patch.externalId === before.externalId);
-  await checkReferences(tx, ctx, patch);
+  await checkReferences(tx, ctx, patch, before);
   if (patch.meterReading !== undefined && patch.meterReading !== before.meterReading) {
     if (before.logId)
       throw new ValidationError({

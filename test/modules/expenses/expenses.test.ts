@@ -66,6 +66,13 @@ describe('expenses', () => {
     expect((await post({ assetId: theirAsset })).json().fieldErrors).toHaveProperty('assetId');
     const theirProject = await makeProject(t, other.key);
     expect((await post({ projectId: theirProject })).json().fieldErrors).toHaveProperty('projectId');
+    const theirVendor = expectCreated(
+      await t.api.post('/api/v1/vendors', other.key, { name: 'Insurer' }),
+      'v',
+    ).vendorId;
+    expect((await post({ vendorId: theirVendor })).json().fieldErrors).toHaveProperty('vendorId');
+    const vendor = expectCreated(await t.api.post('/api/v1/vendors', acme.key, { name: 'Insurer' }), 'v').vendorId;
+    expect((await post({ vendorId: vendor })).statusCode).toBe(201);
   });
 
   it('changes and deletes an expense; after DELETE it is 404', async () => {

@@ -103,6 +103,24 @@ describe('POST /fuel-entries', () => {
     expect((await post(fill(assetId, { projectId: theirProject }))).json().fieldErrors).toHaveProperty('projectId');
   });
 
+  it("takes a vendor of the organisation; another organisation's or an archived vendor is 422", async () => {
+    const assetId = await makeAsset(t, acme.key);
+    const vendor = expectCreated(await t.api.post('/api/v1/vendors', acme.key, { name: 'Fuel Co' }), 'vendor').vendorId;
+    const theirs = expectCreated(await t.api.post('/api/v1/vendors', other.key, { name: 'Fuel Co' }), 'v').vendorId;
+    const ok = await post(fill(assetId, { vendorId: vendor }));
+    expect(ok.statusCode).toBe(201);
+    expect((await entry(ok.json().fuelEntryId)).vendorId).toBe(vendor);
+    expect((await post(fill(assetId, { vendorId: theirs }))).json().fieldErrors).toHaveProperty('vendorId');
+    await t.api.delete(`/api/v1/vendors/${vendor}`, acme.key);
+    expect((await post(fill(assetId, { vendorId: vendor }))).json().fieldErrors).toHaveProperty('vendorId');
+    // The fill that already names it keeps it through other changes.
+    const kept = await t.api.patch(`/api/v1/fuel-entries/${ok.json().fuelEntryId}`, acme.key, {
+      vendorId: vendor,
+      partial: true,
+    });
+    expect(kept.statusCode).toBe(200);
+  });
+
   it('records the meter reading through the hours pipeline (source fuel), with its rules', async () => {
     const assetId = await makeAsset(t, acme.key, { nickname: 'Loader' });
     await makeHoursLog(t, acme.key, assetId, 100, { loggedAt: daysAgo(3) });
