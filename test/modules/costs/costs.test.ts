@@ -198,6 +198,18 @@ describe('GET /assets/:id/costs', () => {
   });
 });
 
+describe('the meter type of an asset', () => {
+  it('is fixed at creation: a PATCH naming meterType leaves it, and figures keep the meter unit', async () => {
+    const res = await t.api.patch(`/api/v1/assets/${dozer}`, acme.key, { meterType: 'ODOMETER', nickname: 'Dozer 3' });
+    expect(res.statusCode).toBe(200);
+    expect((await get(`assets/${dozer}`)).json().asset.meterType).toBe('HOURS');
+    expect((await get(`assets/${dozer}/costs?from=${FROM}&to=${TO}`)).json()).toMatchObject({
+      meterUnit: 'hrs',
+      fuelEconomy: { litersPerHour: 3 },
+    });
+  });
+});
+
 describe('GET /reports/costs', () => {
   it('by asset: one row per asset with costs, each equal to its /costs, most expensive first; totals', async () => {
     const body = await report('groupBy=asset');
