@@ -32,6 +32,9 @@ import { fuelEntryRoutes } from './fuel-entries/fuel-entries.routes.ts';
 import { expenseRoutes } from './expenses/expenses.routes.ts';
 import { costRoutes } from './costs/costs.routes.ts';
 import { organizationRoutes } from './organization/organization.routes.ts';
+import { partRoutes } from './parts/parts.routes.ts';
+import { partInventoryRoutes } from './parts/part-inventory.routes.ts';
+import { workOrderLineRoutes } from './work-orders/work-order-lines.routes.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
 export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
@@ -63,6 +66,9 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   vendorRoutes,
   purchaseOrderRoutes,
   organizationRoutes,
+  partRoutes,
+  partInventoryRoutes,
+  workOrderLineRoutes,
 ];
 
 /**

@@ -28,6 +28,9 @@ import { createCostService } from './costs/costs.service.ts';
 import { createVendorService } from './vendors/vendors.service.ts';
 import { createPurchaseOrderService } from './purchase-orders/purchase-orders.service.ts';
 import { createOrganizationService } from './organization/organization.service.ts';
+import { createPartService } from './parts/parts.service.ts';
+import { createPartInventoryService } from './parts/part-inventory.service.ts';
+import { createWorkOrderLineService } from './work-orders/work-order-lines.service.ts';
 
 /** One instance of each service per process. Add a resource's service here. */
 export function createServices(deps: ServiceDeps) {
@@ -61,6 +64,9 @@ export function createServices(deps: ServiceDeps) {
     vendors: createVendorService(deps),
     purchaseOrders: createPurchaseOrderService(deps),
     organization: createOrganizationService(deps),
+    parts: createPartService(deps),
+    partInventory: createPartInventoryService(deps),
+    workOrderLines: createWorkOrderLineService(deps),
   };
 }
 

@@ -178,6 +178,69 @@ describe('conformance of every answer to openapi.yaml', () => {
       body: { name: 'Unknown task', items: [{ serviceTaskId: 'no-such-task', dayInterval: 30 }] },
       status: 404,
     });
+    // The storeroom: numbers are unique whatever their case, stock never goes below zero, a yard with stock stays,
+    // a DONE work order takes no lines.
+    await runStep({
+      operationId: 'createPart',
+      body: { number: 'flt-{{$timestamp}}', name: 'Same number, other case' },
+      status: 409,
+      checks: [{ path: 'error', equals: 'part_number_taken' }],
+    });
+    await runStep({
+      operationId: 'updatePart',
+      params: { id: '{{partId}}' },
+      body: { trackInventory: false },
+      status: 409,
+      checks: [{ path: 'error', equals: 'part_has_stock' }],
+    });
+    const tooMany = { partId: '{{partId}}', yardId: '{{yardId}}', quantity: 1000 };
+    await runStep({
+      operationId: 'adjustPartStock',
+      params: { id: '{{partId}}' },
+      body: { yardId: '{{yardId}}', quantity: -1000, reason: 'lost' },
+      status: 409,
+      checks: [{ path: 'error', equals: 'insufficient_stock' }],
+    });
+    await runStep({
+      operationId: 'createYard',
+      body: { name: 'Storeroom {{$timestamp}}' },
+      status: 201,
+      save: { storeroomYardId: 'yardId' },
+    });
+    await runStep({
+      operationId: 'transferPartStock',
+      params: { id: '{{partId}}' },
+      body: { fromYardId: '{{yardId}}', toYardId: '{{storeroomYardId}}', quantity: 1000 },
+      status: 409,
+      checks: [{ path: 'error', equals: 'insufficient_stock' }],
+    });
+    await runStep({
+      operationId: 'addWorkOrderPart',
+      params: { id: '{{serviceWorkOrderId}}' },
+      body: tooMany,
+      status: 409,
+      checks: [{ path: 'error', equals: 'insufficient_stock' }],
+    });
+    for (const operationId of ['removeWorkOrderPart', 'removeWorkOrderLabor'])
+      await runStep({
+        operationId,
+        params: { id: '{{workOrderId}}', lineId: 'no-such-line' },
+        status: 409,
+        checks: [{ path: 'error', equals: 'work_order_closed' }],
+      });
+    await runStep({
+      operationId: 'addWorkOrderLabor',
+      params: { id: '{{workOrderId}}' },
+      body: { hours: 1, rate: 50 },
+      status: 409,
+      checks: [{ path: 'error', equals: 'work_order_closed' }],
+    });
+    await runStep({
+      operationId: 'deleteYard',
+      params: { id: '{{yardId}}' },
+      status: 409,
+      checks: [{ path: 'error', equals: 'yard_has_stock' }],
+    });
     // Re-queueing for a paused subscription is refused: nothing would be sent.
     await runStep({
       operationId: 'createWebhook',

@@ -2249,6 +2249,218 @@ export interface paths {
         patch: operations["updateOrganization"];
         trace?: never;
     };
+    "/api/v1/parts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List parts by number, with their stock totals
+         * @description Scope: `parts:read`.
+         */
+        get: operations["listParts"];
+        put?: never;
+        /**
+         * Create a part
+         * @description Scope: `parts:write`.
+         */
+        post: operations["createPart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/parts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Part detail with its stock per yard
+         * @description Scope: `parts:read`.
+         */
+        get: operations["getPart"];
+        put?: never;
+        post?: never;
+        /**
+         * Archive a part: hidden from the default list, still readable; its stock stays
+         * @description Scope: `parts:write`.
+         */
+        delete: operations["archivePart"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a part (work-order lines already costed keep their cost)
+         * @description Scope: `parts:write`.
+         */
+        patch: operations["updatePart"];
+        trace?: never;
+    };
+    "/api/v1/parts/{id}/adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the stock of a part in a yard, or record a count
+         * @description Scope: `parts:write`.
+         */
+        post: operations["adjustPartStock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/parts/{id}/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move stock of a part between two yards, with its cost
+         * @description Scope: `parts:write`.
+         */
+        post: operations["transferPartStock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/inventory/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every stock movement, newest first
+         * @description Scope: `parts:read`.
+         */
+        get: operations["listInventoryLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/inventory/valuation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stock value per part and yard with the total, or every row as CSV (format=csv)
+         * @description Scope: `parts:read`.
+         */
+        get: operations["getInventoryValuation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/work-orders/{id}/parts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a part to a work order from a yard, costed by the cost method and frozen on the line
+         * @description Scope: `workorders:write`.
+         */
+        post: operations["addWorkOrderPart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/work-orders/{id}/parts/{lineId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a part line: its quantity returns to its yard at the line's cost
+         * @description Scope: `workorders:write`.
+         */
+        delete: operations["removeWorkOrderPart"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/work-orders/{id}/labor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a labour line: hours x rate, half-up to the cent
+         * @description Scope: `workorders:write`.
+         */
+        post: operations["addWorkOrderLabor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/work-orders/{id}/labor/{lineId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a labour line
+         * @description Scope: `workorders:write`.
+         */
+        delete: operations["removeWorkOrderLabor"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2832,6 +3044,43 @@ export interface components {
                 [key: string]: string;
             };
         };
+        WorkOrderPartLine: {
+            id: string;
+            partId: string;
+            /** @description Null for a part that does not track inventory */
+            yardId: string | null;
+            quantity: number;
+            /** @description totalCost over the quantity, 4 decimals */
+            unitCost: number;
+            /** @description The exact cost of the units issued, to the cent */
+            totalCost: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            createdAt: string;
+            createdBy: string | null;
+        };
+        WorkOrderLaborLine: {
+            id: string;
+            hours: number;
+            rate: number;
+            totalCost: number;
+            technicianId: string | null;
+            description: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            createdAt: string;
+            createdBy: string | null;
+        };
+        /** @description Sums of the part and labour lines, to the cent */
+        WorkOrderCosts: {
+            parts: number;
+            labor: number;
+            total: number;
+        };
         WorkOrderRow: {
             id: string;
             /** @description Per-organisation sequence: 1, 2, 3... without gaps */
@@ -2905,6 +3154,11 @@ export interface components {
             };
             /** @description Service reminders this order covers */
             serviceReminderIds: string[];
+            /** @description Parts issued to the order, oldest first, each at its frozen cost */
+            parts: components["schemas"]["WorkOrderPartLine"][];
+            /** @description Labour lines, oldest first */
+            labor: components["schemas"]["WorkOrderLaborLine"][];
+            costs: components["schemas"]["WorkOrderCosts"];
         };
         RepairRow: {
             id: string;
@@ -4155,6 +4409,111 @@ export interface components {
              */
             createdAt: string;
         };
+        PartRow: {
+            id: string;
+            number: string;
+            name: string;
+            description: string | null;
+            manufacturer: string | null;
+            manufacturerPartNumber: string | null;
+            upc: string | null;
+            category: string | null;
+            unit: string | null;
+            unitCost: number | null;
+            trackInventory: boolean;
+            reorderPoint: number | null;
+            reorderQuantity: number | null;
+            /** @description Stock in every yard */
+            onHand: number;
+            /** @description What that stock is worth at cost */
+            value: number;
+            archivedAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            updatedAt: string;
+        };
+        PartStock: {
+            yardId: string;
+            onHand: number;
+            value: number;
+            atOrBelowReorderPoint: boolean;
+        };
+        PartDetail: {
+            id: string;
+            number: string;
+            name: string;
+            description: string | null;
+            manufacturer: string | null;
+            manufacturerPartNumber: string | null;
+            upc: string | null;
+            category: string | null;
+            unit: string | null;
+            unitCost: number | null;
+            trackInventory: boolean;
+            reorderPoint: number | null;
+            reorderQuantity: number | null;
+            /** @description Stock in every yard */
+            onHand: number;
+            /** @description What that stock is worth at cost */
+            value: number;
+            archivedAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            updatedAt: string;
+            /** @description One row per yard the part was ever stocked in */
+            stock: components["schemas"]["PartStock"][];
+        };
+        InventoryLedgerEntry: {
+            id: string;
+            partId: string;
+            yardId: string;
+            /** @enum {string} */
+            type: "adjustment" | "receipt" | "issue" | "return" | "transfer_out" | "transfer_in";
+            /** @description Signed change: negative for issues, transfers out and decreases */
+            quantity: number;
+            previousQuantity: number;
+            currentQuantity: number;
+            /** @description totalCost over the quantity, 4 decimals */
+            unitCost: number;
+            /** @description Exact value of the units moved, to the cent (the layers they came from) */
+            totalCost: number;
+            reason: string | null;
+            note: string | null;
+            source: {
+                /** @enum {string} */
+                type: "work_order" | "purchase_order" | "transfer" | "adjustment";
+                id: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            createdAt: string;
+            /** @description The user of the key that made the change */
+            createdBy: string | null;
+        };
+        InventoryValuationRow: {
+            partId: string;
+            partNumber: string;
+            partName: string;
+            yardId: string;
+            onHand: number;
+            value: number;
+        };
         AuthenticationError: components["schemas"]["Error"] & {
             /** @enum {string} */
             error: "missing_bearer" | "malformed_token" | "unknown_token" | "revoked" | "expired";
@@ -4882,6 +5241,81 @@ export interface components {
              */
             inventoryCostMethod?: "FIFO" | "AVERAGE";
         };
+        /** @description Part fields; number and name are required; unknown fields are ignored */
+        CreatePartRequest: {
+            /** @description Unique in the organisation whatever its case */
+            number: string;
+            name: string;
+            description?: string | null;
+            manufacturer?: string | null;
+            manufacturerPartNumber?: string | null;
+            upc?: string | null;
+            category?: string | null;
+            /** @description Unit of measure, e.g. each, litre, box */
+            unit?: string | null;
+            /** @description Default cost of one unit (4 decimals): positive adjustments without a unitCost, untracked parts */
+            unitCost?: number | null;
+            /** @description part.low_stock fires when a yard goes from above this to at or below it */
+            reorderPoint?: number | null;
+            reorderQuantity?: number | null;
+            /** @description Default true; false: no stock is kept, work orders cost it at unitCost */
+            trackInventory?: boolean;
+        };
+        /** @description Any subset of the part fields; null clears a nullable field; unknown fields are ignored */
+        UpdatePartRequest: {
+            number?: string;
+            name?: string;
+            description?: string | null;
+            manufacturer?: string | null;
+            manufacturerPartNumber?: string | null;
+            upc?: string | null;
+            category?: string | null;
+            /** @description Unit of measure, e.g. each, litre, box */
+            unit?: string | null;
+            /** @description Default cost of one unit (4 decimals): positive adjustments without a unitCost, untracked parts */
+            unitCost?: number | null;
+            /** @description part.low_stock fires when a yard goes from above this to at or below it */
+            reorderPoint?: number | null;
+            reorderQuantity?: number | null;
+            /** @description Switching it off is 409 part_has_stock while any yard holds the part */
+            trackInventory?: boolean;
+        };
+        /** @description A stock change in one yard; safe to retry with an Idempotency-Key */
+        AdjustPartStockRequest: {
+            yardId: string;
+            /** @description Signed change of the stock; send this or countedQuantity */
+            quantity?: number;
+            /** @description What a count found: the entry is the difference (0 when it matches the stock) */
+            countedQuantity?: number;
+            /** @enum {string} */
+            reason: "count" | "damaged" | "lost" | "found" | "initial" | "returned_to_vendor" | "other";
+            /** @description Cost of each unit added (default the part's unitCost, else 0); ignored for a decrease */
+            unitCost?: number;
+            note?: string | null;
+        };
+        /** @description Moves stock between two yards with its cost layers */
+        TransferPartStockRequest: {
+            fromYardId: string;
+            toYardId: string;
+            quantity: number;
+            note?: string | null;
+        };
+        /** @description Issues a part to the work order at the cost method’s price, frozen on the line */
+        AddWorkOrderPartRequest: {
+            partId: string;
+            /** @description The yard the stock is issued from; required unless the part does not track inventory */
+            yardId?: string;
+            quantity: number;
+        };
+        /** @description Labour on the work order: hours x rate, half-up to the cent */
+        AddWorkOrderLaborRequest: {
+            hours: number;
+            /** @description Cost of one hour (4 decimals) */
+            rate: number;
+            /** @description A user of the organisation */
+            technicianId?: string | null;
+            description?: string | null;
+        };
         /** @description Ready: the database answered the ping */
         GetHealthResponse: {
             ok: boolean;
@@ -5111,6 +5545,8 @@ export interface components {
         GetWorkOrderResponse: {
             /** @enum {boolean} */
             ok: true;
+            /** @description ISO 4217 code of the order's costs */
+            currency: string;
             workOrder: components["schemas"]["WorkOrderDetail"];
         };
         UpdateWorkOrderResponse: {
@@ -5951,6 +6387,94 @@ export interface components {
             /** @enum {boolean} */
             ok: true;
             organization: components["schemas"]["Organization"];
+        };
+        ListPartsResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            /** @description ISO 4217 code of the organisation's amounts */
+            currency: string;
+            parts: components["schemas"]["PartRow"][];
+            nextCursor: string | null;
+        };
+        CreatePartResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            partId: string;
+        };
+        GetPartResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            /** @description ISO 4217 code of the organisation's amounts */
+            currency: string;
+            part: components["schemas"]["PartDetail"];
+        };
+        ArchivePartResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            partId: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            archivedAt: string;
+        };
+        AdjustPartStockResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            /** @description ISO 4217 code of the organisation's amounts */
+            currency: string;
+            entry: components["schemas"]["InventoryLedgerEntry"];
+        };
+        TransferPartStockResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            /** @description ISO 4217 code of the organisation's amounts */
+            currency: string;
+            transferId: string;
+            /** @description The transfer_out entry, then the transfer_in entry */
+            entries: components["schemas"]["InventoryLedgerEntry"][];
+        };
+        ListInventoryLedgerResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            /** @description ISO 4217 code of the organisation's amounts */
+            currency: string;
+            entries: components["schemas"]["InventoryLedgerEntry"][];
+            nextCursor: string | null;
+        };
+        GetInventoryValuationResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            /** @description ISO 4217 code of the organisation's amounts */
+            currency: string;
+            /** @description One row per part and yard with stock, by part then yard */
+            rows: components["schemas"]["InventoryValuationRow"][];
+            total: {
+                /** @description Value of every row, not only this page */
+                value: number;
+            };
+            nextCursor: string | null;
+        };
+        AddWorkOrderPartResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            /** @description ISO 4217 code of the organisation's amounts */
+            currency: string;
+            lineId: string;
+            line: components["schemas"]["WorkOrderPartLine"];
+        };
+        RemoveWorkOrderPartResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            lineId: string;
+        };
+        AddWorkOrderLaborResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            /** @description ISO 4217 code of the organisation's amounts */
+            currency: string;
+            lineId: string;
+            line: components["schemas"]["WorkOrderLaborLine"];
         };
     };
     responses: never;
@@ -10884,6 +11408,26 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            /** @description yard_has_stock: the yard holds stock of a part */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body larger than 1 MiB */
             413: {
                 headers: {
@@ -11782,6 +12326,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "ok": true,
+                     *       "currency": "Example",
                      *       "workOrder": {
                      *         "id": "cm4k2x9q10000a8b7c6d5e4f3",
                      *         "number": 3,
@@ -11808,7 +12353,36 @@ export interface operations {
                      *         },
                      *         "serviceReminderIds": [
                      *           "Example"
-                     *         ]
+                     *         ],
+                     *         "parts": [
+                     *           {
+                     *             "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *             "partId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *             "yardId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *             "quantity": 3,
+                     *             "unitCost": 1250.5,
+                     *             "totalCost": 1250.5,
+                     *             "createdAt": "2026-03-14T09:30:00.000Z",
+                     *             "createdBy": "Example"
+                     *           }
+                     *         ],
+                     *         "labor": [
+                     *           {
+                     *             "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *             "hours": 1520.5,
+                     *             "rate": 3,
+                     *             "totalCost": 1250.5,
+                     *             "technicianId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *             "description": "Hose chafed at the boom pivot",
+                     *             "createdAt": "2026-03-14T09:30:00.000Z",
+                     *             "createdBy": "Example"
+                     *           }
+                     *         ],
+                     *         "costs": {
+                     *           "parts": 3,
+                     *           "labor": 3,
+                     *           "total": 3
+                     *         }
                      *       }
                      *     }
                      */
@@ -43324,6 +43898,3324 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listParts: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 50; values outside 1-200 are clamped */
+                limit?: number;
+                /** @description The nextCursor of the previous page */
+                cursor?: string;
+                /** @description Part number, name or manufacturer part number contains */
+                q?: string;
+                /** @description Exact category, any case */
+                category?: string;
+                /** @description Parts with stock on hand in this yard */
+                yardId?: string;
+                /** @description Parts with a reorder point whose stock is at or below it in a yard, or never stocked anywhere */
+                belowReorderPoint?: boolean;
+                /** @description true: the archived parts only (default: active parts only) */
+                archived?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List parts by number, with their stock totals */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "currency": "Example",
+                     *       "parts": [
+                     *         {
+                     *           "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "number": "Example",
+                     *           "name": "Impact driver 18V",
+                     *           "description": "Hose chafed at the boom pivot",
+                     *           "manufacturer": "Example",
+                     *           "manufacturerPartNumber": "Example",
+                     *           "upc": "Example",
+                     *           "category": "Power tools",
+                     *           "unit": "Example",
+                     *           "unitCost": 1250.5,
+                     *           "trackInventory": true,
+                     *           "reorderPoint": 3,
+                     *           "reorderQuantity": 3,
+                     *           "onHand": 3,
+                     *           "value": 3,
+                     *           "archivedAt": "2026-03-14T09:30:00.000Z",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "updatedAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJrIjpbIjIwMjYtMDMtMTQiXX0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListPartsResponse"];
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `parts:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:parts:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:parts:read";
+                    };
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPart: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Part fields; number and name are required; unknown fields are ignored */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "number": "Example",
+                 *       "name": "Impact driver 18V",
+                 *       "description": "Hose chafed at the boom pivot",
+                 *       "manufacturer": "Example",
+                 *       "manufacturerPartNumber": "Example",
+                 *       "upc": "Example",
+                 *       "category": "Power tools",
+                 *       "unit": "Example",
+                 *       "unitCost": 1250.5,
+                 *       "reorderPoint": 3,
+                 *       "reorderQuantity": 3,
+                 *       "trackInventory": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePartRequest"];
+            };
+        };
+        responses: {
+            /** @description Created: create a part */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "partId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatePartResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `parts:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:parts:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:parts:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description part_number_taken: another part has this number (any case); or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Part detail with its stock per yard */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "currency": "Example",
+                     *       "part": {
+                     *         "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "number": "Example",
+                     *         "name": "Impact driver 18V",
+                     *         "description": "Hose chafed at the boom pivot",
+                     *         "manufacturer": "Example",
+                     *         "manufacturerPartNumber": "Example",
+                     *         "upc": "Example",
+                     *         "category": "Power tools",
+                     *         "unit": "Example",
+                     *         "unitCost": 1250.5,
+                     *         "trackInventory": true,
+                     *         "reorderPoint": 3,
+                     *         "reorderQuantity": 3,
+                     *         "onHand": 3,
+                     *         "value": 3,
+                     *         "archivedAt": "2026-03-14T09:30:00.000Z",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "stock": [
+                     *           {
+                     *             "yardId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *             "onHand": 3,
+                     *             "value": 3,
+                     *             "atOrBelowReorderPoint": true
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetPartResponse"];
+                };
+            };
+            /** @description The URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `parts:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:parts:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:parts:read";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    archivePart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Archive a part: hidden from the default list, still readable; its stock stays */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "partId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *       "archivedAt": "2026-03-14T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ArchivePartResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `parts:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:parts:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:parts:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePart: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Any subset of the part fields; null clears a nullable field; unknown fields are ignored */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "number": "Example",
+                 *       "name": "Impact driver 18V",
+                 *       "description": "Hose chafed at the boom pivot",
+                 *       "manufacturer": "Example",
+                 *       "manufacturerPartNumber": "Example",
+                 *       "upc": "Example",
+                 *       "category": "Power tools",
+                 *       "unit": "Example",
+                 *       "unitCost": 1250.5,
+                 *       "reorderPoint": 3,
+                 *       "reorderQuantity": 3,
+                 *       "trackInventory": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdatePartRequest"];
+            };
+        };
+        responses: {
+            /** @description Update a part (work-order lines already costed keep their cost) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "partId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatePartResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `parts:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:parts:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:parts:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description part_number_taken: another part has this number; part_has_stock: trackInventory cannot be switched off while a yard holds the part; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adjustPartStock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description A stock change in one yard; safe to retry with an Idempotency-Key */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "yardId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "quantity": 3,
+                 *       "countedQuantity": 3,
+                 *       "reason": "count",
+                 *       "unitCost": 1250.5,
+                 *       "note": "Hose chafed at the boom pivot"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdjustPartStockRequest"];
+            };
+        };
+        responses: {
+            /** @description Created: change the stock of a part in a yard, or record a count */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "currency": "Example",
+                     *       "entry": {
+                     *         "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "partId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "yardId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "type": "adjustment",
+                     *         "quantity": 3,
+                     *         "previousQuantity": 3,
+                     *         "currentQuantity": 3,
+                     *         "unitCost": 1250.5,
+                     *         "totalCost": 1250.5,
+                     *         "reason": "already_checked_out",
+                     *         "note": "Hose chafed at the boom pivot",
+                     *         "source": {
+                     *           "type": "work_order",
+                     *           "id": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *         },
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "createdBy": "Example"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdjustPartStockResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `parts:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:parts:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:parts:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description insufficient_stock: the change would take the stock below zero; inventory_not_tracked: the part keeps no stock; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    transferPartStock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Moves stock between two yards with its cost layers */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fromYardId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "toYardId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "quantity": 3,
+                 *       "note": "Hose chafed at the boom pivot"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransferPartStockRequest"];
+            };
+        };
+        responses: {
+            /** @description Created: move stock of a part between two yards, with its cost */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "currency": "Example",
+                     *       "transferId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *       "entries": [
+                     *         {
+                     *           "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "partId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "yardId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "type": "adjustment",
+                     *           "quantity": 3,
+                     *           "previousQuantity": 3,
+                     *           "currentQuantity": 3,
+                     *           "unitCost": 1250.5,
+                     *           "totalCost": 1250.5,
+                     *           "reason": "already_checked_out",
+                     *           "note": "Hose chafed at the boom pivot",
+                     *           "source": {
+                     *             "type": "work_order",
+                     *             "id": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *           },
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "createdBy": "Example"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransferPartStockResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `parts:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:parts:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:parts:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description insufficient_stock: the source yard holds less; inventory_not_tracked: the part keeps no stock; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInventoryLedger: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 50; values outside 1-200 are clamped */
+                limit?: number;
+                /** @description The nextCursor of the previous page */
+                cursor?: string;
+                partId?: string;
+                yardId?: string;
+                /** @description Comma-separated entry types: adjustment, receipt, issue, return, transfer_out, transfer_in */
+                type?: string;
+                /** @description Entries created at or after this instant */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every stock movement, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "currency": "Example",
+                     *       "entries": [
+                     *         {
+                     *           "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "partId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "yardId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "type": "adjustment",
+                     *           "quantity": 3,
+                     *           "previousQuantity": 3,
+                     *           "currentQuantity": 3,
+                     *           "unitCost": 1250.5,
+                     *           "totalCost": 1250.5,
+                     *           "reason": "already_checked_out",
+                     *           "note": "Hose chafed at the boom pivot",
+                     *           "source": {
+                     *             "type": "work_order",
+                     *             "id": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *           },
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "createdBy": "Example"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJrIjpbIjIwMjYtMDMtMTQiXX0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListInventoryLedgerResponse"];
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `parts:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:parts:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:parts:read";
+                    };
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInventoryValuation: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 50; values outside 1-200 are clamped */
+                limit?: number;
+                /** @description The nextCursor of the previous page */
+                cursor?: string;
+                yardId?: string;
+                /** @description csv streams every row as a file */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stock value per part and yard with the total, or every row as CSV (format=csv) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description With format=csv: `attachment; filename="inventory-valuation-<YYYY-MM-DD>.csv"` */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "currency": "Example",
+                     *       "rows": [
+                     *         {
+                     *           "partId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "partNumber": "Example",
+                     *           "partName": "Dana Ortiz",
+                     *           "yardId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "onHand": 3,
+                     *           "value": 3
+                     *         }
+                     *       ],
+                     *       "total": {
+                     *         "value": 3
+                     *       },
+                     *       "nextCursor": "eyJrIjpbIjIwMjYtMDMtMTQiXX0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetInventoryValuationResponse"];
+                    /**
+                     * @example partId,partNumber,partName,yardId,onHand,value
+                     *     0b6f1c1e-2f7a-4c1b-9a55-2d0c9f5b7e11,FLT-100,Oil filter,7d1e3c55-8a9b-4f1e-b2c3-4d5e6f7a8b9c,5,35.00
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `parts:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:parts:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:parts:read";
+                    };
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addWorkOrderPart: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Issues a part to the work order at the cost method’s price, frozen on the line */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "partId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "yardId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "quantity": 3
+                 *     }
+                 */
+                "application/json": components["schemas"]["AddWorkOrderPartRequest"];
+            };
+        };
+        responses: {
+            /** @description Created: issue a part to a work order from a yard, costed by the cost method and frozen on the line */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "currency": "Example",
+                     *       "lineId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *       "line": {
+                     *         "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "partId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "yardId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "quantity": 3,
+                     *         "unitCost": 1250.5,
+                     *         "totalCost": 1250.5,
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "createdBy": "Example"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AddWorkOrderPartResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `workorders:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:workorders:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:workorders:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description insufficient_stock: the yard holds less; work_order_closed: the work order is DONE or CANCELED; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeWorkOrderPart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                lineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Remove a part line: its quantity returns to its yard at the line's cost */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "lineId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RemoveWorkOrderPartResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `workorders:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:workorders:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:workorders:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description work_order_closed: the work order is DONE or CANCELED */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addWorkOrderLabor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Labour on the work order: hours x rate, half-up to the cent */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "hours": 1520.5,
+                 *       "rate": 3,
+                 *       "technicianId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "description": "Hose chafed at the boom pivot"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AddWorkOrderLaborRequest"];
+            };
+        };
+        responses: {
+            /** @description Created: add a labour line: hours x rate, half-up to the cent */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "currency": "Example",
+                     *       "lineId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *       "line": {
+                     *         "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "hours": 1520.5,
+                     *         "rate": 3,
+                     *         "totalCost": 1250.5,
+                     *         "technicianId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "description": "Hose chafed at the boom pivot",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "createdBy": "Example"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AddWorkOrderLaborResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `workorders:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:workorders:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:workorders:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description work_order_closed: the work order is DONE or CANCELED; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeWorkOrderLabor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                lineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Remove a labour line */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "lineId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RemoveWorkOrderPartResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `workorders:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:workorders:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:workorders:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description work_order_closed: the work order is DONE or CANCELED */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */

@@ -1,4 +1,32 @@
+import type { InventoryEntryType } from '../../generated/prisma/client.ts';
 import { Dec, round, ZERO } from '../../core/money.ts';
+
+export type LedgerSourceType = 'work_order' | 'purchase_order' | 'transfer' | 'adjustment';
+
+export interface LedgerSource {
+  type: LedgerSourceType;
+  id: string;
+}
+
+/** One row of the inventory ledger, numbers as exact decimals. */
+export interface LedgerEntry {
+  id: string;
+  orgId: string;
+  partId: string;
+  yardId: string;
+  type: InventoryEntryType;
+  /** Signed: negative for issues, transfers out and negative adjustments. */
+  quantity: Dec;
+  previousQuantity: Dec;
+  currentQuantity: Dec;
+  unitCost: Dec;
+  totalCost: Dec;
+  reason: string | null;
+  note: string | null;
+  source: LedgerSource | null;
+  createdAt: Date;
+  createdById: string | null;
+}
 
 /** Stock coming in or going out at one cost: a cost layer, or the part of one a movement took. */
 export interface LayerPiece {

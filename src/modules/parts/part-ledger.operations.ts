@@ -4,36 +4,21 @@ import type { InventoryCostMethod, InventoryEntryType } from '../../generated/pr
 import { conflict } from '../../core/errors.ts';
 import { dec, Dec, round, toSql, ZERO } from '../../core/money.ts';
 import { emit } from '../../events/outbox.ts';
-import { crossedReorderPoint, takeFromLayers, type LayerPiece, type OpenLayer } from './part-costing.rules.ts';
+import {
+  crossedReorderPoint,
+  takeFromLayers,
+  type LayerPiece,
+  type LedgerEntry,
+  type LedgerSource,
+  type LedgerSourceType,
+  type OpenLayer,
+} from './part-costing.rules.ts';
 
-export type LedgerSourceType = 'work_order' | 'purchase_order' | 'transfer' | 'adjustment';
-
-export interface LedgerSource {
-  type: LedgerSourceType;
-  id: string;
-}
-
-/** One row of the inventory ledger, numbers as exact decimals. */
-export interface LedgerEntry {
-  id: string;
-  orgId: string;
-  partId: string;
-  yardId: string;
-  type: InventoryEntryType;
-  /** Signed: negative for issues, transfers out and negative adjustments. */
-  quantity: Dec;
-  previousQuantity: Dec;
-  currentQuantity: Dec;
-  unitCost: Dec;
-  totalCost: Dec;
-  reason: string | null;
-  note: string | null;
-  source: LedgerSource | null;
-  createdAt: Date;
-  createdById: string | null;
-}
+export type { LedgerEntry, LedgerSource, LedgerSourceType } from './part-costing.rules.ts';
 
 interface Movement {
+  /** The entry's id when the caller needs it before the write (an adjustment names itself as its source). */
+  id?: string;
   orgId: string;
   partId: string;
   yardId: string;
@@ -56,7 +41,7 @@ export interface OutgoingMovement extends Movement {
   quantity: Dec;
 }
 
-interface StockState {
+export interface StockState {
   onHand: Dec;
   value: Dec;
   method: InventoryCostMethod;
@@ -77,7 +62,7 @@ const toState = (r: StockRow): StockState => ({
  * yard queues here, so concurrent issues of the last units run one after the other and none oversells. The cost
  * method is read after the lock, so a method switch waiting on this row sees the movement's layers.
  */
-async function lockStockForIncoming(tx: Tx, m: Movement): Promise<StockState> {
+export async function lockStock(tx: Tx, m: Movement): Promise<StockState> {
   const rows = await tx.$queryRawUnsafe<StockRow[]>(
     `WITH s AS (
        INSERT INTO "part_stock" ("orgId", "partId", "yardId") VALUES ($1, $2, $3)
@@ -149,7 +134,7 @@ async function writeEntry(
   before: StockState,
   change: { quantity: Dec; value: Dec; unitCost: Dec },
 ): Promise<LedgerEntry> {
-  const id = randomUUID();
+  const id = m.id ?? randomUUID();
   const onHand = before.onHand.plus(change.quantity);
   const value = before.value.plus(change.value);
   const rows = await tx.$queryRawUnsafe<EntryRow[]>(
@@ -203,7 +188,7 @@ export async function collapseLayers(tx: Tx, orgId: string, only?: { partId: str
 
 /** Adds stock: one cost layer per piece (merged into one under AVERAGE) and one ledger entry. */
 export async function addStock(tx: Tx, m: IncomingMovement): Promise<LedgerEntry> {
-  const before = await lockStockForIncoming(tx, m);
+  const before = await lockStock(tx, m);
   const quantity = m.pieces.reduce((a, p) => a.plus(p.quantity), ZERO);
   const value = m.pieces.reduce((a, p) => a.plus(p.value), ZERO);
   const entry = await writeEntry(tx, m, before, {
@@ -285,7 +270,7 @@ export async function takeStock(tx: Tx, m: OutgoingMovement): Promise<{ entry: L
 
 /** A zero-quantity entry (a count that found the stock as recorded): the audit fact, with no change. */
 export async function recordNoChange(tx: Tx, m: Movement): Promise<LedgerEntry> {
-  const before = await lockStockForIncoming(tx, m);
+  const before = await lockStock(tx, m);
   const unitCost = before.onHand.isZero() ? ZERO : before.value.div(before.onHand);
   return writeEntry(tx, m, before, { quantity: ZERO, value: ZERO, unitCost });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LaborLine, PartLine, WorkOrderCosts } from './work-order-lines.schemas.ts';
 import type { WorkOrder } from '../../generated/prisma/client.ts';
 import {
   csvEnum,
@@ -139,6 +140,9 @@ export const WorkOrderDetail = WorkOrderRow.extend({
     })
     .describe('Sums over the repairs logged against this work order'),
   serviceReminderIds: z.array(z.string()).describe('Service reminders this order covers'),
+  parts: z.array(PartLine).describe('Parts issued to the order, oldest first, each at its frozen cost'),
+  labor: z.array(LaborLine).describe('Labour lines, oldest first'),
+  costs: WorkOrderCosts,
 }).meta({ id: 'WorkOrderDetail' });
 
 export const ListWorkOrdersResponse = z.object({
@@ -152,7 +156,11 @@ export const WorkOrderCreatedResponse = z.object({
   number: z.number().int(),
 });
 export const WorkOrderIdResponse = z.object({ ok: z.literal(true), workOrderId: z.string() });
-export const WorkOrderDetailResponse = z.object({ ok: z.literal(true), workOrder: WorkOrderDetail });
+export const WorkOrderDetailResponse = z.object({
+  ok: z.literal(true),
+  currency: z.string().describe("ISO 4217 code of the order's costs"),
+  workOrder: WorkOrderDetail,
+});
 
 // ---- mapping
 

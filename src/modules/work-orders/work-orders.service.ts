@@ -11,6 +11,9 @@ import { paginate } from '../../core/pagination.ts';
 import { insertWorkOrder, insertWorkOrderAlone } from './work-orders.operations.ts';
 import { createKeyedQueue } from '../../core/keyed-queue.ts';
 import { linkedReminderIds, linkReminders } from './work-order-reminders.operations.ts';
+import { costsOf, laborLinesOf, partLinesOf } from './work-order-lines.repository.ts';
+import { laborLineWire, partLineWire } from './work-order-lines.schemas.ts';
+import { orgCurrency } from '../organization/organization.repository.ts';
 import {
   toWorkOrderRow,
   WORK_ORDER_PRIORITIES,
@@ -103,11 +106,25 @@ export function createWorkOrderService({ db }: Pick<ServiceDeps, 'db'>) {
     async get(ctx: RequestContext, id: string) {
       const wo = await db.prisma.workOrder.findFirst({ where: { id, orgId: ctx.orgId } });
       if (!wo) throw notFound('Work order');
-      const [repairSummary, serviceReminderIds] = await Promise.all([
+      const [repairSummary, serviceReminderIds, parts, labor, currency] = await Promise.all([
         repairTotals(db.prisma, ctx.orgId, wo.id),
         linkedReminderIds(db.prisma, wo.id),
+        partLinesOf(db.prisma, ctx.orgId, wo.id),
+        laborLinesOf(db.prisma, ctx.orgId, wo.id),
+        orgCurrency(db.prisma, ctx.orgId),
       ]);
-      return { ok: true as const, workOrder: { ...toWorkOrderRow(wo), repairSummary, serviceReminderIds } };
+      return {
+        ok: true as const,
+        currency,
+        workOrder: {
+          ...toWorkOrderRow(wo),
+          repairSummary,
+          serviceReminderIds,
+          parts: parts.map(partLineWire),
+          labor: labor.map(laborLineWire),
+          costs: costsOf(parts, labor),
+        },
+      };
     },
 
     async update(ctx: RequestContext, id: string, body: UpdateWorkOrderInput) {

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../composition.ts';
 import { batchRoute } from '../../core/batch.ts';
 import { YARD_BATCH_CAP } from './yards.service.ts';
 import { contextOf } from '../../core/context.ts';
-import { IdParams } from '../../core/schemas.ts';
+import { ErrorResponse, IdParams } from '../../core/schemas.ts';
 import {
   CreateYardBody,
   CreateYardResponse,
@@ -109,7 +109,10 @@ export const yardRoutes =
           tags,
           summary: 'Delete a yard; its assets and tools are unassigned, not deleted',
           params: IdParams,
-          response: { 200: DeleteYardResponse },
+          response: {
+            200: DeleteYardResponse,
+            409: ErrorResponse.describe('yard_has_stock: the yard holds stock of a part'),
+          },
         },
       },
       (req) => yards.remove(contextOf(req), req.params.id),

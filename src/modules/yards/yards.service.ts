@@ -1,12 +1,13 @@
 import type { Prisma, Yard } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import type { RequestContext } from '../../core/context.ts';
-import { notFound, ValidationError } from '../../core/errors.ts';
+import { conflict, notFound, ValidationError } from '../../core/errors.ts';
 import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../core/batch.ts';
 import { decodeCursor, paginate } from '../../core/pagination.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { listYards } from './yards.repository.ts';
+import { yardHoldsStock } from '../parts/parts.repository.ts';
 import {
   coordinatesPaired,
   CreateYardBody,
@@ -148,10 +149,15 @@ export function createYardService({ db }: Pick<ServiceDeps, 'db'>) {
       return { ok: true as const, yardId: id };
     },
 
-    /** Assets and tools at the yard are unassigned (set to null) in the same transaction; nothing else is deleted. */
+    /**
+     * Assets and tools at the yard are unassigned (set to null) in the same transaction; a yard holding stock of
+     * any part is refused (409 yard_has_stock): move or adjust it first.
+     */
     async remove(ctx: RequestContext, id: string) {
       return transaction(db, async (tx) => {
         await findOwned(tx, ctx, id);
+        if (await yardHoldsStock(tx, ctx.orgId, id))
+          throw conflict('yard_has_stock', 'The yard holds stock of some parts: transfer or adjust it to zero first');
         const assets = await tx.asset.updateMany({ where: { orgId: ctx.orgId, yardId: id }, data: { yardId: null } });
         const tools = await tx.tool.updateMany({
           where: { orgId: ctx.orgId, assignedYardId: id },
