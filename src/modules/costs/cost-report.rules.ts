@@ -90,7 +90,7 @@ export function groupFigures(
     if (!g) groups.set(key, (g = emptyFigures()));
     return g;
   };
-  for (const key of always) touch(key).assets.add(key);
+  for (const key of always) if (byId.has(key)) touch(key).assets.add(key);
   const add = (rows: FamilyRow[], figure: MoneyFigure, withLiters = false) => {
     for (const r of rows) {
       const a = byId.get(r.assetId);

@@ -126,17 +126,23 @@ export function createCostService({ db }: Pick<ServiceDeps, 'db'>) {
 
   return {
     async assetCosts(ctx: RequestContext, id: string, query: { from?: Date; to?: Date }) {
-      const asset = await ownedAsset(ctx, id);
       const to = query.to ?? new Date();
       const from = query.from ?? new Date(to.getTime() - YEAR_MS);
       checkPeriod(from, to);
-      const { groups } = await figures({ orgId: ctx.orgId, from, to, assetId: asset.id }, 'asset', [asset.id]);
+      // In parallel: the figures are the organisation's only (orgId in every statement), so an unknown asset's
+      // empty figures are dropped for the 404 and nothing of another tenant is ever read.
+      const [asset, currency, { groups }] = await Promise.all([
+        db.prisma.asset.findFirst({ where: { id, orgId: ctx.orgId }, select: { id: true } }),
+        orgCurrency(db.prisma, ctx.orgId),
+        figures({ orgId: ctx.orgId, from, to, assetId: id }, 'asset', [id]),
+      ]);
+      if (!asset) throw notFound('Asset');
       return {
         ok: true as const,
         assetId: asset.id,
         from: from.toISOString(),
         to: to.toISOString(),
-        currency: await orgCurrency(db.prisma, ctx.orgId),
+        currency,
         ...wireFigures(groups.get(asset.id)!),
       };
     },
