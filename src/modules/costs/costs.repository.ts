@@ -115,8 +115,9 @@ export async function economySegments(sql: SqlRunner, p: Period): Promise<Econom
   return sql.query<EconomyRow>(
     `WITH fills AS (
        SELECT f."assetId", f."fueledAt" AS t, f.id, f."volumeLiters" AS liters, NOT f.partial AS "isFull",
-         CASE WHEN NOT f.void AND m."reviewStatus" <> 'REJECTED' THEN f."meterReading" END AS reading
-       FROM fuel_entries f LEFT JOIN meter_logs m ON m.id = f."logId"
+         CASE WHEN NOT f.void AND NOT EXISTS (SELECT 1 FROM meter_logs m WHERE m.id = f."logId" AND m."reviewStatus" = 'REJECTED')
+           THEN f."meterReading" END AS reading
+       FROM fuel_entries f
        WHERE f."orgId" = $1 AND ${IN_PERIOD('f."fueledAt"')} ${one(p, 'f."assetId"')}
        UNION ALL
        SELECT "assetId", "loggedAt", id, ${LOG_LITERS}, true, CASE WHEN "reviewStatus" <> 'REJECTED' THEN "hoursReading" END
