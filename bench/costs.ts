@@ -188,6 +188,7 @@ async function main() {
       // Figures even when a goal is missed: a slow report is measured, not cut at the production deadline.
       DB_STATEMENT_TIMEOUT_MS: '120000',
       DB_QUERY_TIMEOUT_MS: '121000',
+      REQUEST_TIMEOUT_MS: '125000',
     });
     const app = await buildApp(createDeps(config, db, pino({ level: 'error' }) as unknown as FastifyBaseLogger));
     const auth = { authorization: `Bearer ${key}` };
