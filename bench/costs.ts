@@ -165,7 +165,12 @@ function rssMb(): number {
 
 async function main() {
   const scratch = await createScratchDatabase(ADMIN_URL, NAME);
-  const db = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused' });
+  // Figures even when a goal is missed: a slow report is measured, not cut at the production deadlines.
+  const db = await openDatabase({
+    databaseUrl: scratch.url,
+    dataDir: 'unused',
+    timeouts: { statementMs: 120_000, queryMs: 121_000 },
+  });
   try {
     await migrate(db.sql);
     const orgs = createOrgAdmin(db);
@@ -185,7 +190,6 @@ async function main() {
       SECRETS_ENCRYPTION_KEYS: BENCH_SECRETS_KEYS,
       RATE_LIMIT_PER_MINUTE: '100000000',
       LOG_LEVEL: 'error',
-      // Figures even when a goal is missed: a slow report is measured, not cut at the production deadline.
       DB_STATEMENT_TIMEOUT_MS: '120000',
       DB_QUERY_TIMEOUT_MS: '121000',
       REQUEST_TIMEOUT_MS: '125000',

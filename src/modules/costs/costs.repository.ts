@@ -109,7 +109,8 @@ export async function meterReadings(sql: SqlRunner, p: Period): Promise<MeterRow
 /**
  * Fuel economy inputs over the period's fills (fuel entries and fuel on meter logs, in time order): a full fill
  * with a valid reading closes a segment; the segments between the first and the last such fill are complete, so
- * their distance is last - first reading and their volume every fill after the first up to the last.
+ * their distance is last - first reading and their volume every fill after the first up to the last. One sort (by
+ * asset and time) serves both window counts, and the first and last closing fills are found by their counts.
  */
 export async function economySegments(sql: SqlRunner, p: Period): Promise<EconomyRow[]> {
   return sql.query<EconomyRow>(
@@ -131,8 +132,8 @@ export async function economySegments(sql: SqlRunner, p: Period): Promise<Econom
        FROM fills
      )
      SELECT "assetId", COALESCE(sum(liters) FILTER (WHERE "closesBefore" >= 1 AND "closesBefore" < "closesAll"), 0)::text AS liters,
-       (array_agg(reading ORDER BY t, id) FILTER (WHERE closes))[1] AS first,
-       (array_agg(reading ORDER BY t DESC, id DESC) FILTER (WHERE closes))[1] AS last
+       max(reading) FILTER (WHERE closes AND "closesBefore" = 0) AS first,
+       max(reading) FILTER (WHERE closes AND "closesBefore" = "closesAll" - 1) AS last
      FROM marked GROUP BY "assetId" HAVING max("closesAll") >= 2`,
     params(p),
     named(p, 'economy'),
