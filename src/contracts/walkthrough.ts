@@ -23,6 +23,7 @@ import { EVENT_STEPS } from './walkthrough/events.ts';
 import { TELEMATICS_STEPS } from './walkthrough/telematics.ts';
 import { PEOPLE_STEPS } from './walkthrough/people.ts';
 import { CLEANUP_STEPS } from './walkthrough/cleanup.ts';
+import { COST_CLEANUP_STEPS, COST_STEPS } from './walkthrough/costs.ts';
 
 export type { Check, Step } from './walkthrough/step.ts';
 
@@ -44,7 +45,9 @@ export const WALKTHROUGH: Step[] = [
   ...TELEMATICS_STEPS,
   ...EVENT_STEPS,
   ...PEOPLE_STEPS,
+  ...COST_STEPS,
   ...CLEANUP_STEPS,
+  ...COST_CLEANUP_STEPS,
 ];
 
 /** Placeholders replaced in a step's strings: `{{name}}` from `vars`, `{{$timestamp}}` with `now`. */

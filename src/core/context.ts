@@ -26,6 +26,11 @@ export const SCOPES = [
   'telematics:write',
   'inspections:read',
   'inspections:write',
+  'fuel:read',
+  'fuel:write',
+  'expenses:read',
+  'expenses:write',
+  'reports:read',
   // Purchasing: vendors and purchase orders; approve separates who may commit the money from who drafts orders.
   'purchasing:read',
   'purchasing:write',
@@ -77,6 +82,11 @@ export const SCOPE_GRANTS: Record<Scope, string> = {
   'purchasing:read': 'Read vendors and purchase orders with their lines and receipts.',
   'purchasing:write': 'Create, change and archive vendors; draft, submit, cancel, close and receive purchase orders.',
   'purchasing:approve': 'Approve or reject submitted purchase orders.',
+  'fuel:read': 'Read fuel entries.',
+  'fuel:write': 'Record, settle, void, change and delete fuel entries (a reading on a fill is logged with it).',
+  'expenses:read': 'Read expenses.',
+  'expenses:write': 'Record, change and delete expenses.',
+  'reports:read': "Read what assets cost: an asset's costs and depreciation schedule, and the fleet cost report.",
 };
 
 /** Who is calling: derived from the API key, handed to every service call. */

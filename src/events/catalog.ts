@@ -4,6 +4,7 @@ import { inspectionEvents } from './inspection-events.ts';
 import { inventoryEvents } from './inventory-events.ts';
 import { purchasingEvents } from './purchasing-events.ts';
 import { telematicsEvents } from './telematics-events.ts';
+import { costEvents } from './cost-events.ts';
 
 /**
  * Every event type the service emits, with its payload schema (the `data` of the webhook envelope).
@@ -66,7 +67,7 @@ export const eventCatalog = {
       autoFlagId: nullableId,
       reviewReason: z.string().nullable().optional(),
       loggedById: nullableId.optional(),
-      source: z.enum(['api', 'telematics', 'inspection']).optional(),
+      source: z.enum(['api', 'telematics', 'inspection', 'fuel']).optional(),
       sourceId: nullableId.optional(),
     }),
   },
@@ -295,6 +296,7 @@ export const eventCatalog = {
     }),
   },
   ...accessEvents,
+  ...costEvents,
   ...purchasingEvents,
 } as const;
 

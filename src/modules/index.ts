@@ -28,6 +28,9 @@ import { attachmentRoutes } from './attachments/attachments.routes.ts';
 import { vendorRoutes } from './vendors/vendors.routes.ts';
 import { purchaseOrderRoutes } from './purchase-orders/purchase-orders.routes.ts';
 import { attachmentContentRoutes, attachmentUploadRoutes } from './attachments/attachment-content.routes.ts';
+import { fuelEntryRoutes } from './fuel-entries/fuel-entries.routes.ts';
+import { expenseRoutes } from './expenses/expenses.routes.ts';
+import { costRoutes } from './costs/costs.routes.ts';
 import { organizationRoutes } from './organization/organization.routes.ts';
 import { partRoutes } from './parts/parts.routes.ts';
 import { partInventoryRoutes } from './parts/part-inventory.routes.ts';
@@ -57,6 +60,9 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   inspectionRoutes,
   attachmentRoutes,
   attachmentContentRoutes,
+  fuelEntryRoutes,
+  expenseRoutes,
+  costRoutes,
   vendorRoutes,
   purchaseOrderRoutes,
   organizationRoutes,

@@ -22,6 +22,9 @@ import { createTelematicsService } from './telematics/telematics.service.ts';
 import { createInspectionFormService } from './inspections/inspection-forms.service.ts';
 import { createInspectionService } from './inspections/inspections.service.ts';
 import { createAttachmentService } from './attachments/attachments.service.ts';
+import { createFuelEntryService } from './fuel-entries/fuel-entries.service.ts';
+import { createExpenseService } from './expenses/expenses.service.ts';
+import { createCostService } from './costs/costs.service.ts';
 import { createVendorService } from './vendors/vendors.service.ts';
 import { createPurchaseOrderService } from './purchase-orders/purchase-orders.service.ts';
 import { createOrganizationService } from './organization/organization.service.ts';
@@ -55,6 +58,9 @@ export function createServices(deps: ServiceDeps) {
     inspectionForms: createInspectionFormService(deps),
     inspections: createInspectionService(deps),
     attachments: createAttachmentService(deps),
+    fuelEntries: createFuelEntryService(deps),
+    expenses: createExpenseService(deps),
+    costs: createCostService(deps),
     vendors: createVendorService(deps),
     purchaseOrders: createPurchaseOrderService(deps),
     organization: createOrganizationService(deps),

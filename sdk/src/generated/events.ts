@@ -31,6 +31,9 @@ export const EVENT_TYPES = [
   'apiKey.revoked',
   'user.created',
   'user.removed',
+  'fuel_entry.created',
+  'fuel_entry.updated',
+  'expense.created',
   'purchase_order.submitted',
   'purchase_order.approved',
   'purchase_order.received'
@@ -84,7 +87,7 @@ export interface EventDataMap {
     autoFlagId: string | null;
     reviewReason?: string | null;
     loggedById?: string | null;
-    source?: 'api' | 'telematics' | 'inspection';
+    source?: 'api' | 'telematics' | 'inspection' | 'fuel';
     sourceId?: string | null;
   };
   /** An asset is created (single or batch). */
@@ -424,6 +427,59 @@ export interface EventDataMap {
     actorKeyId: string | null;
     /** ISO 8601 date-time */
     removedAt: string;
+  };
+  /** A fill is recorded (POST /fuel-entries); its meter reading, if any, also sends hours.logged (source fuel). */
+  'fuel_entry.created': {
+    fuelEntryId: string;
+    assetId: string;
+    /** ISO 8601 date-time */
+    fueledAt: string;
+    volume: number;
+    unit: 'GALLON' | 'GALLON_UK' | 'LITER';
+    totalCost: number;
+    pricePerUnit: number;
+    meterReading: number | null;
+    /** The meter log of the reading (source fuel) */
+    logId: string | null;
+    void: boolean;
+    partial: boolean;
+    projectId: string | null;
+    vendorId: string | null;
+    externalId: string | null;
+    actorId: string | null;
+  };
+  /** A fill changes: PATCH, or a POST repeating its externalId (a fuel card settling its price); names the changed fields. */
+  'fuel_entry.updated': {
+    fuelEntryId: string;
+    assetId: string;
+    /** ISO 8601 date-time */
+    fueledAt: string;
+    volume: number;
+    unit: 'GALLON' | 'GALLON_UK' | 'LITER';
+    totalCost: number;
+    pricePerUnit: number;
+    meterReading: number | null;
+    /** The meter log of the reading (source fuel) */
+    logId: string | null;
+    void: boolean;
+    partial: boolean;
+    projectId: string | null;
+    vendorId: string | null;
+    externalId: string | null;
+    actorId: string | null;
+    changedFields: Array<string>;
+  };
+  /** An expense is recorded on an asset (insurance, registration, tolls, rental, tires, fines, other). */
+  'expense.created': {
+    expenseId: string;
+    assetId: string;
+    type: 'insurance' | 'registration' | 'tolls' | 'rental' | 'tires' | 'fines' | 'other';
+    amount: number;
+    /** ISO 8601 date-time */
+    incurredAt: string;
+    projectId: string | null;
+    vendorId: string | null;
+    actorId: string | null;
   };
   /** A purchase order is submitted for approval (DRAFT to SUBMITTED). */
   'purchase_order.submitted': {

@@ -1823,6 +1823,170 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/fuel-entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List fuel entries, newest first (by fueledAt)
+         * @description Scope: `fuel:read`.
+         */
+        get: operations["listFuelEntries"];
+        put?: never;
+        /**
+         * Record a fill (201), or update the fill with this externalId (200: a fuel card settles later)
+         * @description Scope: `fuel:write`.
+         */
+        post: operations["createFuelEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fuel-entries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fuel entry detail
+         * @description Scope: `fuel:read`.
+         */
+        get: operations["getFuelEntry"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a fill (its meter reading stays in the meter history)
+         * @description Scope: `fuel:write`.
+         */
+        delete: operations["deleteFuelEntry"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a fill: settle its price, void it, mark it partial, tag a project
+         * @description Scope: `fuel:write`.
+         */
+        patch: operations["updateFuelEntry"];
+        trace?: never;
+    };
+    "/api/v1/expenses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List expenses, newest first (by incurredAt)
+         * @description Scope: `expenses:read`.
+         */
+        get: operations["listExpenses"];
+        put?: never;
+        /**
+         * Record an expense on an asset (insurance, registration, tolls, rental, tires, fines, other)
+         * @description Scope: `expenses:write`.
+         */
+        post: operations["createExpense"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/expenses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Expense detail
+         * @description Scope: `expenses:read`.
+         */
+        get: operations["getExpense"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an expense
+         * @description Scope: `expenses:write`.
+         */
+        delete: operations["deleteExpense"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an expense
+         * @description Scope: `expenses:write`.
+         */
+        patch: operations["updateExpense"];
+        trace?: never;
+    };
+    "/api/v1/assets/{id}/depreciation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Depreciation schedule and book value today of an asset
+         * @description Scope: `reports:read`.
+         */
+        get: operations["getAssetDepreciation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assets/{id}/costs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an asset cost in a period (default the last 365 days), per meter unit, and its fuel economy
+         * @description Scope: `reports:read`.
+         */
+        get: operations["getAssetCosts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/costs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fleet cost report by asset, project, yard or asset class, most expensive first (or CSV)
+         * @description Scope: `reports:read`.
+         */
+        get: operations["getCostReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/vendors": {
         parameters: {
             query?: never;
@@ -2334,6 +2498,92 @@ export interface components {
             /** @description READY attachments of the same asset (subjectType asset); the answer of a photo item */
             attachmentIds?: string[];
         };
+        FuelEntryCreateInput: {
+            assetId: string;
+            /** @description When the tank was filled; at most 5 minutes in the future */
+            fueledAt: string;
+            /** @description Volume in `unit`, up to 4 decimals */
+            volume: number;
+            /**
+             * @description GALLON (US, 3.785411784 L), GALLON_UK (4.54609 L) or LITER
+             * @enum {string}
+             */
+            unit: "GALLON" | "GALLON_UK" | "LITER";
+            /** @description What the fill cost, 2 decimals; give this or pricePerUnit, never both */
+            totalCost?: number | null;
+            /** @description Price per unit as the pump shows it, up to 3 decimals; give this or totalCost, never both */
+            pricePerUnit?: number | null;
+            /** @description Free text, e.g. diesel, unleaded, DEF */
+            fuelType?: string | null;
+            /** @description The vendor that sold the fuel */
+            vendorId?: string | null;
+            /** @description The meter at the fill: recorded as a meter reading (source fuel) under the same rules as POST /hours */
+            meterReading?: number | null;
+            /** @description A voided fill keeps its cost but its reading counts in no distance or economy */
+            void?: boolean;
+            /** @description Not filled to full: carried to the next full fill for fuel economy */
+            partial?: boolean;
+            /** @description The fuel card used */
+            cardNumber?: string | null;
+            projectId?: string | null;
+            /** @description Also the reading note: required when meterReading is below the last reading */
+            note?: string | null;
+            /** @description Your id of the fill (e.g. the fuel card transaction): unique per organisation; posting it again updates the entry (200) */
+            externalId?: string | null;
+        };
+        /** @description Any subset of the fields; null clears a nullable field */
+        FuelEntryUpdateInput: {
+            /** @description When the tank was filled; at most 5 minutes in the future */
+            fueledAt?: string;
+            /** @description Volume in `unit`, up to 4 decimals */
+            volume?: number;
+            /**
+             * @description GALLON (US, 3.785411784 L), GALLON_UK (4.54609 L) or LITER
+             * @enum {string}
+             */
+            unit?: "GALLON" | "GALLON_UK" | "LITER";
+            /** @description What the fill cost, 2 decimals; give this or pricePerUnit, never both */
+            totalCost?: number | null;
+            /** @description Price per unit as the pump shows it, up to 3 decimals; give this or totalCost, never both */
+            pricePerUnit?: number | null;
+            /** @description Free text, e.g. diesel, unleaded, DEF */
+            fuelType?: string | null;
+            /** @description The vendor that sold the fuel */
+            vendorId?: string | null;
+            /** @description Only on an entry without a recorded reading (or the same value): a recorded reading is part of the meter history */
+            meterReading?: number | null;
+            /** @description A voided fill keeps its cost but its reading counts in no distance or economy */
+            void?: boolean;
+            /** @description Not filled to full: carried to the next full fill for fuel economy */
+            partial?: boolean;
+            /** @description The fuel card used */
+            cardNumber?: string | null;
+            projectId?: string | null;
+            /** @description Also the reading note: required when meterReading is below the last reading */
+            note?: string | null;
+        };
+        ExpenseCreateInput: {
+            assetId: string;
+            /** @enum {string} */
+            type: "insurance" | "registration" | "tolls" | "rental" | "tires" | "fines" | "other";
+            /** @description 2 decimals at most */
+            amount: number;
+            /** @description When the cost was incurred: the period it counts in */
+            incurredAt: string;
+            vendorId?: string | null;
+            projectId?: string | null;
+            note?: string | null;
+        };
+        /** @description Any subset of the fields; null clears a nullable field (the asset of an expense never changes) */
+        ExpenseUpdateInput: {
+            /** @enum {string} */
+            type?: "insurance" | "registration" | "tolls" | "rental" | "tires" | "fines" | "other";
+            amount?: number;
+            incurredAt?: string;
+            vendorId?: string | null;
+            projectId?: string | null;
+            note?: string | null;
+        };
         /** @description Every error: `ok: false`, a machine-readable `error` code, and a human `message`. */
         Error: {
             /** @constant */
@@ -2414,6 +2664,8 @@ export interface components {
             depreciationMethod: "NONE" | "STRAIGHT_LINE" | "DECLINING_BALANCE";
             usefulLifeYears: number | null;
             currentValue: number | null;
+            /** @description Value at the end of the useful life (GET /assets/{id}/depreciation) */
+            salvageValue: number;
             soldAt: string | null;
             soldPrice: number | null;
             soldTo: string | null;
@@ -3143,11 +3395,11 @@ export interface components {
             reviewedAt: string | null;
             autoFlagId: string | null;
             /**
-             * @description api (sent to /hours), telematics (read off a telematics feed) or inspection (a meter item)
+             * @description api (sent to /hours), telematics (read off a telematics feed), inspection (a meter item) or fuel (the reading of a fuel entry)
              * @enum {string}
              */
-            source: "api" | "telematics" | "inspection";
-            /** @description The telematics connection (source telematics) or the inspection (source inspection); else null */
+            source: "api" | "telematics" | "inspection" | "fuel";
+            /** @description The telematics connection (source telematics), the inspection (source inspection) or the fuel entry (source fuel); else null */
             sourceId: string | null;
             /**
              * Format: date-time
@@ -3187,11 +3439,11 @@ export interface components {
             reviewedAt: string | null;
             autoFlagId: string | null;
             /**
-             * @description api (sent to /hours), telematics (read off a telematics feed) or inspection (a meter item)
+             * @description api (sent to /hours), telematics (read off a telematics feed), inspection (a meter item) or fuel (the reading of a fuel entry)
              * @enum {string}
              */
-            source: "api" | "telematics" | "inspection";
-            /** @description The telematics connection (source telematics) or the inspection (source inspection); else null */
+            source: "api" | "telematics" | "inspection" | "fuel";
+            /** @description The telematics connection (source telematics), the inspection (source inspection) or the fuel entry (source fuel); else null */
             sourceId: string | null;
             /**
              * Format: date-time
@@ -3272,7 +3524,7 @@ export interface components {
         FeedEvent: {
             /** @description The event id; webhook deliveries of this event carry it as `eventId` */
             id: string;
-            /** @description Event type, one of: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, inspection.submitted, inspection.reviewed, part.low_stock, attachment.created, apiKey.created, apiKey.revoked, user.created, user.removed, purchase_order.submitted, purchase_order.approved, purchase_order.received */
+            /** @description Event type, one of: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, inspection.submitted, inspection.reviewed, part.low_stock, attachment.created, apiKey.created, apiKey.revoked, user.created, user.removed, fuel_entry.created, fuel_entry.updated, expense.created, purchase_order.submitted, purchase_order.approved, purchase_order.received */
             event: string;
             organizationId: string;
             /**
@@ -3923,6 +4175,208 @@ export interface components {
             /** @description The receipt entry in the inventory ledger; null for a part with trackInventory false */
             ledgerEntryId: string | null;
         };
+        FuelEntry: {
+            id: string;
+            assetId: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            fueledAt: string;
+            volume: number;
+            /** @enum {string} */
+            unit: "GALLON" | "GALLON_UK" | "LITER";
+            /** @description The volume in litres, 3 decimals */
+            volumeLiters: number;
+            totalCost: number;
+            /** @description Per unit of `unit`, 3 decimals */
+            pricePerUnit: number;
+            fuelType: string | null;
+            vendorId: string | null;
+            meterReading: number | null;
+            /** @description The meter log of the reading (GET /hours/{id}), else null */
+            logId: string | null;
+            void: boolean;
+            partial: boolean;
+            externalId: string | null;
+            cardNumber: string | null;
+            projectId: string | null;
+            note: string | null;
+            createdById: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            updatedAt: string;
+        };
+        FuelEntryWritten: {
+            /** @constant */
+            ok: true;
+            fuelEntryId: string;
+            /** @description The meter log of the reading, else null */
+            logId: string | null;
+        };
+        Expense: {
+            id: string;
+            assetId: string;
+            /** @enum {string} */
+            type: "insurance" | "registration" | "tolls" | "rental" | "tires" | "fines" | "other";
+            amount: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            incurredAt: string;
+            vendorId: string | null;
+            projectId: string | null;
+            note: string | null;
+            createdById: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            updatedAt: string;
+        };
+        /** @description Over the complete full-to-full fill segments of the period; null without one */
+        FuelEconomy: {
+            /** @description HOURS meters */
+            litersPerHour?: number;
+            /** @description ODOMETER meters */
+            kmPerLiter?: number;
+            /** @description ODOMETER meters, miles per US gallon */
+            mpgUs?: number;
+        } | null;
+        AssetCosts: {
+            /** @constant */
+            ok: true;
+            assetId: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            to: string;
+            /** @description ISO 4217 code of the organisation */
+            currency: string;
+            /** @description In the organisation currency, 2 decimals */
+            fuel: number;
+            /** @description Work-order part lines */
+            parts: number;
+            /** @description Work-order labour lines */
+            labor: number;
+            /** @description Repairs' cost, when their work order has no lines */
+            repairs: number;
+            /** @description In the organisation currency, 2 decimals */
+            expenses: number;
+            /** @description The period's share of the depreciation schedule */
+            depreciation: number;
+            /** @description In the organisation currency, 2 decimals */
+            total: number;
+            meterStart: number | null;
+            meterEnd: number | null;
+            meterDelta: number | null;
+            meterUnit: string | null;
+            /** @description total / meterDelta; null when the meter did not move */
+            costPerMeterUnit: number | null;
+            fuelVolumeLiters: number;
+            fuelEconomy: components["schemas"]["FuelEconomy"];
+        };
+        CostReportRow: {
+            /** @description Asset, project or yard id, or asset class; null: no project or no yard */
+            key: string | null;
+            name: string;
+            /** @description Assets with any figure in the group */
+            assetCount: number;
+            /** @description In the organisation currency, 2 decimals */
+            fuel: number;
+            /** @description Work-order part lines */
+            parts: number;
+            /** @description Work-order labour lines */
+            labor: number;
+            /** @description Repairs' cost, when their work order has no lines */
+            repairs: number;
+            /** @description In the organisation currency, 2 decimals */
+            expenses: number;
+            /** @description The period's share of the depreciation schedule */
+            depreciation: number;
+            /** @description In the organisation currency, 2 decimals */
+            total: number;
+            meterStart: number | null;
+            meterEnd: number | null;
+            meterDelta: number | null;
+            meterUnit: string | null;
+            /** @description total / meterDelta; null when the meter did not move */
+            costPerMeterUnit: number | null;
+            fuelVolumeLiters: number;
+            fuelEconomy: components["schemas"]["FuelEconomy"];
+        };
+        /** @description Over the whole report, every page */
+        CostReportTotals: {
+            /** @description In the organisation currency, 2 decimals */
+            fuel: number;
+            /** @description In the organisation currency, 2 decimals */
+            parts: number;
+            /** @description In the organisation currency, 2 decimals */
+            labor: number;
+            /** @description In the organisation currency, 2 decimals */
+            repairs: number;
+            /** @description In the organisation currency, 2 decimals */
+            expenses: number;
+            /** @description In the organisation currency, 2 decimals */
+            depreciation: number;
+            /** @description In the organisation currency, 2 decimals */
+            total: number;
+            fuelVolumeLiters: number;
+            assetCount: number;
+        };
+        Depreciation: {
+            /** @constant */
+            ok: true;
+            assetId: string;
+            currency: string;
+            /**
+             * @description NONE when the asset lacks a purchase cost, date or useful life
+             * @enum {string}
+             */
+            method: "NONE" | "STRAIGHT_LINE" | "DECLINING_BALANCE";
+            purchaseCost: number | null;
+            purchaseDate: string | null;
+            usefulLifeYears: number | null;
+            salvageValue: number;
+            /** @description Today, prorated by days; null for NONE */
+            bookValue: number | null;
+            /** @description One row per year of life from purchaseDate; empty for NONE */
+            schedule: {
+                year: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 date-time (UTC on output)
+                 */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 date-time (UTC on output)
+                 */
+                end: string;
+                opening: number;
+                depreciation: number;
+                closing: number;
+            }[];
+        };
         Organization: {
             id: string;
             name: string;
@@ -4121,6 +4575,8 @@ export interface components {
             depreciationMethod?: "NONE" | "STRAIGHT_LINE" | "DECLINING_BALANCE";
             usefulLifeYears?: number | null;
             currentValue?: number | null;
+            /** @description Value at the end of the useful life, the floor of the depreciation schedule (default 0) */
+            salvageValue?: number;
             /** @enum {string} */
             lifecycleStatus?: "IN_SERVICE" | "OUT_OF_SERVICE" | "ARCHIVED" | "SOLD";
             soldAt?: (string) | null;
@@ -4355,7 +4811,7 @@ export interface components {
              * @description HTTPS endpoint that receives the POSTs; must be publicly reachable (no private or loopback addresses)
              */
             url: string;
-            /** @description Event types to receive; unknown names are dropped. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, inspection.submitted, inspection.reviewed, part.low_stock, attachment.created, apiKey.created, apiKey.revoked, user.created, user.removed, purchase_order.submitted, purchase_order.approved, purchase_order.received */
+            /** @description Event types to receive; unknown names are dropped. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, inspection.submitted, inspection.reviewed, part.low_stock, attachment.created, apiKey.created, apiKey.revoked, user.created, user.removed, fuel_entry.created, fuel_entry.updated, expense.created, purchase_order.submitted, purchase_order.approved, purchase_order.received */
             events: string[];
             description?: string | null;
         };
@@ -4366,7 +4822,7 @@ export interface components {
              * @description HTTPS endpoint that receives the POSTs; must be publicly reachable (no private or loopback addresses)
              */
             url?: string;
-            /** @description Event types to receive; unknown names are dropped. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, inspection.submitted, inspection.reviewed, part.low_stock, attachment.created, apiKey.created, apiKey.revoked, user.created, user.removed, purchase_order.submitted, purchase_order.approved, purchase_order.received */
+            /** @description Event types to receive; unknown names are dropped. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, inspection.submitted, inspection.reviewed, part.low_stock, attachment.created, apiKey.created, apiKey.revoked, user.created, user.removed, fuel_entry.created, fuel_entry.updated, expense.created, purchase_order.submitted, purchase_order.approved, purchase_order.received */
             events?: string[];
             description?: string | null;
             /** @description false pauses deliveries (queued ones wait until it is true again); true re-enables a paused or automatically disabled subscription */
@@ -4434,7 +4890,7 @@ export interface components {
         CreateApiKeyRequest: {
             label: string;
             /** @description A subset of the calling key's scopes (403 scope_escalation otherwise) */
-            scopes: ("assets:read" | "assets:write" | "hours:read" | "hours:write" | "flags:read" | "flags:write" | "workorders:read" | "workorders:write" | "tools:read" | "tools:write" | "projects:read" | "projects:write" | "yards:read" | "yards:write" | "events:read" | "events:write" | "users:read" | "users:write" | "keys:read" | "keys:write" | "telematics:read" | "telematics:write" | "inspections:read" | "inspections:write" | "purchasing:read" | "purchasing:write" | "purchasing:approve" | "parts:read" | "parts:write" | "organization:write")[];
+            scopes: ("assets:read" | "assets:write" | "hours:read" | "hours:write" | "flags:read" | "flags:write" | "workorders:read" | "workorders:write" | "tools:read" | "tools:write" | "projects:read" | "projects:write" | "yards:read" | "yards:write" | "events:read" | "events:write" | "users:read" | "users:write" | "keys:read" | "keys:write" | "telematics:read" | "telematics:write" | "inspections:read" | "inspections:write" | "fuel:read" | "fuel:write" | "expenses:read" | "expenses:write" | "reports:read" | "purchasing:read" | "purchasing:write" | "purchasing:approve" | "parts:read" | "parts:write" | "organization:write")[];
             /** @description In the future; default (and at most) the calling key's expiry, none if it has none */
             expiresAt?: (string) | null;
             /** @description At most the calling key's limit (403 rate_limit_escalation otherwise); default the calling key's */
@@ -5779,6 +6235,58 @@ export interface components {
             /** @enum {boolean} */
             ok: true;
             attachmentId: string;
+        };
+        ListFuelEntriesResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            fuelEntries: components["schemas"]["FuelEntry"][];
+            nextCursor: string | null;
+        };
+        GetFuelEntryResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            fuelEntry: components["schemas"]["FuelEntry"];
+        };
+        DeleteFuelEntryResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            fuelEntryId: string;
+        };
+        ListExpensesResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            expenses: components["schemas"]["Expense"][];
+            nextCursor: string | null;
+        };
+        CreateExpenseResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            expenseId: string;
+        };
+        GetExpenseResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            expense: components["schemas"]["Expense"];
+        };
+        GetCostReportResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            currency: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time (UTC on output)
+             */
+            to: string;
+            /** @enum {string} */
+            groupBy: "asset" | "project" | "yard" | "assetClass";
+            rows: components["schemas"]["CostReportRow"][];
+            totals: components["schemas"]["CostReportTotals"];
+            nextCursor: string | null;
         };
         ListVendorsResponse: {
             /** @enum {boolean} */
@@ -7300,6 +7808,7 @@ export interface operations {
                      *         "depreciationMethod": "NONE",
                      *         "usefulLifeYears": 3,
                      *         "currentValue": 1250.5,
+                     *         "salvageValue": 1250.5,
                      *         "soldAt": "2026-03-14T09:30:00.000Z",
                      *         "soldPrice": 1250.5,
                      *         "soldTo": "Lone Star Equipment",
@@ -7526,6 +8035,7 @@ export interface operations {
                  *       "depreciationMethod": "NONE",
                  *       "usefulLifeYears": 3,
                  *       "currentValue": 1250.5,
+                 *       "salvageValue": 1250.5,
                  *       "lifecycleStatus": "IN_SERVICE",
                  *       "soldAt": "2026-03-14T09:30:00.000Z",
                  *       "soldPrice": 1250.5,
@@ -23612,7 +24122,7 @@ export interface operations {
                 limit?: number;
                 /** @description The nextCursor of the previous page */
                 cursor?: string;
-                /** @description Comma-separated event types; unknown names are ignored. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, inspection.submitted, inspection.reviewed, part.low_stock, attachment.created, apiKey.created, apiKey.revoked, user.created, user.removed, purchase_order.submitted, purchase_order.approved, purchase_order.received */
+                /** @description Comma-separated event types; unknown names are ignored. Known: flag.created, flag.resolved, hours.logged, asset.created, asset.updated, workorder.created, workorder.completed, tool.failure, tool.checked_out, tool.checked_in, tool.low_stock, tool.assignment_changed, tool.serviced, tool.created, asset.checked_out, asset.checked_in, service_reminder.due_soon, service_reminder.overdue, service_reminder.completed, telematics_connection.failing, telematics_connection.recovered, inspection.submitted, inspection.reviewed, part.low_stock, attachment.created, apiKey.created, apiKey.revoked, user.created, user.removed, fuel_entry.created, fuel_entry.updated, expense.created, purchase_order.submitted, purchase_order.approved, purchase_order.received */
                 type?: string;
                 /** @description Only events created at or after this time */
                 since?: string;
@@ -36133,6 +36643,3064 @@ export interface operations {
                         /** @enum {string} */
                         error: "storage_unavailable";
                     };
+                };
+            };
+        };
+    };
+    listFuelEntries: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 50; values outside 1-200 are clamped */
+                limit?: number;
+                /** @description The nextCursor of the previous page */
+                cursor?: string;
+                assetId?: string;
+                projectId?: string;
+                /** @description Fills at or after this time (fueledAt) */
+                since?: string;
+                /** @description Fills before this time (fueledAt) */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List fuel entries, newest first (by fueledAt) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "fuelEntries": [
+                     *         {
+                     *           "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "assetId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "fueledAt": "2026-03-14T09:30:00.000Z",
+                     *           "volume": 3,
+                     *           "unit": "GALLON",
+                     *           "volumeLiters": 3,
+                     *           "totalCost": 1250.5,
+                     *           "pricePerUnit": 3,
+                     *           "fuelType": "Example",
+                     *           "vendorId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "meterReading": 1520.5,
+                     *           "logId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "void": true,
+                     *           "partial": true,
+                     *           "externalId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "cardNumber": "Example",
+                     *           "projectId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "note": "Hose chafed at the boom pivot",
+                     *           "createdById": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "updatedAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJrIjpbIjIwMjYtMDMtMTQiXX0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListFuelEntriesResponse"];
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `fuel:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:fuel:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:fuel:read";
+                    };
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createFuelEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "assetId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "fueledAt": "2026-03-14T09:30:00.000Z",
+                 *       "volume": 3,
+                 *       "unit": "GALLON",
+                 *       "totalCost": 1250.5,
+                 *       "pricePerUnit": 3,
+                 *       "fuelType": "Example",
+                 *       "vendorId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "meterReading": 1520.5,
+                 *       "void": true,
+                 *       "partial": true,
+                 *       "cardNumber": "Example",
+                 *       "projectId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "note": "Hose chafed at the boom pivot",
+                 *       "externalId": "cm4k2x9q10000a8b7c6d5e4f3"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FuelEntryCreateInput"];
+            };
+        };
+        responses: {
+            /** @description Record a fill (201), or update the fill with this externalId (200: a fuel card settles later) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "fuelEntryId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *       "logId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FuelEntryWritten"];
+                };
+            };
+            /** @description Created: record a fill (201), or update the fill with this externalId (200: a fuel card settles later) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "fuelEntryId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *       "logId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FuelEntryWritten"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `fuel:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:fuel:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:fuel:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getFuelEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Fuel entry detail */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "fuelEntry": {
+                     *         "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "assetId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "fueledAt": "2026-03-14T09:30:00.000Z",
+                     *         "volume": 3,
+                     *         "unit": "GALLON",
+                     *         "volumeLiters": 3,
+                     *         "totalCost": 1250.5,
+                     *         "pricePerUnit": 3,
+                     *         "fuelType": "Example",
+                     *         "vendorId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "meterReading": 1520.5,
+                     *         "logId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "void": true,
+                     *         "partial": true,
+                     *         "externalId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "cardNumber": "Example",
+                     *         "projectId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "note": "Hose chafed at the boom pivot",
+                     *         "createdById": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetFuelEntryResponse"];
+                };
+            };
+            /** @description The URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `fuel:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:fuel:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:fuel:read";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteFuelEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete a fill (its meter reading stays in the meter history) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "fuelEntryId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeleteFuelEntryResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `fuel:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:fuel:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:fuel:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateFuelEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fueledAt": "2026-03-14T09:30:00.000Z",
+                 *       "volume": 3,
+                 *       "unit": "GALLON",
+                 *       "totalCost": 1250.5,
+                 *       "pricePerUnit": 3,
+                 *       "fuelType": "Example",
+                 *       "vendorId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "meterReading": 1520.5,
+                 *       "void": true,
+                 *       "partial": true,
+                 *       "cardNumber": "Example",
+                 *       "projectId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "note": "Hose chafed at the boom pivot"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FuelEntryUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description Change a fill: settle its price, void it, mark it partial, tag a project */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "fuelEntryId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *       "logId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FuelEntryWritten"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `fuel:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:fuel:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:fuel:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listExpenses: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 50; values outside 1-200 are clamped */
+                limit?: number;
+                /** @description The nextCursor of the previous page */
+                cursor?: string;
+                assetId?: string;
+                projectId?: string;
+                type?: "insurance" | "registration" | "tolls" | "rental" | "tires" | "fines" | "other";
+                /** @description Expenses incurred at or after this time */
+                since?: string;
+                /** @description Expenses incurred before this time */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List expenses, newest first (by incurredAt) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "expenses": [
+                     *         {
+                     *           "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "assetId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "type": "insurance",
+                     *           "amount": 3,
+                     *           "incurredAt": "2026-03-14T09:30:00.000Z",
+                     *           "vendorId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "projectId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "note": "Hose chafed at the boom pivot",
+                     *           "createdById": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *           "createdAt": "2026-03-14T09:30:00.000Z",
+                     *           "updatedAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJrIjpbIjIwMjYtMDMtMTQiXX0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListExpensesResponse"];
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `expenses:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:expenses:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:expenses:read";
+                    };
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createExpense: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "assetId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "type": "insurance",
+                 *       "amount": 3,
+                 *       "incurredAt": "2026-03-14T09:30:00.000Z",
+                 *       "vendorId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "projectId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "note": "Hose chafed at the boom pivot"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExpenseCreateInput"];
+            };
+        };
+        responses: {
+            /** @description Created: record an expense on an asset (insurance, registration, tolls, rental, tires, fines, other) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "expenseId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateExpenseResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `expenses:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:expenses:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:expenses:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getExpense: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Expense detail */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "expense": {
+                     *         "id": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "assetId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "type": "insurance",
+                     *         "amount": 3,
+                     *         "incurredAt": "2026-03-14T09:30:00.000Z",
+                     *         "vendorId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "projectId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "note": "Hose chafed at the boom pivot",
+                     *         "createdById": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetExpenseResponse"];
+                };
+            };
+            /** @description The URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `expenses:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:expenses:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:expenses:read";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteExpense: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete an expense */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "expenseId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateExpenseResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `expenses:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:expenses:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:expenses:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateExpense: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Opaque key (a UUID is best) making the request safe to retry for 24 hours: a repeat with the same method, path and body returns the first response with Idempotent-Replayed: true and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "insurance",
+                 *       "amount": 3,
+                 *       "incurredAt": "2026-03-14T09:30:00.000Z",
+                 *       "vendorId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "projectId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "note": "Hose chafed at the boom pivot"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExpenseUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description Change an expense */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "expenseId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateExpenseResponse"];
+                };
+            };
+            /** @description The body is not valid JSON or not a valid batch envelope, or the URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "invalid_json",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "invalid_json" | "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `expenses:write` scope, or the user who issued it was removed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:expenses:write",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:expenses:write" | "key_creator_deleted";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description With idempotency_key_in_use: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "The change conflicts with the current state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Send the body as application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message; or idempotency_key_reused: this Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` on a replay of an earlier request with the same Idempotency-Key (absent otherwise) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateAssetError422"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAssetDepreciation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Depreciation schedule and book value today of an asset */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "assetId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *       "currency": "Example",
+                     *       "method": "NONE",
+                     *       "purchaseCost": 1250.5,
+                     *       "purchaseDate": "2026-03-14T09:30:00.000Z",
+                     *       "usefulLifeYears": 3,
+                     *       "salvageValue": 1250.5,
+                     *       "bookValue": 1250.5,
+                     *       "schedule": [
+                     *         {
+                     *           "year": 3,
+                     *           "start": "2026-03-14T09:30:00.000Z",
+                     *           "end": "2026-03-14T09:30:00.000Z",
+                     *           "opening": 3,
+                     *           "depreciation": 3,
+                     *           "closing": 3
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Depreciation"];
+                };
+            };
+            /** @description The URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `reports:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:reports:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:reports:read";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAssetCosts: {
+        parameters: {
+            query?: {
+                /** @description Start of the period, inclusive (default: 365 days before `to`) */
+                from?: string;
+                /** @description End of the period, exclusive (default: now) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What an asset cost in a period (default the last 365 days), per meter unit, and its fuel economy */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "assetId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *       "from": "2026-03-14T09:30:00.000Z",
+                     *       "to": "2026-03-14T09:30:00.000Z",
+                     *       "currency": "Example",
+                     *       "fuel": 3,
+                     *       "parts": 3,
+                     *       "labor": 3,
+                     *       "repairs": 3,
+                     *       "expenses": 3,
+                     *       "depreciation": 3,
+                     *       "total": 3,
+                     *       "meterStart": 3,
+                     *       "meterEnd": 3,
+                     *       "meterDelta": 3,
+                     *       "meterUnit": "hrs",
+                     *       "costPerMeterUnit": 3,
+                     *       "fuelVolumeLiters": 3,
+                     *       "fuelEconomy": {
+                     *         "litersPerHour": 3,
+                     *         "kmPerLiter": 3,
+                     *         "mpgUs": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssetCosts"];
+                };
+            };
+            /** @description The URL is malformed */
+            400: {
+                headers: {
+                    /** @description The request id: yours when you sent a valid `X-Request-Id`, otherwise generated. Quote it in support requests. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "bad_url",
+                     *       "message": "The request is malformed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "bad_url" | "bad_request";
+                    };
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `reports:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:reports:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:reports:read";
+                    };
+                };
+            };
+            /** @description Not found in this organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "not_found",
+                     *       "message": "Not found in this organisation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCostReport: {
+        parameters: {
+            query: {
+                /** @description Start of the period (UTC), inclusive */
+                from: string;
+                /** @description End of the period (UTC), exclusive; at most ten years after from */
+                to: string;
+                groupBy?: "asset" | "project" | "yard" | "assetClass";
+                /** @description csv streams every row (no paging) */
+                format?: "json" | "csv";
+                /** @description Page size, default 50; values outside 1-200 are clamped */
+                limit?: number;
+                /** @description The nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Fleet cost report by asset, project, yard or asset class, most expensive first (or CSV) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "currency": "Example",
+                     *       "from": "2026-03-14T09:30:00.000Z",
+                     *       "to": "2026-03-14T09:30:00.000Z",
+                     *       "groupBy": "asset",
+                     *       "rows": [
+                     *         {
+                     *           "key": "Example",
+                     *           "name": "Impact driver 18V",
+                     *           "assetCount": 3,
+                     *           "fuel": 3,
+                     *           "parts": 3,
+                     *           "labor": 3,
+                     *           "repairs": 3,
+                     *           "expenses": 3,
+                     *           "depreciation": 3,
+                     *           "total": 3,
+                     *           "meterStart": 3,
+                     *           "meterEnd": 3,
+                     *           "meterDelta": 3,
+                     *           "meterUnit": "hrs",
+                     *           "costPerMeterUnit": 3,
+                     *           "fuelVolumeLiters": 3,
+                     *           "fuelEconomy": {
+                     *             "litersPerHour": 3,
+                     *             "kmPerLiter": 3,
+                     *             "mpgUs": 3
+                     *           }
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "fuel": 3,
+                     *         "parts": 3,
+                     *         "labor": 3,
+                     *         "repairs": 3,
+                     *         "expenses": 3,
+                     *         "depreciation": 3,
+                     *         "total": 3,
+                     *         "fuelVolumeLiters": 3,
+                     *         "assetCount": 3
+                     *       },
+                     *       "nextCursor": "eyJrIjpbIjIwMjYtMDMtMTQiXX0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetCostReportResponse"];
+                    /** @example key,name,assetCount,fuel,parts,labor,repairs,expenses,depreciation,total,meterStart,meterEnd,meterDelta,meterUnit,costPerMeterUnit,fuelVolumeLiters,fuelEconomy.litersPerHour,fuelEconomy.kmPerLiter,fuelEconomy.mpgUs */
+                    "text/csv": string;
+                };
+            };
+            /** @description Authentication failed: the Authorization header is missing, malformed, or the key is unknown, revoked or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_bearer",
+                     *       "message": "Send a valid API key as `Authorization: Bearer <key>`"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description The key lacks the `reports:read` scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing_scope:reports:read",
+                     *       "message": "This key lacks the scope the route needs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error: "missing_scope:reports:read";
+                    };
+                };
+            };
+            /** @description Validation failed; fieldErrors maps each field to a message */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "validation_failed",
+                     *       "message": "The request did not validate; see fieldErrors",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, per key or (authentication lookups) per client address; retry after `retryAfterSec` seconds (also in Retry-After) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "rate_limited",
+                     *       "message": "Too many requests; retry after the reset",
+                     *       "retryAfterSec": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; quote requestId when reporting it */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal_error",
+                     *       "message": "Internal error; quote the X-Request-Id in support requests",
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description database_unavailable, request_timeout or shutting_down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "Example",
+                     *       "message": "Temporarily unavailable; retry shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

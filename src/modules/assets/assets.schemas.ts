@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Asset } from '../../generated/prisma/client.ts';
 import { isoFromUtcText } from '../../db/utc-text.ts';
 import { bookValue } from './assets.rules.ts';
+import { dec, moneyAmount, toWire } from '../../core/money.ts';
 import {
   cursorQuery,
   dateTime,
@@ -74,6 +75,7 @@ export const UPDATABLE_FIELDS = [
   'depreciationMethod',
   'usefulLifeYears',
   'currentValue',
+  'salvageValue',
   'lifecycleStatus',
   'soldAt',
   'soldPrice',
@@ -102,6 +104,9 @@ export const UpdateAssetBody = z
     depreciationMethod: z.enum(DEPRECIATION_METHODS).optional(),
     usefulLifeYears: z.number().int().min(1).max(100).nullable().optional(),
     currentValue: money(),
+    salvageValue: moneyAmount({ max: 1e12 })
+      .optional()
+      .describe('Value at the end of the useful life, the floor of the depreciation schedule (default 0)'),
     lifecycleStatus: z.enum(LIFECYCLE_STATUSES).optional(),
     soldAt: dateTimeInput().nullable().optional(),
     soldPrice: money(),
@@ -158,6 +163,7 @@ export const AssetDetail = AssetRow.extend({
   depreciationMethod: z.enum(DEPRECIATION_METHODS),
   usefulLifeYears: z.number().int().nullable(),
   currentValue: z.number().nullable(),
+  salvageValue: z.number().describe('Value at the end of the useful life (GET /assets/{id}/depreciation)'),
   soldAt: dateTime().nullable(),
   soldPrice: z.number().nullable(),
   soldTo: z.string().nullable(),
@@ -248,6 +254,7 @@ export function toAssetDetail(
     depreciationMethod: a.depreciationMethod,
     usefulLifeYears: a.usefulLifeYears,
     currentValue: a.currentValue,
+    salvageValue: toWire(dec(a.salvageValue)),
     soldAt: iso(a.soldAt),
     soldPrice: a.soldPrice,
     soldTo: a.soldTo,

@@ -7,6 +7,7 @@ import { notFound, ValidationError } from '../../core/errors.ts';
 import { batchSummary, validateEntries, readBatchEnvelope, type BatchResultOf } from '../../core/batch.ts';
 import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { assertReferences } from '../shared/references.ts';
+import { dec } from '../../core/money.ts';
 import { listAssetRows, lockOwnedAsset } from './assets.repository.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import {
@@ -171,6 +172,8 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
+  // A numeric column (salvageValue) reads as a decimal: compared by value with the JSON number sent.
+  if (typeof b === 'number' && a !== null && typeof a === 'object' && !(a instanceof Date)) return dec(a).eq(dec(b));
   if (a instanceof Date || b instanceof Date) {
     return a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
   }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { MeterLog } from '../../generated/prisma/client.ts';
 import { csvEnum, cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText } from '../../core/schemas.ts';
 
-export const READING_SOURCES = ['api', 'telematics', 'inspection'] as const;
+export const READING_SOURCES = ['api', 'telematics', 'inspection', 'fuel'] as const;
 export const REVIEW_STATUSES = ['NONE', 'PENDING', 'APPROVED', 'REJECTED'] as const;
 export const FUEL_UNITS = ['GALLON', 'LITER'] as const;
 export const IDEMPOTENCY_KEY_MAX = 128;
@@ -95,11 +95,15 @@ export const HoursLog = z
     autoFlagId: z.string().nullable(),
     source: z
       .enum(READING_SOURCES)
-      .describe('api (sent to /hours), telematics (read off a telematics feed) or inspection (a meter item)'),
+      .describe(
+        'api (sent to /hours), telematics (read off a telematics feed), inspection (a meter item) or fuel (the reading of a fuel entry)',
+      ),
     sourceId: z
       .string()
       .nullable()
-      .describe('The telematics connection (source telematics) or the inspection (source inspection); else null'),
+      .describe(
+        'The telematics connection (source telematics), the inspection (source inspection) or the fuel entry (source fuel); else null',
+      ),
     loggedAt: dateTime(),
     createdAt: dateTime(),
   })

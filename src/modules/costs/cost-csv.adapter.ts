@@ -1,0 +1,57 @@
+import { Readable } from 'node:stream';
+import type { z } from 'zod';
+import type { CostReportRow } from './costs.schemas.ts';
+
+type Row = z.input<typeof CostReportRow>;
+
+const FIGURES = [
+  'key',
+  'name',
+  'assetCount',
+  'fuel',
+  'parts',
+  'labor',
+  'repairs',
+  'expenses',
+  'depreciation',
+  'total',
+  'meterStart',
+  'meterEnd',
+  'meterDelta',
+  'meterUnit',
+  'costPerMeterUnit',
+  'fuelVolumeLiters',
+] as const;
+const ECONOMY = ['litersPerHour', 'kmPerLiter', 'mpgUs'] as const;
+
+export const COST_CSV_HEADER = [...FIGURES, ...ECONOMY.map((k) => `fuelEconomy.${k}`)].join(',') + '\r\n';
+
+/** A spreadsheet would run a cell starting with one of these as a formula (CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** One RFC 4180 field: formula-like text neutralised with a leading quote, then quoted when needed. */
+export function csvCell(value: string | number | null | undefined): string {
+  if (value == null) return '';
+  let text = String(value);
+  if (typeof value === 'string' && FORMULA_START.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+const line = (r: Row) =>
+  [...FIGURES.map((f) => csvCell(r[f])), ...ECONOMY.map((k) => csvCell(r.fuelEconomy?.[k]))].join(',') + '\r\n';
+
+/** The header, then the rows in chunks, pulled by the client as it reads (Readable.from is lazy). */
+export function costCsvStream(rows: Row[], chunk = 1000): Readable {
+  function* lines() {
+    yield COST_CSV_HEADER;
+    for (let i = 0; i < rows.length; i += chunk)
+      yield rows
+        .slice(i, i + chunk)
+        .map(line)
+        .join('');
+  }
+  return Readable.from(lines());
+}
+
+export const costCsvFileName = (from: Date, to: Date) =>
+  `costs-${from.toISOString().slice(0, 10)}-${to.toISOString().slice(0, 10)}.csv`;

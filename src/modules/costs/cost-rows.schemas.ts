@@ -1,0 +1,43 @@
+// The rows the cost statements return and the groupings of the report: shared by the repository and the rules.
+
+export const GROUP_BY = ['asset', 'project', 'yard', 'assetClass'] as const;
+export type GroupBy = (typeof GROUP_BY)[number];
+
+/** A sum of one family for one asset and project. */
+export interface FamilyRow {
+  assetId: string;
+  projectId: string | null;
+  amount: string;
+  liters?: string;
+}
+
+export interface MeterRow {
+  assetId: string;
+  before: number | null;
+  first: number | null;
+  last: number | null;
+}
+
+export interface EconomyRow {
+  assetId: string;
+  liters: string;
+  first: number;
+  last: number;
+}
+
+export interface CostAssetRow {
+  id: string;
+  nickname: string;
+  assetClass: string;
+  yardId: string | null;
+  yardName: string | null;
+  meterType: 'HOURS' | 'ODOMETER' | 'NONE';
+  meterUnit: string;
+  lifecycleStatus: string;
+  soldAt: Date | null;
+  depreciationMethod: 'NONE' | 'STRAIGHT_LINE' | 'DECLINING_BALANCE';
+  purchaseCost: number | null;
+  purchaseDate: Date | null;
+  usefulLifeYears: number | null;
+  salvageValue: string;
+}
