@@ -124,6 +124,18 @@ describe.skipIf(!onPostgres || !streamingReplicaAvailable)('reads on a streaming
     expect(after.replica - before.replica).toBeGreaterThanOrEqual(PAIRS);
   }, 300_000);
 
+  it('an idle primary means no lag: the replica keeps the reads however old its last replayed commit is', async () => {
+    await new Promise((r) => setTimeout(r, 6_500));
+    const [{ age }] = (await pair.onReplica(
+      `SELECT extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000 AS age`,
+    )) as { age: number }[];
+    expect(Number(age)).toBeGreaterThan(5_000);
+    expect(b.db.replicas!.status()[0]).toMatchObject({ state: 'healthy', lagBytes: 0, lagMs: 0 });
+    const before = b.db.replicas!.reads.replica;
+    expect((await b.api.get('/api/v1/assets?limit=5', reader.key)).statusCode).toBe(200);
+    expect(b.db.replicas!.reads.replica).toBeGreaterThan(before);
+  }, 30_000);
+
   it('with replay paused, the organisation that wrote reads from the primary, the others from the replica', async () => {
     const id = (await a.api.post('/api/v1/assets', writer.key, { nickname: 'Loader', assetClass: 'off-road' })).json()
       .assetId as string;

@@ -60,6 +60,8 @@ export async function startStreamingPair(ports: [number, number]): Promise<Strea
       'max_connections = 60',
       'shared_buffers = 32MB',
       'wal_receiver_status_interval = 1s',
+      // An idle primary stays idle (no commits by autovacuum): the tests of lag rely on it.
+      'autovacuum = off',
     ].join('\n') + '\n';
   let replicaUp = false;
   const stop = async () => {
