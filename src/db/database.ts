@@ -176,6 +176,7 @@ async function openPostgres(
     ? (await import('./replicas.ts')).createReplicaSet({
         ...replicaOptions,
         primary: pool,
+        primaryChecker: newPool(url, 1, 400),
         // A replica that does not answer quickly is not waited for: the primary answers instead.
         makePool: (replicaUrl, kind) =>
           kind === 'reads'

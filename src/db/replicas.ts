@@ -50,6 +50,8 @@ export interface ReplicaSetOptions {
   positions: WritePositions;
   /** The primary's pool (never routed to a replica). */
   primary: pg.Pool;
+  /** A connection of its own to the primary for the checks: a busy request pool must not make replicas look lagging. */
+  primaryChecker: pg.Pool;
   makePool(url: string, kind: 'reads' | 'checks'): pg.Pool;
   /** Pool.query arguments run on one connection of `pool` in the caller's async context (ambient-engines.ts). */
   runOn(pool: pg.Pool, args: unknown[]): Promise<unknown>;
@@ -126,24 +128,26 @@ export function createReplicaSet(options: ReplicaSetOptions): ReplicaSet {
   }
 
   function lagOf(replay: bigint, sinceCommitMs: number | null, primaryLsn: bigint | null, now: number) {
-    if (primaryLsn === null) return { lagBytes: null, lagMs: null };
-    const behind = primaryLsn - replay;
-    if (behind <= 0n) return { lagBytes: 0, lagMs: 0 };
+    // The newest sampled primary position the replica has replayed: it has everything committed before then.
     let sampled = Infinity;
     for (let i = samples.length - 1; i >= 0; i--)
       if (samples[i].lsn <= replay) {
         sampled = now - samples[i].at;
         break;
       }
-    const lagMs = Math.min(sampled, sinceCommitMs ?? Infinity);
-    return { lagBytes: Number(behind), lagMs: Number.isFinite(lagMs) ? Math.round(lagMs) : null };
+    const ms = (bound: number) => (Number.isFinite(bound) ? Math.round(bound) : null);
+    // The primary's position unread this time: the samples still bound the lag from above.
+    if (primaryLsn === null) return { lagBytes: null, lagMs: ms(sampled) };
+    const behind = primaryLsn - replay;
+    if (behind <= 0n) return { lagBytes: 0, lagMs: 0 };
+    return { lagBytes: Number(behind), lagMs: ms(Math.min(sampled, sinceCommitMs ?? Infinity)) };
   }
 
   async function check() {
     const now = Date.now();
     const primaryLsn = await within(
       CHECK_TIMEOUT_MS,
-      options.primary.query(`SELECT pg_current_wal_lsn()::text AS lsn`),
+      options.primaryChecker.query(`SELECT pg_current_wal_lsn()::text AS lsn`),
     ).then(
       (res) => parseLsn((res.rows[0] as { lsn: string }).lsn),
       () => null,
@@ -273,6 +277,7 @@ export function createReplicaSet(options: ReplicaSetOptions): ReplicaSet {
       if (timer) clearTimeout(timer);
       await running.catch(() => {});
       await Promise.all(replicas.flatMap((r) => [r.pool.end().catch(() => {}), r.checker.end().catch(() => {})]));
+      await options.primaryChecker.end().catch(() => {});
       await options.positions.close();
     },
   };
