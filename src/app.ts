@@ -12,6 +12,7 @@ import {
   registerShutdownRefusal,
 } from './http/error-handler.ts';
 import { registerRequestDeadline, registerWriteScopes } from './http/request-deadline.ts';
+import { registerReadRouting } from './http/read-routing.ts';
 import { createPreAuthLimiter } from './http/pre-auth-limit.ts';
 import { registerRouteDocs } from './http/route-docs.ts';
 import { createSerializerCompiler } from './http/response-serializer.ts';
@@ -97,6 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         afterCommit: (request, reply) => deps.testHooks.afterIdempotentCommit?.(request, reply),
       });
       registerWriteScopes(api);
+      registerReadRouting(api, deps.db);
       for (const routes of API_MODULES) await api.register(named(routes(deps), routes.name));
     }, 'api'),
     { prefix: '/api/v1' },

@@ -14,6 +14,16 @@ export const envDescriptions = {
     'the webhook wake-up `LISTEN` use it. Unset: everything goes through `DATABASE_URL`, and other replicas’ ' +
     'commits reach this one’s dispatcher at its next poll (`WEBHOOK_POLL_MS`). Requires `DATABASE_URL`. See ' +
     '[PostgreSQL and poolers](operations/postgresql-and-poolers.md).',
+  DATABASE_REPLICA_URLS:
+    'Comma-separated `postgresql://` URLs of streaming replicas of `DATABASE_URL`. Reads that tolerate lag (the ' +
+    'API’s GET requests: lists, details, reports, exports, the event feed) go to a healthy replica that has ' +
+    'replayed the calling organisation’s last write; writes, transactions and API-key lookups stay on the primary. ' +
+    'Each organisation’s last write position is kept in Redis when `REDIS_URL` is set (every API process sees it); ' +
+    'without Redis it is kept in process memory, which is correct for a single API process only. Unset: every ' +
+    'query goes to `DATABASE_URL`. See [read replicas](adr/0070-read-replicas.md).',
+  REPLICA_MAX_LAG_MS:
+    'A replica further behind the primary than this (measured by WAL position; an idle primary means no lag), or ' +
+    'not answering, gets no reads until it has caught up; it is checked every 500 ms.',
   DB_PREPARED_STATEMENTS:
     'Named prepared statements for the hot paths. `auto`: only on connections that prove to be direct server ' +
     'sessions (never through a pooler); `true`: always (a pooler that tracks them, e.g. PgBouncer 1.21+ with ' +

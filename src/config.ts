@@ -41,6 +41,25 @@ const schema = z
     HOST: z.string().min(1).default('127.0.0.1'),
     DATABASE_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^postgres(ql)?$/ }).optional()),
     DATABASE_DIRECT_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+    DATABASE_REPLICA_URLS: z.preprocess(
+      emptyAsUndefined,
+      z
+        .string()
+        .optional()
+        .transform((v, ctx) => {
+          const urls = (v ?? '')
+            .split(',')
+            .map((u) => u.trim())
+            .filter(Boolean);
+          for (const u of urls)
+            if (!z.url({ protocol: /^postgres(ql)?$/ }).safeParse(u).success) {
+              ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of postgresql:// URLs' });
+              return z.NEVER;
+            }
+          return urls;
+        }),
+    ),
+    REPLICA_MAX_LAG_MS: positiveInt.default(5_000),
     DB_PREPARED_STATEMENTS: z
       .enum(['auto', 'true', 'false', '1', '0', 'yes', 'no'])
       .default('auto')
@@ -159,6 +178,12 @@ const schema = z
         path: ['DATABASE_DIRECT_URL'],
         message: 'is the direct connection beside DATABASE_URL (the pooled one): set DATABASE_URL too',
       });
+    if (env.DATABASE_REPLICA_URLS.length > 0 && !env.DATABASE_URL)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_REPLICA_URLS'],
+        message: 'are replicas of the PostgreSQL database at DATABASE_URL: set DATABASE_URL too',
+      });
     if (env.ATTACHMENTS_STORAGE === 's3' && !env.S3_BUCKET)
       ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required with ATTACHMENTS_STORAGE=s3' });
     if (2 * env.SHUTDOWN_DRAIN_MS >= env.SHUTDOWN_TIMEOUT_MS)
@@ -175,6 +200,11 @@ const schema = z
     databaseUrl: env.DATABASE_URL,
     /** A direct session to the same database (migrations and their lock, LISTEN); unset = all through databaseUrl. */
     databaseDirectUrl: env.DATABASE_DIRECT_URL,
+    /**
+     * Streaming replicas of databaseUrl for reads that tolerate lag, with read-your-writes per organisation
+     * (db/replicas.ts); one left out while more than maxLagMs behind or not answering.
+     */
+    replicas: { urls: env.DATABASE_REPLICA_URLS, maxLagMs: env.REPLICA_MAX_LAG_MS },
     /** Named prepared statements on databaseUrl's connections: auto = on those that prove to be direct sessions. */
     dbPreparedStatements: env.DB_PREPARED_STATEMENTS,
     dataDir: env.DATA_DIR,

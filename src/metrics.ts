@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import { lazyModule } from './core/lazy-module.ts';
 import { errorBody } from './core/errors.ts';
 import type { Database } from './db/database.ts';
+import type { ReplicaSet } from './db/replicas.ts';
 import { registerHttpMetrics } from './http/request-metrics.ts';
 
 // Loaded only by a process whose metrics can be read: it costs start-up time (docs/adr/0010-lazy-start-up.md).
@@ -101,6 +102,7 @@ export function createMetrics(db: Database, { enabled }: { enabled: boolean }): 
       this.set({ state: 'max' }, stats.max);
     },
   });
+  if (db.replicas) registerReplicaMetrics(db.replicas, registry);
 
   return {
     registry,
@@ -113,6 +115,52 @@ export function createMetrics(db: Database, { enabled }: { enabled: boolean }): 
     },
     register: (app) => registerHttpMetrics(app, registry),
   };
+}
+
+/** Each replica's state and lag (as GET /health shows them), and where the reads went. */
+function registerReplicaMetrics(replicas: ReplicaSet, registry: Registry) {
+  const { Counter, Gauge } = promClient();
+  new Gauge({
+    name: 'db_replica_up',
+    help: 'Whether the replica gets reads (1), or is left out: lagging or not answering (0)',
+    labelNames: ['replica', 'state'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of replicas.status()) this.set({ replica: r.name, state: r.state }, r.state === 'healthy' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'db_replica_lag_seconds',
+    help: 'Replica lag behind the primary by WAL position, in time (0 when it has replayed everything)',
+    labelNames: ['replica'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of replicas.status()) if (r.lagMs !== null) this.set({ replica: r.name }, r.lagMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'db_replica_lag_bytes',
+    help: 'WAL bytes the replica has not replayed yet',
+    labelNames: ['replica'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of replicas.status()) if (r.lagBytes !== null) this.set({ replica: r.name }, r.lagBytes);
+    },
+  });
+  new Counter({
+    name: 'db_read_statements_total',
+    help: 'Statements of read requests by where they ran: a replica, or the primary (no replica had the writes)',
+    labelNames: ['target'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ target: 'replica' }, replicas.reads.replica);
+      this.inc({ target: 'primary' }, replicas.reads.primary);
+    },
+  });
 }
 
 /** GET /metrics: absent (404) unless METRICS_TOKEN is set; then it requires that bearer token. */

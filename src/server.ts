@@ -6,6 +6,7 @@ import { createLogger } from './logger.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { migrate, MigrationError, readMigrations } from './db/migrator.ts';
 import { migrateDatabase } from './db/direct.ts';
+import { replicaOptions } from './db/replica-config.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 import { exitOnSignals, registerDrain } from './core/shutdown.ts';
 import { resolveKeyring, SecretKeyError } from './core/secret-keys.ts';
@@ -32,6 +33,7 @@ async function start() {
     poolSize: config.dbPoolSize,
     timeouts: config.dbTimeouts,
     preparedStatements: config.dbPreparedStatements,
+    replicas: replicaOptions(config, startupLog),
   });
   // Before anything waits on the database: a missing key is a configuration error, said at once. (The
   // embedded database's key file is read or created here, under the data directory's lock.)

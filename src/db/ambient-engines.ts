@@ -2,6 +2,8 @@ import type pg from 'pg';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { currentAmbient, savepoint, type Ambient, type AmbientEngine } from './ambient.ts';
 import { currentRequestScope, DatabaseUnavailableError } from './request-scope.ts';
+import { currentReadScope, type ReadScope } from './read-scope.ts';
+import type { ReplicaSet } from './replicas.ts';
 
 /** database.ts's SqlQuery (restated: database.ts imports this file). */
 interface SqlQuery {
@@ -76,33 +78,58 @@ export type RoutedPool = pg.Pool & {
   nestedTransaction<T>(fn: (conn: SqlQuery) => Promise<T>): Promise<{ result: T } | null>;
 };
 
-/** The pool as Prisma's adapter and the raw runner see it: queries go to the ambient connection when one is open. */
-export function ambientPool(pool: pg.Pool): RoutedPool {
+// pg-pool hands a waiting caller its connection from inside the release() of whoever freed it, so its own
+// query() runs the statement in that other request's async context, under the other request's deadline.
+// Awaiting connect() here resumes in the caller's context: the statement runs under its own request scope.
+export async function queryInCallersContext(pool: pg.Pool, args: unknown[]): Promise<unknown> {
+  const conn = await pool.connect();
+  let failed: Error | undefined;
+  try {
+    return await (conn.query as PgQuery)(...args);
+  } catch (err) {
+    failed = err as Error;
+    throw err;
+  } finally {
+    conn.release(failed); // as pool.query(): a connection whose query failed is not reused
+  }
+}
+
+/**
+ * A statement of a read scope outside any transaction: on the replica chosen for the scope, or on the primary.
+ * A replica that fails it (gone, conflict with recovery, a write it refuses) hands it and the rest of the scope to
+ * the primary: a read never fails because of a replica.
+ */
+async function readStatement(pool: pg.Pool, replicas: ReplicaSet, scope: ReadScope, args: unknown[]) {
+  const target = await replicas.target(scope);
+  if (!target) return queryInCallersContext(pool, args);
+  try {
+    return await target.query(args);
+  } catch (err) {
+    replicas.failed(target, err);
+    scope.target = Promise.resolve(null);
+    // 25006: a statement that writes; its organisation's position is recorded before the answer (read-routing.ts).
+    if ((err as { code?: string }).code === '25006') scope.wrote = true;
+    return queryInCallersContext(pool, args);
+  }
+}
+
+/**
+ * The pool as Prisma's adapter and the raw runner see it: queries go to the ambient connection when one is open,
+ * and those of a read scope (no transaction) to a replica when `replicas` are configured.
+ */
+export function ambientPool(pool: pg.Pool, replicas: ReplicaSet | null = null): RoutedPool {
   const onConnection = async (conn: pg.PoolClient) => ({
     query: async <T>(text: string, params: unknown[] = [], prepare?: string) =>
       (await conn.query(prepare ? { name: prepare, text, values: params } : { text, values: params })).rows as T[],
   });
-  // pg-pool hands a waiting caller its connection from inside the release() of whoever freed it, so its own
-  // query() runs the statement in that other request's async context, under the other request's deadline.
-  // Awaiting connect() here resumes in the caller's context: the statement runs under its own request scope.
-  const queryInCallersContext = async (args: unknown[]) => {
-    const conn = await pool.connect();
-    let failed: Error | undefined;
-    try {
-      return await (conn.query as PgQuery)(...args);
-    } catch (err) {
-      failed = err as Error;
-      throw err;
-    } finally {
-      conn.release(failed); // as pool.query(): a connection whose query failed is not reused
-    }
-  };
   const extra = {
     query: (...args: unknown[]) => {
       const ambient = currentAmbient<pg.PoolClient>();
       if (ambient) return ambient.handle().then((conn) => (conn.query as PgQuery)(...args));
       if (typeof args[args.length - 1] === 'function') return (pool.query as PgQuery)(...args);
-      return queryInCallersContext(args);
+      const read = replicas && currentReadScope();
+      if (read) return readStatement(pool, replicas, read, args);
+      return queryInCallersContext(pool, args);
     },
     connect: async () => {
       const ambient = currentAmbient<pg.PoolClient>();

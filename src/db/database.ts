@@ -4,9 +4,17 @@ import type pg from 'pg';
 import type { PGliteOptions } from '@electric-sql/pglite';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
-import { ambientPglite, ambientPool, pgAmbientEngine, pgliteAmbientEngine } from './ambient-engines.ts';
+import {
+  ambientPglite,
+  ambientPool,
+  pgAmbientEngine,
+  pgliteAmbientEngine,
+  queryInCallersContext,
+} from './ambient-engines.ts';
 import { runAmbient } from './ambient.ts';
 import { isDirectSession, waitForXactLock, type LockWaitOptions } from './advisory-lock.ts';
+import type { ReplicaSet } from './replicas.ts';
+import type { WritePositions } from './write-positions.ts';
 
 /** Raw SQL access below Prisma, for the migrator and health checks. */
 export interface SqlRunner {
@@ -52,6 +60,8 @@ export interface Database {
    * savepoints) in one transaction, committed when fn resolves: see ambient.ts.
    */
   ambient<T>(fn: () => Promise<T>): Promise<T>;
+  /** Streaming replicas for reads of a read scope (read-scope.ts); null without DATABASE_REPLICA_URLS. */
+  replicas: ReplicaSet | null;
   /** Connections in use and configured maximum (PostgreSQL only). */
   poolStats(): { total: number; idle: number; waiting: number; max: number } | null;
   close(): Promise<void>;
@@ -76,6 +86,16 @@ export interface DatabaseOptions {
    * and file-system bundle already loaded (tests open many databases in one process and start each migrated).
    */
   pglite?: Pick<PGliteOptions, 'fs' | 'pgliteWasmModule' | 'fsBundle'>;
+  /** PostgreSQL only: replicas for reads that tolerate lag, each opened with the primary's pool settings. */
+  replicas?: ReplicaOptions;
+}
+
+export interface ReplicaOptions {
+  urls: string[];
+  maxLagMs: number;
+  /** Where organisations' last write positions are kept (Redis across processes, memory in one). */
+  positions: WritePositions;
+  onError?(message: string, err: unknown): void;
 }
 
 /** Every wait on PostgreSQL is bounded (PGlite runs in-process and has no network to wait on). */
@@ -106,9 +126,17 @@ export const DEFAULT_DB_TIMEOUTS: DatabaseTimeouts = {
 // data files, and an embedded one never loads pg (docs/adr/0010-lazy-start-up.md).
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const timeouts = { ...DEFAULT_DB_TIMEOUTS, ...options.timeouts };
-  return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, timeouts, options.preparedStatements ?? 'auto')
-    : openPglite(options.dataDir, options.pglite);
+  if (!options.databaseUrl) {
+    await options.replicas?.positions.close();
+    return openPglite(options.dataDir, options.pglite);
+  }
+  return openPostgres(
+    options.databaseUrl,
+    options.poolSize ?? 10,
+    timeouts,
+    options.preparedStatements ?? 'auto',
+    options.replicas,
+  );
 }
 
 async function openPostgres(
@@ -116,32 +144,51 @@ async function openPostgres(
   max: number,
   timeouts: DatabaseTimeouts,
   prepared: PreparedStatements,
+  replicaOptions?: ReplicaOptions,
 ): Promise<Database> {
   const [{ default: pg }, { PrismaPg }, { guardedClientClass }] = await Promise.all([
     import('pg'),
     import('@prisma/adapter-pg'),
     import('./guarded-client.ts'),
   ]);
-  // No startup parameters (a transaction pooler refuses them, and its server connections are shared): the
-  // server-side timeouts are set per transaction and the rest is kept by the client (guarded-client.ts).
-  const pool = new pg.Pool({
-    connectionString: url,
-    max,
-    idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: timeouts.connectMs,
-    // Dead peers behind a silent network are noticed by the kernel too, not only by the query deadline.
-    keepAlive: true,
-    keepAliveInitialDelayMillis: 10_000,
-    Client: guardedClientClass(timeouts, prepared),
-  });
-  // An idle client losing its connection must not crash the process; the pool replaces it. Nor may a checked-out
-  // one that is reset between queries (the request deadline, guarded-client.ts): pg emits that on the client, and
-  // its next query fails with the reason anyway.
-  pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
+  const newPool = (connectionString: string, size: number, connectMs: number) => {
+    // No startup parameters (a transaction pooler refuses them, and its server connections are shared): the
+    // server-side timeouts are set per transaction and the rest is kept by the client (guarded-client.ts).
+    const p = new pg.Pool({
+      connectionString,
+      max: size,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: connectMs,
+      // Dead peers behind a silent network are noticed by the kernel too, not only by the query deadline.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      Client: guardedClientClass(timeouts, prepared),
+    });
+    // An idle client losing its connection must not crash the process; the pool replaces it. Nor may a
+    // checked-out one that is reset between queries (the request deadline, guarded-client.ts): pg emits that on
+    // the client, and its next query fails with the reason anyway.
+    p.on('error', () => {});
+    p.on('connect', (client) => client.on('error', () => {}));
+    return p;
+  };
+  const pool = newPool(url, max, timeouts.connectMs);
+  const replicas = replicaOptions?.urls.length
+    ? (await import('./replicas.ts')).createReplicaSet({
+        ...replicaOptions,
+        primary: pool,
+        primaryChecker: newPool(url, 1, 400),
+        // A replica that does not answer quickly is not waited for: the primary answers instead.
+        makePool: (replicaUrl, kind) =>
+          kind === 'reads'
+            ? newPool(replicaUrl, max, Math.min(timeouts.connectMs, 1_000))
+            : newPool(replicaUrl, 1, 400),
+        runOn: queryInCallersContext,
+      })
+    : null;
+  if (!replicas) await replicaOptions?.positions.close();
   // Prisma and the raw runner see the pool through ambientPool: inside an ambient transaction their work
-  // goes to its connection.
-  const routed = ambientPool(pool);
+  // goes to its connection, and a read scope's to a replica.
+  const routed = ambientPool(pool, replicas);
   // Named or not, as each connection decides (guarded-client.ts).
   const statement = (text: string, values: unknown[], prepare?: string) =>
     prepare ? { name: prepare, text, values } : { text, values };
@@ -209,8 +256,10 @@ async function openPostgres(
       }
     },
     ambient: (fn) => runAmbient(pgAmbientEngine(pool), fn),
+    replicas,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
     close: async () => {
+      await replicas?.close();
       await prisma.$disconnect();
       await pool.end().catch(() => {});
     },
@@ -254,6 +303,7 @@ async function openPglite(dataDir: string, start?: DatabaseOptions['pglite']): P
           fn({ query: async <T>(text: string, params: unknown[] = []) => (await tx.query<T>(text, params)).rows }),
         ),
       ambient: (fn) => runAmbient(pgliteAmbientEngine(client), fn),
+      replicas: null,
       poolStats: () => null,
       close: async () => {
         await prisma.$disconnect();

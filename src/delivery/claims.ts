@@ -100,7 +100,7 @@ const RECORD_SQL = `
       error = u.err
     FROM json_to_recordset($1::json) AS u(id text, status text, attempts int, at timestamptz, retry float8, rs int, body text, err text)
     WHERE d.id = u.id AND d."claimedBy" = $2::text AND d.attempts = u.attempts - 1
-    RETURNING d.id, d."subscriptionId" AS sid, u.status = 'DELIVERED' AS ok, u.at
+    RETURNING d.id, d."orgId", d."subscriptionId" AS sid, u.status = 'DELIVERED' AS ok, u.at
   ), batch AS (
     SELECT sid, max(at) FILTER (WHERE ok) AS ok_at, max(at) FILTER (WHERE NOT ok) AS fail_at FROM written GROUP BY sid
   ), health AS (
@@ -124,12 +124,14 @@ const RECORD_SQL = `
     WHERE s.id = h.sid AND l.id = s.id
     RETURNING s.id
   )
-  SELECT id FROM written`;
+  SELECT id, "orgId" FROM written`;
 
 /** The delivery queue's SQL, every statement guarded by the claimant's instance id. */
 export function createClaims(db: Database, instanceId: string, leaseSec: number) {
   const lease = Prisma.sql`now() + make_interval(secs => ${leaseSec}::double precision)`;
   const json = (value: unknown) => JSON.stringify(value);
+  // A failure to record is not the delivery's: the read after it is served by the primary or a replica in step.
+  const noteWrites = (orgIds: string[]) => db.replicas?.noteWrites(orgIds).catch(() => {});
 
   return {
     /**
@@ -138,13 +140,17 @@ export function createClaims(db: Database, instanceId: string, leaseSec: number)
      * cap from its own due rows, oldest first, on the (subscriptionId, nextAttemptAt) index: one busy
      * subscription's backlog never stands in front of another's, and nothing sorts the backlog.
      */
-    claim(req: ClaimRequest): Promise<ClaimedDelivery[]> {
+    async claim(req: ClaimRequest): Promise<ClaimedDelivery[]> {
       const caps = json([...req.caps].map(([id, n]) => ({ id, n })));
-      return db.sql.query<ClaimedDelivery>(
+      const rows = await db.sql.query<ClaimedDelivery>(
         CLAIM_SQL,
         [req.after, caps, req.perSubscription, json(req.blocked), req.limit, leaseSec, instanceId],
         'webhook-claim',
       );
+      // With read replicas: a receiver that reads back after a webhook (the event, the asset) is never served an
+      // older state, whatever wrote the event (a request, a telematics run, the reminder sweep).
+      if (rows.length > 0) await noteWrites(rows.map((r) => r.orgId));
+      return rows;
     },
 
     /**
@@ -232,7 +238,13 @@ export function createClaims(db: Database, instanceId: string, leaseSec: number)
           err: o.error,
         })),
       );
-      const written = await db.sql.query<{ id: string }>(RECORD_SQL, [rows, instanceId], 'webhook-record');
+      const written = await db.sql.query<{ id: string; orgId: string }>(
+        RECORD_SQL,
+        [rows, instanceId],
+        'webhook-record',
+      );
+      // With read replicas: a read of the delivery history after this never shows the attempt as not made.
+      await noteWrites(written.map((r) => r.orgId));
       return new Set(written.map((r) => r.id));
     },
   };

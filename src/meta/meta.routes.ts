@@ -10,7 +10,7 @@ import {
 } from './meta.schemas.ts';
 
 export const metaRoutes =
-  ({ services, build, changelog }: AppDeps): FastifyPluginAsyncZod =>
+  ({ services, build, changelog, db }: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
     const uptimeSec = () => Math.floor(process.uptime());
     const meta = services.meta;
@@ -38,9 +38,15 @@ export const metaRoutes =
         const database = await meta.pingDatabase();
         const ok = database === 'ok';
         if (!ok) req.log.warn({ database }, 'health check failed: the database did not answer the ping');
-        return reply
-          .code(ok ? 200 : 503)
-          .send({ ok, database, apiVersion: 'v1', commit: build.commit, uptimeSec: uptimeSec() });
+        return reply.code(ok ? 200 : 503).send({
+          ok,
+          database,
+          apiVersion: 'v1',
+          commit: build.commit,
+          uptimeSec: uptimeSec(),
+          // A replica's state never fails readiness: without one the primary serves every read.
+          ...(db.replicas && { replicas: db.replicas.status() }),
+        });
       },
     );
 

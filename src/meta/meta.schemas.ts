@@ -7,6 +7,19 @@ export const HealthResponse = z.object({
   apiVersion: z.literal('v1'),
   commit: z.string(),
   uptimeSec: z.number().int(),
+  replicas: z
+    .array(
+      z.object({
+        name: z.string().describe('host:port/database'),
+        state: z
+          .enum(['healthy', 'lagging', 'down', 'starting'])
+          .describe('healthy: gets reads; lagging: further behind than REPLICA_MAX_LAG_MS; down: not answering'),
+        lagMs: z.number().int().nullable().describe('Lag by WAL position, in milliseconds; null while unknown'),
+        lagBytes: z.number().int().nullable().describe('WAL bytes not replayed yet; null while unknown'),
+      }),
+    )
+    .optional()
+    .describe('Read replicas (DATABASE_REPLICA_URLS) and their state; absent without replicas'),
 });
 
 export const LiveResponse = z.object({ ok: z.literal(true), uptimeSec: z.number().int() });

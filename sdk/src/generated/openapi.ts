@@ -5316,6 +5316,20 @@ export interface components {
             apiVersion: "v1";
             commit: string;
             uptimeSec: number;
+            /** @description Read replicas (DATABASE_REPLICA_URLS) and their state; absent without replicas */
+            replicas?: {
+                /** @description host:port/database */
+                name: string;
+                /**
+                 * @description healthy: gets reads; lagging: further behind than REPLICA_MAX_LAG_MS; down: not answering
+                 * @enum {string}
+                 */
+                state: "healthy" | "lagging" | "down" | "starting";
+                /** @description Lag by WAL position, in milliseconds; null while unknown */
+                lagMs: number | null;
+                /** @description WAL bytes not replayed yet; null while unknown */
+                lagBytes: number | null;
+            }[];
         };
         /** @description Not ready: the database ping failed or timed out (2 s) */
         GetHealthError503: {
@@ -5329,6 +5343,20 @@ export interface components {
             apiVersion: "v1";
             commit: string;
             uptimeSec: number;
+            /** @description Read replicas (DATABASE_REPLICA_URLS) and their state; absent without replicas */
+            replicas?: {
+                /** @description host:port/database */
+                name: string;
+                /**
+                 * @description healthy: gets reads; lagging: further behind than REPLICA_MAX_LAG_MS; down: not answering
+                 * @enum {string}
+                 */
+                state: "healthy" | "lagging" | "down" | "starting";
+                /** @description Lag by WAL position, in milliseconds; null while unknown */
+                lagMs: number | null;
+                /** @description WAL bytes not replayed yet; null while unknown */
+                lagBytes: number | null;
+            }[];
         };
         GetLivenessResponse: {
             /** @enum {boolean} */
@@ -6506,7 +6534,15 @@ export interface operations {
                      *       "database": "ok",
                      *       "apiVersion": "v1",
                      *       "commit": "1a2b3c4d5e6f",
-                     *       "uptimeSec": 3600
+                     *       "uptimeSec": 3600,
+                     *       "replicas": [
+                     *         {
+                     *           "name": "Impact driver 18V",
+                     *           "state": "healthy",
+                     *           "lagMs": 3600,
+                     *           "lagBytes": 3
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["GetHealthResponse"];
@@ -6543,7 +6579,15 @@ export interface operations {
                      *       "database": "ok",
                      *       "apiVersion": "v1",
                      *       "commit": "1a2b3c4d5e6f",
-                     *       "uptimeSec": 3600
+                     *       "uptimeSec": 3600,
+                     *       "replicas": [
+                     *         {
+                     *           "name": "Impact driver 18V",
+                     *           "state": "healthy",
+                     *           "lagMs": 3600,
+                     *           "lagBytes": 3
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["GetHealthError503"];

@@ -23,16 +23,19 @@ export const SWEEP_CLAIM_SQL = `SELECT id FROM service_reminders
  * re-evaluated; a full batch means more are waiting for the next tick.
  */
 export async function sweepCalendar(db: Database, now: Date, batch = SWEEP_BATCH): Promise<number> {
-  return transaction(db, async (tx) => {
+  const orgIds = await transaction(db, async (tx) => {
     const due = await tx.$queryRawUnsafe<{ id: string }[]>(SWEEP_CLAIM_SQL, now, batch);
-    if (due.length === 0) return 0;
+    if (due.length === 0) return [];
     const rows = await tx.serviceReminder.findMany({ where: { id: { in: due.map((d) => d.id) } } });
     for (const row of rows) {
       const ev = evaluate(termsOf(row), null, now, keptMeter(row));
       await writeEvaluation(tx, { orgId: row.orgId, actorId: null }, row, ev);
     }
-    return rows.length;
+    return rows.map((r) => r.orgId);
   });
+  // With read replicas: the organisations' next reads wait for a replica that has this batch.
+  await db.replicas?.noteWrites(orgIds);
+  return orgIds.length;
 }
 
 /**

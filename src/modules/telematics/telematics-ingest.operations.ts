@@ -173,6 +173,8 @@ export async function ingestPage(db: Database, run: PageRun, equipment: FeedEqui
     for (const f of faults) if (await openFaultFlag(tx, ctx, f.assetId, f.fault)) counters.faultsOpened++;
     await saveCounters({ query: (text, params) => tx.$executeRawUnsafe(text, ...(params ?? [])) }, run);
   });
+  // With read replicas: the organisation's reads from now on (the asset's readings) wait for this page.
+  await db.replicas?.noteWrite(ctx.orgId);
 }
 
 /**

@@ -145,4 +145,6 @@ export async function finishRun(
         at: now.toISOString(),
       });
   });
+  // With read replicas: the organisation's next reads wait for a replica that has the run's outcome.
+  await db.replicas?.noteWrite(c.orgId);
 }
