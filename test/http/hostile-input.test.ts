@@ -173,11 +173,11 @@ describe('authentication lookups per client address', () => {
         keys.push(...(await Promise.all(Array.from({ length: 20 }, () => tenant.newKey()))).map((k) => k.key));
       keys.length = 200;
       await awayFromMinuteBoundary(20_000);
-      const original = app.db.prisma.apiKey.findUnique;
+      const original = app.db.sql.query;
       let lookups = 0;
-      (app.db.prisma.apiKey as any).findUnique = (...args: any[]) => {
-        lookups += 1;
-        return (original as any).apply(app.db.prisma.apiKey, args);
+      (app.db.sql as any).query = (...args: any[]) => {
+        if (args[2] === 'auth_key_lookup') lookups += 1;
+        return (original as any).apply(app.db.sql, args);
       };
       const statuses = async (list: string[]) => {
         const out: number[] = [];
@@ -210,7 +210,7 @@ describe('authentication lookups per client address', () => {
         expect((await app.api.get('/api/v1/me', fresh.key)).statusCode).toBe(401);
         expect((await app.api.get('/api/v1/me', fresh.key)).statusCode).toBe(429);
       } finally {
-        (app.db.prisma.apiKey as any).findUnique = original;
+        (app.db.sql as any).query = original;
       }
     } finally {
       await app.close();

@@ -20,6 +20,14 @@ export const COST_STEPS: Step[] = [
     checks: [okTrue, str('fuelEntryId')],
   },
   {
+    operationId: 'getFuelEntry',
+    name: "Read the fill back, with its fuel card's transaction id",
+    params: { id: '{{fuelEntryId}}' },
+    status: 200,
+    save: { fuelExternalId: 'fuelEntry.externalId' },
+    checks: [okTrue, is('fuelEntry.id', '{{fuelEntryId}}')],
+  },
+  {
     operationId: 'createFuelEntry',
     name: 'Settle the fill: the same externalId updates it',
     body: {
@@ -28,7 +36,7 @@ export const COST_STEPS: Step[] = [
       volume: 42.5,
       unit: 'GALLON',
       totalCost: 163.42,
-      externalId: 'card-{{$timestamp}}',
+      externalId: '{{fuelExternalId}}',
     },
     status: 200,
     checks: [okTrue, is('fuelEntryId', '{{fuelEntryId}}')],
