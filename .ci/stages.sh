@@ -21,7 +21,7 @@ _ci_elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - 
 _ci_count_tests() {
   local line
   CI_LAST_COUNTS=""
-  line="$(grep -aE '^ +Tests +' "$1" | tail -1 || true)"
+  line="$(sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -aE '^ +Tests +' | tail -1 || true)"
   [ -n "$line" ] || return 0
   local passed failed skipped
   passed="$(sed -nE 's/.* ([0-9]+) passed.*/\1/p' <<<"$line")"
