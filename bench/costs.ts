@@ -25,7 +25,7 @@ import {
   repairCosts,
 } from '../src/modules/costs/costs.repository.ts';
 import { migrate } from '../src/db/migrator.ts';
-import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
+import { createBenchTenant } from './lib/seed.ts';
 import { createScratchDatabase } from '../test/helpers/db/scratch-database.ts';
 import { ADMIN_URL, log, num, text } from './lib/env.ts';
 import { BENCH_SECRETS_KEYS } from './lib/keys.ts';
@@ -173,17 +173,10 @@ async function main() {
   });
   try {
     await migrate(db.sql);
-    const orgs = createOrgAdmin(db);
-    const org = await orgs.createOrg('Bench Fleet', 'bench');
-    const user = await orgs.createUser('bench', 'bench@example.com', 'Bench');
-    const { key } = await orgs.createKey({
-      orgSlug: 'bench',
-      userEmail: 'bench@example.com',
-      label: 'b',
-      rateLimit: '100000000',
-    });
+    const tenant = await createBenchTenant(db, 'bench', { name: 'Bench Fleet', rateLimit: '100000000' });
+    const { key } = tenant;
     log(`seeding ${ASSETS} assets over ${DAYS} days`);
-    await seed(scratch.url, org.id, user.id);
+    await seed(scratch.url, tenant.orgId, tenant.userId);
 
     const config = loadConfig({
       DATABASE_URL: scratch.url,
@@ -205,7 +198,7 @@ async function main() {
       return { ms: performance.now() - t, res };
     };
 
-    await explainStatements(db.sql, org.id, from, to);
+    await explainStatements(db.sql, tenant.orgId, from, to);
     const reportUrl = `/api/v1/reports/costs?groupBy=asset&from=${from}&to=${to}&limit=50`;
     for (let i = 0; i < 3; i++) await get(reportUrl);
     const reportTimes: number[] = [];

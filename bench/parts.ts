@@ -15,7 +15,7 @@ import { createDeps } from '../src/composition.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
-import { createOrgAdmin } from '../src/modules/orgs/orgs.service.ts';
+import { createBenchTenant } from './lib/seed.ts';
 import { createScratchDatabase } from '../test/helpers/db/scratch-database.ts';
 import { ADMIN_URL, log, num, text } from './lib/env.ts';
 import { BENCH_SECRETS_KEYS } from './lib/keys.ts';
@@ -82,17 +82,10 @@ async function main() {
   const db = await openDatabase({ databaseUrl: url, dataDir: 'unused' });
   try {
     await migrate(db.sql);
-    const orgs = createOrgAdmin(db);
-    const org = await orgs.createOrg('Bench Fleet', 'bench');
-    await orgs.createUser('bench', 'bench@example.com', 'Bench');
-    const { key } = await orgs.createKey({
-      orgSlug: 'bench',
-      userEmail: 'bench@example.com',
-      label: 'b',
-      rateLimit: '100000000',
-    });
+    const tenant = await createBenchTenant(db, 'bench', { name: 'Bench Fleet', rateLimit: '100000000' });
+    const { key } = tenant;
     log(`seeding ${PARTS} parts in ${YARDS} yards, ${LEDGER} ledger entries`);
-    await seed(url, org.id);
+    await seed(url, tenant.orgId);
 
     const config = loadConfig({
       DATABASE_URL: url,
@@ -149,7 +142,7 @@ async function main() {
     const refused = raced.filter((r) => r.statusCode === 409).length;
     const [left] = await db.sql.query<{ onHand: string }>(
       `SELECT "onHand"::text AS "onHand" FROM part_stock WHERE "orgId" = $1 AND "partId" = $2 AND "yardId" = $3`,
-      [org.id, racePart, yardId(1)],
+      [tenant.orgId, racePart, yardId(1)],
     );
     if (won !== 5 || refused !== 15 || Number(left.onHand) !== 0)
       throw new Error(`race: ${won} issued, ${refused} refused, ${left.onHand} left`);
