@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { compactParameterizationSchema } from './prisma-parameterization.mjs';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -16,6 +17,7 @@ const stamp = `${root}src/generated/prisma/.generated-from`;
 const fingerprint = createHash('sha256')
   .update(readFileSync(`${root}prisma/schema.prisma`))
   .update(require('prisma/package.json').version)
+  .update(readFileSync(`${root}scripts/prisma-parameterization.mjs`))
   .digest('hex');
 
 if (existsSync(stamp) && readFileSync(stamp, 'utf8') === fingerprint && !process.argv.includes('--force'))
@@ -29,4 +31,10 @@ if (result.status !== 0) {
   process.stderr.write(result.stderr);
   process.exit(result.status ?? 1);
 }
+// The runtime keeps this schema in memory for the life of the process: see prisma-parameterization.mjs.
+const client = `${root}src/generated/prisma/internal/class.ts`;
+const compacted = compactParameterizationSchema(readFileSync(client, 'utf8'));
+if (compacted === undefined)
+  process.stderr.write(`prisma-generate: ${client} left as generated (schema not understood)\n`);
+else writeFileSync(client, compacted);
 writeFileSync(stamp, fingerprint);
