@@ -27,7 +27,7 @@ import {
 import { migrate } from '../src/db/migrator.ts';
 import { createBenchTenant } from './lib/seed.ts';
 import { createScratchDatabase } from '../test/helpers/db/scratch-database.ts';
-import { ADMIN_URL, log, num, text } from './lib/env.ts';
+import { ADMIN_URL, flag, log, num, text } from './lib/env.ts';
 import { BENCH_SECRETS_KEYS } from './lib/keys.ts';
 import { writeResults } from './lib/results.ts';
 import { median, pct, round } from './lib/stats.ts';
@@ -39,6 +39,8 @@ const FILLS = num('BENCH_FILLS', 200_000);
 const LINES = num('BENCH_LINES', 50_000);
 const SAMPLES = num('BENCH_SAMPLES', 20);
 const DAYS = 730;
+/** Keep the scratch database after the run (to EXPLAIN its statements by hand); its name is logged. */
+const KEEP = flag('BENCH_KEEP');
 
 const asset = (g: string) => `'ca-' || lpad((${g})::text, 5, '0')`;
 
@@ -247,7 +249,8 @@ async function main() {
     await app.close();
   } finally {
     await db.close();
-    await scratch.drop();
+    if (KEEP) log(`kept ${scratch.url}`);
+    else await scratch.drop();
   }
 }
 

@@ -76,6 +76,8 @@ function afterCursor(cursor: string | undefined): Pick<Row, 'key' | 'total'> | n
 export function createCostService({ db }: Pick<ServiceDeps, 'db'>) {
   async function figures(p: Period, by: GroupBy, always: string[] = []) {
     const sql = db.sql;
+    // A project's share of a meter is not known: its rows have no meter or economy figures to read.
+    const metered = by !== 'project';
     const [assets, fuelEntries, logFuel, expenses, parts, labor, repairs, meters, economy] = await Promise.all([
       costAssets(sql, p),
       fuelEntryCosts(sql, p),
@@ -84,8 +86,8 @@ export function createCostService({ db }: Pick<ServiceDeps, 'db'>) {
       lineCosts(sql, p, 'part'),
       lineCosts(sql, p, 'labor'),
       repairCosts(sql, p),
-      meterReadings(sql, p),
-      economySegments(sql, p),
+      metered ? meterReadings(sql, p) : [],
+      metered ? economySegments(sql, p) : [],
     ]);
     const families = { fuelEntries, logFuel, expenses, parts, labor, repairs };
     return { assets, groups: groupFigures(by, assets, families, meters, economy, p, always) };
