@@ -46,10 +46,10 @@ export const totalOf = (f: Figures): Dec => Object.values(f.money).reduce((a, b)
 
 /** The depreciation of [from, to), stopping at the sale of a SOLD asset. */
 export function periodDepreciation(a: CostAssetRow, from: Date, to: Date): Dec {
-  const d = depreciationOf({ ...a, salvageValue: dec(a.salvageValue) });
-  if (d.method === 'NONE') return ZERO;
   const end = a.lifecycleStatus === 'SOLD' && a.soldAt && a.soldAt < to ? a.soldAt : to;
-  return end > from ? depreciationBetween(d, from, end) : ZERO;
+  if (end <= from) return ZERO;
+  const d = depreciationOf({ ...a, salvageValue: dec(a.salvageValue) }, end);
+  return d.method === 'NONE' ? ZERO : depreciationBetween(d, from, end);
 }
 
 /** Meter movement of one asset: start at or before `from` (else the first in the period), end before `to`. */

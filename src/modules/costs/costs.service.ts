@@ -178,7 +178,7 @@ export function createCostService({ db }: Pick<ServiceDeps, 'db'>) {
 
     async exportCsv(ctx: RequestContext, q: CostReportInput) {
       const { rows, wire } = await reportRows(ctx, q);
-      return costCsvStream(rows.map(wire));
+      return costCsvStream(rows, wire);
     },
 
     async depreciation(ctx: RequestContext, id: string) {
