@@ -132,12 +132,13 @@ export function createCostService({ db }: Pick<ServiceDeps, 'db'>) {
       const from = query.from ?? new Date(to.getTime() - YEAR_MS);
       checkPeriod(from, to);
       // In parallel: the figures are the organisation's only (orgId in every statement), so an unknown asset's
-      // empty figures are dropped for the 404 and nothing of another tenant is ever read.
-      const [asset, currency, { groups }] = await Promise.all([
-        db.prisma.asset.findFirst({ where: { id, orgId: ctx.orgId }, select: { id: true } }),
+      // empty figures are dropped for the 404 and nothing of another tenant is ever read. The asset row comes
+      // with them (costAssets, narrowed to the organisation's asset).
+      const [currency, { assets, groups }] = await Promise.all([
         orgCurrency(db.prisma, ctx.orgId),
         figures({ orgId: ctx.orgId, from, to, assetId: id }, 'asset', [id]),
       ]);
+      const asset = assets.find((a) => a.id === id);
       if (!asset) throw notFound('Asset');
       return {
         ok: true as const,
