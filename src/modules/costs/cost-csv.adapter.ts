@@ -32,8 +32,10 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 /** One RFC 4180 field: formula-like text neutralised with a leading quote, then quoted when needed. */
 export function csvCell(value: string | number | null | undefined): string {
   if (value == null) return '';
-  let text = String(value);
-  if (typeof value === 'string' && FORMULA_START.test(text)) text = `'${text}`;
+  // A number's text is digits, a sign, a point or an exponent: never a formula, never quoted.
+  if (typeof value === 'number') return String(value);
+  let text = value;
+  if (FORMULA_START.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
