@@ -141,8 +141,7 @@ const fillsBeyond = (op: '<=' | '>', c: string) => {
  * complete, so their distance is last - first reading and their volume every fill after the first up to the last.
  * Per asset, index probes find the first and last closing fills and the litres outside them (`outside`); the volume
  * of the complete segments is then the asset's litres of the period (its fuel families' sum) minus `outside`, so the
- * statement reads a few fills per asset and never sorts the period's fills. A meterless asset takes no reading, so
- * it has no closing fill and is not probed.
+ * statement reads a few fills per asset and never sorts the period's fills.
  */
 export async function economySegments(sql: SqlRunner, p: Period): Promise<EconomyRow[]> {
   return sql.query<EconomyRow>(
@@ -153,7 +152,7 @@ export async function economySegments(sql: SqlRunner, p: Period): Promise<Econom
           ${fillsBeyond('>', 'l')}
        ) o(liters))::text AS outside
      FROM assets a CROSS JOIN LATERAL ${closingFill('ASC')} f CROSS JOIN LATERAL ${closingFill('DESC')} l
-     WHERE a."orgId" = $1 AND a."meterType" <> 'NONE' ${one(p, 'a.id')} AND (f.t, f.id) < (l.t, l.id)`,
+     WHERE a."orgId" = $1 ${one(p, 'a.id')} AND (f.t, f.id) < (l.t, l.id)`,
     params(p),
     named(p, 'economy'),
   );
