@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { economySegments } from '../../src/modules/costs/costs.repository.ts';
+import { economySegments, meterLogFuelCosts } from '../../src/modules/costs/costs.repository.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db/test-database.ts';
 import { nodes, plansOf, scansOf } from '../helpers/db/query-plans.ts';
 
@@ -49,5 +49,14 @@ describe('fuel economy', () => {
       for (const sort of nodes(plan).filter((n) => n['Node Type'] === 'Sort'))
         expect([...scansOf(sort, 'fuel_entries'), ...scansOf(sort, 'meter_logs')]).toEqual([]);
     }
+  });
+
+  it("one asset's meter-log fuel is an index-only range of that asset's fuel logs", async () => {
+    const period = { orgId, from: new Date('2026-01-01Z'), to: new Date('2027-01-01Z'), assetId: 'cost-asset-1' };
+    const [plan] = await plansOf(db, (sql) => meterLogFuelCosts(sql, period));
+    const scans = scansOf(plan, 'meter_logs');
+    expect(scans.map((s) => [s['Node Type'], s['Index Name']])).toEqual([
+      ['Index Only Scan', 'meter_logs_orgId_assetId_fuel_loggedAt_idx'],
+    ]);
   });
 });
