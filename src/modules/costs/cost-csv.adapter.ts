@@ -32,23 +32,28 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 /** One RFC 4180 field: formula-like text neutralised with a leading quote, then quoted when needed. */
 export function csvCell(value: string | number | null | undefined): string {
   if (value == null) return '';
-  let text = String(value);
-  if (typeof value === 'string' && FORMULA_START.test(text)) text = `'${text}`;
+  // A number's text is digits, a sign, a point or an exponent: never a formula, never quoted.
+  if (typeof value === 'number') return String(value);
+  let text = value;
+  if (FORMULA_START.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 const line = (r: Row) =>
   [...FIGURES.map((f) => csvCell(r[f])), ...ECONOMY.map((k) => csvCell(r.fuelEconomy?.[k]))].join(',') + '\r\n';
 
-/** The header, then the rows in chunks, pulled by the client as it reads (Readable.from is lazy). */
-export function costCsvStream(rows: Row[], chunk = 1000): Readable {
+/**
+ * The header, then the rows in chunks, pulled by the client as it reads (Readable.from is lazy): each chunk's rows
+ * are shaped (`wire`) only when it is written, so the whole report is never held twice.
+ */
+export function costCsvStream<T>(rows: T[], wire: (row: T) => Row, chunk = 1000): Readable {
   function* lines() {
     yield COST_CSV_HEADER;
-    for (let i = 0; i < rows.length; i += chunk)
-      yield rows
-        .slice(i, i + chunk)
-        .map(line)
-        .join('');
+    for (let i = 0; i < rows.length; i += chunk) {
+      let text = '';
+      for (const r of rows.slice(i, i + chunk)) text += line(wire(r));
+      yield text;
+    }
   }
   return Readable.from(lines());
 }

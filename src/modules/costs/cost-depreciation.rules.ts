@@ -40,33 +40,28 @@ export function addYears(at: Date, years: number): Date {
  * STRAIGHT_LINE: (cost - salvage) / life a year. DECLINING_BALANCE: double declining, 2 / life x opening, or
  * straight line over the years left ((opening - salvage) / years left) once that is larger; never below salvage.
  * Each year's amount is rounded half-up to the cent and the last year closes exactly at salvage. A salvage above
- * the cost leaves nothing to depreciate.
+ * the cost leaves nothing to depreciate. With `until`, the schedule stops before the first year starting at or after
+ * it (a year's figures never depend on the years after it), which is all a period ending there needs.
  */
-export function depreciationOf(a: DepreciableAsset): Depreciation {
+export function depreciationOf(a: DepreciableAsset, until?: Date): Depreciation {
   const life = a.usefulLifeYears;
   if (a.depreciationMethod === 'NONE' || a.purchaseCost == null || !a.purchaseDate || !life || life < 1)
     return { method: 'NONE', cost: ZERO, salvage: ZERO, schedule: [] };
   const cost = dec(a.purchaseCost);
   const salvage = Dec.min(a.salvageValue, cost);
+  const straightLine = a.depreciationMethod === 'STRAIGHT_LINE' ? round(cost.minus(salvage).div(life)) : null;
   const schedule: ScheduleYear[] = [];
   let opening = cost;
   for (let year = 1; year <= life; year++) {
-    const left = life - year + 1;
-    const straight = opening.minus(salvage).div(left);
+    const start = addYears(a.purchaseDate, year - 1);
+    if (until && start >= until) break;
     let amount: Dec;
     if (year === life) amount = opening.minus(salvage);
-    else if (a.depreciationMethod === 'STRAIGHT_LINE') amount = round(cost.minus(salvage).div(life));
-    else amount = round(Dec.max(opening.times(2).div(life), straight));
+    else if (straightLine) amount = straightLine;
+    else amount = round(Dec.max(opening.times(2).div(life), opening.minus(salvage).div(life - year + 1)));
     amount = Dec.max(ZERO, Dec.min(amount, opening.minus(salvage)));
     const closing = opening.minus(amount);
-    schedule.push({
-      year,
-      start: addYears(a.purchaseDate, year - 1),
-      end: addYears(a.purchaseDate, year),
-      opening,
-      depreciation: amount,
-      closing,
-    });
+    schedule.push({ year, start, end: addYears(a.purchaseDate, year), opening, depreciation: amount, closing });
     opening = closing;
   }
   return { method: a.depreciationMethod, cost, salvage, schedule };

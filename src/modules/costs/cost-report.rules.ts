@@ -46,10 +46,10 @@ export const totalOf = (f: Figures): Dec => Object.values(f.money).reduce((a, b)
 
 /** The depreciation of [from, to), stopping at the sale of a SOLD asset. */
 export function periodDepreciation(a: CostAssetRow, from: Date, to: Date): Dec {
-  const d = depreciationOf({ ...a, salvageValue: dec(a.salvageValue) });
-  if (d.method === 'NONE') return ZERO;
   const end = a.lifecycleStatus === 'SOLD' && a.soldAt && a.soldAt < to ? a.soldAt : to;
-  return end > from ? depreciationBetween(d, from, end) : ZERO;
+  if (end <= from) return ZERO;
+  const d = depreciationOf({ ...a, salvageValue: dec(a.salvageValue) }, end);
+  return d.method === 'NONE' ? ZERO : depreciationBetween(d, from, end);
 }
 
 /** Meter movement of one asset: start at or before `from` (else the first in the period), end before `to`. */
@@ -114,8 +114,16 @@ export function groupFigures(
     g.money.depreciation = g.money.depreciation.plus(amount);
     g.assets.add(a.id);
   }
-  if (by !== 'project') addMeters(by, groups, byId, meters, economy);
+  if (by !== 'project') addMeters(by, groups, byId, meters, economy, litersByAsset(families));
   return groups;
+}
+
+/** Each asset's litres of the period: every fill of both fuel families, whatever its project. */
+function litersByAsset(families: Families): Map<string, Dec> {
+  const liters = new Map<string, Dec>();
+  for (const r of [...families.fuelEntries, ...families.logFuel])
+    if (r.liters) liters.set(r.assetId, (liters.get(r.assetId) ?? ZERO).plus(dec(r.liters)));
+  return liters;
 }
 
 /** Meter movement and economy segments of each group's assets (a project's share of a meter is not known). */
@@ -125,6 +133,7 @@ function addMeters(
   byId: Map<string, CostAssetRow>,
   meters: MeterRow[],
   economy: EconomyRow[],
+  assetLiters: Map<string, Dec>,
 ) {
   const meterById = new Map(meters.map((m) => [m.assetId, m]));
   const economyById = new Map(economy.map((e) => [e.assetId, e]));
@@ -141,14 +150,16 @@ function addMeters(
       const e = economyById.get(id);
       if (!e) continue;
       const distance = dec(e.last).minus(dec(e.first));
+      // The complete segments' volume: the period's fills but those up to the first closing one and after the last.
+      const liters = (assetLiters.get(id) ?? ZERO).minus(dec(e.outside));
       if (a.meterType === 'HOURS') {
         g.economy.hours = g.economy.hours.plus(distance);
-        g.economy.hoursLiters = g.economy.hoursLiters.plus(dec(e.liters));
+        g.economy.hoursLiters = g.economy.hoursLiters.plus(liters);
       } else {
         const km = a.meterUnit === 'km' ? distance : distance.times(KM_PER_MILE);
         g.economy.km = g.economy.km.plus(km);
         g.economy.miles = g.economy.miles.plus(km.div(KM_PER_MILE));
-        g.economy.roadLiters = g.economy.roadLiters.plus(dec(e.liters));
+        g.economy.roadLiters = g.economy.roadLiters.plus(liters);
       }
     }
     if (by !== 'asset')

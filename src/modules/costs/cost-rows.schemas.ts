@@ -18,11 +18,12 @@ export interface MeterRow {
   last: number | null;
 }
 
+/** An asset's first and last closing fills of the period, and the litres of its fills outside them. */
 export interface EconomyRow {
   assetId: string;
-  liters: string;
   first: number;
   last: number;
+  outside: string;
 }
 
 export interface CostAssetRow {

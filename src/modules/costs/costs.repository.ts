@@ -17,10 +17,10 @@ const one = (p: Period, column: string) => (p.assetId ? `AND ${column} = $4` : '
 const named = (p: Period, base: string) => `costs-${base}${p.assetId ? '-asset' : ''}`;
 const IN_PERIOD = (column: string) => `${column} >= $2::timestamptz AND ${column} < $3::timestamptz`;
 
-/** US gallons (the seed's default unit on meter logs) or litres, to litres. */
-const LOG_LITERS = `"fuelVolume"::numeric * CASE WHEN "fuelUnit" = 'LITER' THEN 1 ELSE 3.785411784 END`;
+/** US gallons (the seed's default unit on meter logs) or litres, to litres; `m` is the meter log. */
+const LOG_LITERS = `m."fuelVolume"::numeric * CASE WHEN m."fuelUnit" = 'LITER' THEN 1 ELSE 3.785411784 END`;
 /** Meter logs that carry fuel (partial index meter_logs_orgId_fuel_loggedAt_idx); a fuel entry's own log never does. */
-const LOG_FUEL = `("fuelVolume" IS NOT NULL OR "fuelCostTotal" IS NOT NULL) AND source <> 'fuel'`;
+const LOG_FUEL = `(m."fuelVolume" IS NOT NULL OR m."fuelCostTotal" IS NOT NULL) AND m.source <> 'fuel'`;
 
 /**
  * A reading that counts in distances: not rejected in review, and not the reading of a voided fill.
@@ -44,7 +44,7 @@ export async function meterLogFuelCosts(sql: SqlRunner, p: Period): Promise<Fami
   return sql.query<FamilyRow>(
     `SELECT "assetId", "projectId", COALESCE(sum(round("fuelCostTotal"::numeric, 2)), 0)::text AS amount,
        COALESCE(sum(${LOG_LITERS}), 0)::text AS liters
-     FROM meter_logs WHERE "orgId" = $1 AND ${IN_PERIOD('"loggedAt"')} AND ${LOG_FUEL} ${one(p, '"assetId"')}
+     FROM meter_logs m WHERE "orgId" = $1 AND ${IN_PERIOD('"loggedAt"')} AND ${LOG_FUEL} ${one(p, '"assetId"')}
      GROUP BY "assetId", "projectId"`,
     params(p),
     named(p, 'log-fuel'),
@@ -106,35 +106,53 @@ export async function meterReadings(sql: SqlRunner, p: Period): Promise<MeterRow
   );
 }
 
+/** A fuel entry that closes a segment: a full, unvoided fill whose reading was recorded and not rejected. */
+const CLOSING_ENTRY = `NOT e.partial AND NOT e.void AND e."meterReading" IS NOT NULL AND NOT EXISTS (
+  SELECT 1 FROM meter_logs r WHERE r."orgId" = e."orgId" AND r.id = e."logId" AND r."reviewStatus" = 'REJECTED')`;
+/** A meter log that is a fill with a volume (the seed's way: always full); `m` is the log. */
+const LOG_FILL = `${LOG_FUEL} AND m."fuelVolume" IS NOT NULL`;
+
+/** The first (ASC) or last (DESC) closing fill of the asset `a` in the period, of either kind, by (time, id). */
+const closingFill = (dir: 'ASC' | 'DESC') => `(
+  (SELECT e."fueledAt" AS t, e.id, e."meterReading" AS reading FROM fuel_entries e
+   WHERE e."orgId" = a."orgId" AND e."assetId" = a.id AND ${IN_PERIOD('e."fueledAt"')} AND ${CLOSING_ENTRY}
+   ORDER BY e."fueledAt" ${dir}, e.id ${dir} LIMIT 1)
+  UNION ALL
+  (SELECT m."loggedAt", m.id, m."hoursReading" FROM meter_logs m
+   WHERE m."orgId" = a."orgId" AND m."assetId" = a.id AND ${IN_PERIOD('m."loggedAt"')} AND ${LOG_FILL}
+     AND m."reviewStatus" <> 'REJECTED'
+   ORDER BY m."loggedAt" ${dir}, m.id ${dir} LIMIT 1)
+  ORDER BY 1 ${dir}, 2 ${dir} LIMIT 1)`;
+
+/** The litres of the asset's fills of the period on one side of a closing fill `c` (`<=`: up to it, `>`: after). */
+const fillsBeyond = (op: '<=' | '>', c: string) => {
+  const bound = op === '<=' ? '>= $2::timestamptz' : '< $3::timestamptz';
+  return `SELECT e."volumeLiters" FROM fuel_entries e
+      WHERE e."orgId" = a."orgId" AND e."assetId" = a.id AND e."fueledAt" ${bound} AND (e."fueledAt", e.id) ${op} (${c}.t, ${c}.id)
+      UNION ALL
+      SELECT ${LOG_LITERS} FROM meter_logs m
+      WHERE m."orgId" = a."orgId" AND m."assetId" = a.id AND m."loggedAt" ${bound} AND (m."loggedAt", m.id) ${op} (${c}.t, ${c}.id)
+        AND ${LOG_FILL}`;
+};
+
 /**
- * Fuel economy inputs over the period's fills (fuel entries and fuel on meter logs, in time order): a full fill
- * with a valid reading closes a segment; the segments between the first and the last such fill are complete, so
- * their distance is last - first reading and their volume every fill after the first up to the last. One sort (by
- * asset and time) serves both window counts, and the first and last closing fills are found by their counts.
+ * Fuel economy inputs per asset, over the period's fills (fuel entries and fuel on meter logs, in time order): a
+ * full fill with a valid reading closes a segment; the segments between the first and the last such fill are
+ * complete, so their distance is last - first reading and their volume every fill after the first up to the last.
+ * Per asset, index probes find the first and last closing fills and the litres outside them (`outside`); the volume
+ * of the complete segments is then the asset's litres of the period (its fuel families' sum) minus `outside`, so the
+ * statement reads a few fills per asset and never sorts the period's fills.
  */
 export async function economySegments(sql: SqlRunner, p: Period): Promise<EconomyRow[]> {
   return sql.query<EconomyRow>(
-    `WITH fills AS (
-       SELECT f."assetId", f."fueledAt" AS t, f.id, f."volumeLiters" AS liters, NOT f.partial AS "isFull",
-         CASE WHEN NOT f.void AND NOT EXISTS (SELECT 1 FROM meter_logs m WHERE m.id = f."logId" AND m."reviewStatus" = 'REJECTED')
-           THEN f."meterReading" END AS reading
-       FROM fuel_entries f
-       WHERE f."orgId" = $1 AND ${IN_PERIOD('f."fueledAt"')} ${one(p, 'f."assetId"')}
-       UNION ALL
-       SELECT "assetId", "loggedAt", id, ${LOG_LITERS}, true, CASE WHEN "reviewStatus" <> 'REJECTED' THEN "hoursReading" END
-       FROM meter_logs WHERE "orgId" = $1 AND ${IN_PERIOD('"loggedAt"')} AND ${LOG_FUEL} AND "fuelVolume" IS NOT NULL
-         ${one(p, '"assetId"')}
-     ), marked AS (
-       SELECT *, ("isFull" AND reading IS NOT NULL) AS closes,
-         count(*) FILTER (WHERE "isFull" AND reading IS NOT NULL)
-           OVER (PARTITION BY "assetId" ORDER BY t, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS "closesBefore",
-         count(*) FILTER (WHERE "isFull" AND reading IS NOT NULL) OVER (PARTITION BY "assetId") AS "closesAll"
-       FROM fills
-     )
-     SELECT "assetId", COALESCE(sum(liters) FILTER (WHERE "closesBefore" >= 1 AND "closesBefore" < "closesAll"), 0)::text AS liters,
-       max(reading) FILTER (WHERE closes AND "closesBefore" = 0) AS first,
-       max(reading) FILTER (WHERE closes AND "closesBefore" = "closesAll" - 1) AS last
-     FROM marked GROUP BY "assetId" HAVING max("closesAll") >= 2`,
+    `SELECT a.id AS "assetId", f.reading AS first, l.reading AS last,
+       (SELECT COALESCE(sum(liters), 0) FROM (
+          ${fillsBeyond('<=', 'f')}
+          UNION ALL
+          ${fillsBeyond('>', 'l')}
+       ) o(liters))::text AS outside
+     FROM assets a CROSS JOIN LATERAL ${closingFill('ASC')} f CROSS JOIN LATERAL ${closingFill('DESC')} l
+     WHERE a."orgId" = $1 ${one(p, 'a.id')} AND (f.t, f.id) < (l.t, l.id)`,
     params(p),
     named(p, 'economy'),
   );

@@ -76,6 +76,8 @@ function afterCursor(cursor: string | undefined): Pick<Row, 'key' | 'total'> | n
 export function createCostService({ db }: Pick<ServiceDeps, 'db'>) {
   async function figures(p: Period, by: GroupBy, always: string[] = []) {
     const sql = db.sql;
+    // A project's share of a meter is not known: its rows have no meter or economy figures to read.
+    const metered = by !== 'project';
     const [assets, fuelEntries, logFuel, expenses, parts, labor, repairs, meters, economy] = await Promise.all([
       costAssets(sql, p),
       fuelEntryCosts(sql, p),
@@ -84,8 +86,8 @@ export function createCostService({ db }: Pick<ServiceDeps, 'db'>) {
       lineCosts(sql, p, 'part'),
       lineCosts(sql, p, 'labor'),
       repairCosts(sql, p),
-      meterReadings(sql, p),
-      economySegments(sql, p),
+      metered ? meterReadings(sql, p) : [],
+      metered ? economySegments(sql, p) : [],
     ]);
     const families = { fuelEntries, logFuel, expenses, parts, labor, repairs };
     return { assets, groups: groupFigures(by, assets, families, meters, economy, p, always) };
@@ -130,12 +132,13 @@ export function createCostService({ db }: Pick<ServiceDeps, 'db'>) {
       const from = query.from ?? new Date(to.getTime() - YEAR_MS);
       checkPeriod(from, to);
       // In parallel: the figures are the organisation's only (orgId in every statement), so an unknown asset's
-      // empty figures are dropped for the 404 and nothing of another tenant is ever read.
-      const [asset, currency, { groups }] = await Promise.all([
-        db.prisma.asset.findFirst({ where: { id, orgId: ctx.orgId }, select: { id: true } }),
+      // empty figures are dropped for the 404 and nothing of another tenant is ever read. The asset row comes
+      // with them (costAssets, narrowed to the organisation's asset).
+      const [currency, { assets, groups }] = await Promise.all([
         orgCurrency(db.prisma, ctx.orgId),
         figures({ orgId: ctx.orgId, from, to, assetId: id }, 'asset', [id]),
       ]);
+      const asset = assets.find((a) => a.id === id);
       if (!asset) throw notFound('Asset');
       return {
         ok: true as const,
@@ -176,7 +179,7 @@ export function createCostService({ db }: Pick<ServiceDeps, 'db'>) {
 
     async exportCsv(ctx: RequestContext, q: CostReportInput) {
       const { rows, wire } = await reportRows(ctx, q);
-      return costCsvStream(rows.map(wire));
+      return costCsvStream(rows, wire);
     },
 
     async depreciation(ctx: RequestContext, id: string) {

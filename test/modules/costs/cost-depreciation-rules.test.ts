@@ -110,4 +110,17 @@ describe('depreciation schedules (hand-computed)', () => {
     expect(bookValueAt(d, new Date('2030-01-01Z'))!.toNumber()).toBe(1000);
     expect(bookValueAt(depreciationOf(asset({ depreciationMethod: 'NONE' })), new Date())).toBeNull();
   });
+
+  it('builds only the years a period ending at `until` needs, with the same figures', () => {
+    for (const depreciationMethod of ['STRAIGHT_LINE', 'DECLINING_BALANCE'] as const) {
+      const a = asset({ depreciationMethod, usefulLifeYears: 7 });
+      const full = depreciationOf(a);
+      const until = new Date('2026-03-01Z');
+      const cut = depreciationOf(a, until);
+      expect(cut.schedule).toEqual(full.schedule.slice(0, 3));
+      const from = new Date('2025-02-01Z');
+      expect(depreciationBetween(cut, from, until)).toEqual(depreciationBetween(full, from, until));
+      expect(depreciationOf(a, new Date('2024-01-01Z')).schedule).toEqual([]);
+    }
+  });
 });
