@@ -283,9 +283,9 @@ describe('GET /projects/:id/equipment-usage', () => {
       where: { assetId: dozer, projectId: site },
       orderBy: { loggedAt: 'desc' },
     });
-    await t.db.prisma.meterLog.update({ where: { id: last.id }, data: { delta: 1.5 } });
+    await t.db.prisma.meterLog.updateMany({ where: { id: last.id }, data: { delta: 1.5 } });
     expect((await usage(site)).assets[0]).toMatchObject({ hoursLogged: 5.5, logCount: 2 });
-    await t.db.prisma.meterLog.delete({ where: { id: last.id } });
+    await t.db.prisma.meterLog.deleteMany({ where: { id: last.id } });
     expect((await usage(site)).assets[0]).toMatchObject({
       hoursLogged: 4,
       logCount: 1,
