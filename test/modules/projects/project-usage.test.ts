@@ -1,3 +1,4 @@
+import { ensureMonths } from '../../../src/db/partitions.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
@@ -28,6 +29,8 @@ async function logReadings(
   readings: { reading: number; projectId?: string | null; note?: string; at: string }[],
 ) {
   let previous: number | null = null;
+  // Written below the service, so their months are created as the service would.
+  await ensureMonths(t.db, 'meter_logs', readings.map((r) => new Date(r.at)));
   for (const r of readings) {
     await t.db.prisma.meterLog.create({
       data: {
