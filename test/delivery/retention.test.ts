@@ -69,6 +69,11 @@ describe('webhook history retention', () => {
       'webhook_deliveries_2026_10',
     );
     expect((await listPartitions(t.db.sql, 'events')).map((p) => p.name)).toContain('events_2026_10');
+
+    // A month later the younger delivery has aged out too: its month goes, and the month of events with it.
+    await pruneWebhookHistory(t.db, new Date(Date.UTC(2027, 0, 1, 12)));
+    expect(await t.db.prisma.event.count({ where: { type: 'asset.created' } })).toBe(0);
+    expect((await listPartitions(t.db.sql, 'events')).map((p) => p.name)).not.toContain('events_2026_10');
   });
 
   it('runs daily and the dispatcher runs on WEBHOOK_DISPATCH_CRON', () => {

@@ -52,6 +52,8 @@ export async function listMeterLogs(
   const params: unknown[] = [orgId];
   if (query.assetId) where.push(`"assetId" = $${params.push(query.assetId)}`);
   if (query.since) where.push(`"loggedAt" >= $${params.push(query.since.toISOString())}::timestamptz`);
+  // The cursor's time as a plain bound too: partitions are pruned by it (a row comparison prunes nothing).
+  if (after) where.push(`"loggedAt" <= $${params.push(after[0].toISOString())}::timestamptz`);
   // By asset the asset's own index is narrower than any status range: the status is a filter there.
   const byAsset = query.assetId !== undefined && query.assetId !== null;
   if (byAsset && query.reviewStatus.length < REVIEW_STATUSES.length) {
