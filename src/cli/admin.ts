@@ -165,6 +165,7 @@ async function dispatch(
 /** The online partition conversion on a session of its own (its DDL sets session timeouts), progress on stderr. */
 async function convertPartitions(db: Database, io: CliIo): Promise<Record<string, unknown>> {
   return db.sql.withExclusiveLock(PARTITION_CONVERSION_LOCK_ID, async (sql) => {
+    if (!sql.pinned) throw new AdminError('the conversion needs a direct session: point DATABASE_URL at PostgreSQL');
     const converted = await convertToPartitions(sql, {
       onProgress: (p) => io.err(`${p.table}: ${p.step}${p.detail ? ` (${p.detail})` : ''}`),
     });
