@@ -4,7 +4,7 @@
 // catalog and idempotent, so an interrupted run resumes; every DDL statement runs under a lock timeout with retries,
 // so no writer waits longer than that behind it.
 import type { SqlRunner } from './database.ts';
-import { monthStart, MONTHS_AHEAD, PARTITION_LOCK_TIMEOUT_MS, type PartitionedTable } from './partitions.ts';
+import { monthStart, MONTHS_AHEAD, type PartitionedTable } from './partitions.ts';
 
 /** Held by a conversion run: a second one waits instead of racing it. */
 export const PARTITION_CONVERSION_LOCK_ID = 72_707_361;
@@ -75,13 +75,16 @@ export interface ConversionOptions {
 
 export class ConversionStopped extends Error {}
 
-const isLockTimeout = (err: unknown) => (err as { code?: string }).code === '55P03';
+/** A lock not had in time, or a deadlock the server broke by cancelling this side: tried again. */
+const isLockTimeout = (err: unknown) => ['55P03', '40P01'].includes((err as { code?: string }).code ?? '');
+/** Shorter than the service's partition upkeep: a writer queued behind a waiting swap waits at most this. */
+export const CONVERSION_LOCK_TIMEOUT_MS = 500;
 
 /** Runs `text` (one or more statements) in a transaction under the lock timeout, retried on a lock timeout. */
 async function ddl(sql: SqlRunner, text: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await sql.exec(`BEGIN; SET LOCAL lock_timeout = ${PARTITION_LOCK_TIMEOUT_MS}; ${text}; COMMIT`);
+      await sql.exec(`BEGIN; SET LOCAL lock_timeout = ${CONVERSION_LOCK_TIMEOUT_MS}; ${text}; COMMIT`);
       return;
     } catch (err) {
       await sql.exec('ROLLBACK').catch(() => {});
@@ -95,7 +98,7 @@ async function ddl(sql: SqlRunner, text: string): Promise<void> {
 async function online(sql: SqlRunner, text: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await sql.exec(`SET lock_timeout = ${PARTITION_LOCK_TIMEOUT_MS}`);
+      await sql.exec(`SET lock_timeout = ${CONVERSION_LOCK_TIMEOUT_MS}`);
       await sql.exec(text);
       return;
     } catch (err) {
@@ -234,7 +237,14 @@ async function swapStatements(sql: SqlRunner, spec: Spec, bound: Date): Promise<
   );
   const pkey = indexes.find((i) => i.primary);
   const idKey = spec.build[0].name;
-  const out: string[] = [`LOCK TABLE "${table}" IN ACCESS EXCLUSIVE MODE`];
+  // Locks in the order writers take them (an event, then its deliveries), so that no writer deadlocks with the swap.
+  const out: string[] = [
+    table === 'webhook_deliveries'
+      ? `LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE; LOCK TABLE webhook_deliveries IN ACCESS EXCLUSIVE MODE`
+      : table === 'events'
+        ? `LOCK TABLE events, webhook_deliveries IN ACCESS EXCLUSIVE MODE`
+        : `LOCK TABLE "${table}" IN ACCESS EXCLUSIVE MODE`,
+  ];
   if (table === 'events') {
     out.push(`ALTER TABLE webhook_deliveries DROP CONSTRAINT IF EXISTS "webhook_deliveries_eventId_fkey"`);
   }
