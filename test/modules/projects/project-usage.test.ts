@@ -30,7 +30,11 @@ async function logReadings(
 ) {
   let previous: number | null = null;
   // Written below the service, so their months are created as the service would.
-  await ensureMonths(t.db, 'meter_logs', readings.map((r) => new Date(r.at)));
+  await ensureMonths(
+    t.db,
+    'meter_logs',
+    readings.map((r) => new Date(r.at)),
+  );
   for (const r of readings) {
     await t.db.prisma.meterLog.create({
       data: {

@@ -250,7 +250,10 @@ describe('POST /webhooks/{id}/deliveries/{deliveryId}/resend', () => {
     await t.db.prisma.webhookDelivery.updateMany({ where: { id: row.id }, data: { status: 'ABANDONED' } });
     for (let i = 0; i < 22; i++) {
       expect((await resend(subscriptionId, row.id)).json().requeued).toBe(true);
-      await t.db.prisma.webhookDelivery.updateMany({ where: { id: row.id }, data: { status: 'ABANDONED', attempts: i } });
+      await t.db.prisma.webhookDelivery.updateMany({
+        where: { id: row.id },
+        data: { status: 'ABANDONED', attempts: i },
+      });
     }
     const log = (await resend(subscriptionId, row.id)).json().delivery.requeues;
     expect(log).toHaveLength(20);
