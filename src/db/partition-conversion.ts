@@ -178,14 +178,18 @@ async function convertTable(sql: SqlRunner, spec: Spec, bound: Date, options: Co
   // 2. Deliveries name their event's partition key: filled in batches (the trigger fills new rows), then NOT NULL.
   if (table === 'webhook_deliveries') {
     let filled = 0;
-    for (;;) {
-      const n = await sql.query(
-        `UPDATE webhook_deliveries d SET "eventCreatedAt" = e."createdAt" FROM events e
-         WHERE d.id IN (SELECT id FROM webhook_deliveries WHERE "eventCreatedAt" IS NULL LIMIT ${BATCH})
-           AND e.id = d."eventId" RETURNING 1`,
+    // In primary-key order from where the last batch ended: each batch reads its own rows only.
+    for (let last = ''; ; ) {
+      const [batch] = await sql.query<{ n: number; last: string | null }>(
+        `WITH b AS (SELECT id FROM webhook_deliveries WHERE id > $1 ORDER BY id LIMIT ${BATCH}),
+         u AS (UPDATE webhook_deliveries d SET "eventCreatedAt" = e."createdAt" FROM b, events e
+               WHERE d.id = b.id AND d."eventCreatedAt" IS NULL AND e.id = d."eventId" RETURNING 1)
+         SELECT (SELECT count(*)::int FROM u) AS n, (SELECT max(id) FROM b) AS last`,
+        [last],
       );
-      filled += n.length;
-      if (n.length < BATCH) break;
+      filled += batch.n;
+      if (batch.last === null) break;
+      last = batch.last;
     }
     step('event-created-at', `${filled} rows`);
     await ensureValidCheck(sql, table, 'webhook_deliveries_event_created_at_set', `"eventCreatedAt" IS NOT NULL`);
