@@ -78,7 +78,7 @@ export class ConversionStopped extends Error {}
 /** A lock not had in time, or a deadlock the server broke by cancelling this side: tried again. */
 const isLockTimeout = (err: unknown) => ['55P03', '40P01'].includes((err as { code?: string }).code ?? '');
 /** Shorter than the service's partition upkeep: a writer queued behind a waiting swap waits at most this. */
-export const CONVERSION_LOCK_TIMEOUT_MS = 500;
+export const CONVERSION_LOCK_TIMEOUT_MS = 300;
 
 /** Runs `text` (one or more statements) in a transaction under the lock timeout, retried on a lock timeout. */
 async function ddl(sql: SqlRunner, text: string): Promise<void> {
@@ -143,6 +143,7 @@ export async function convertToPartitions(sql: SqlRunner, options: ConversionOpt
   const converted: string[] = [];
   const existing = await constraintDef(sql, 'events', 'events_history_bound');
   const bound = existing ? boundOf(existing.def) : monthStart(options.now ?? new Date(), 2);
+  if ((await relkind(sql, 'webhook_deliveries')) === 'r') await fillEventCreatedAt(sql, options);
   for (const spec of SPECS) {
     if ((await relkind(sql, spec.table)) !== 'r') continue;
     await convertTable(sql, spec, bound, options);
@@ -175,23 +176,8 @@ async function convertTable(sql: SqlRunner, spec: Spec, bound: Date, options: Co
     }
   }
   step('indexes');
-  // 2. Deliveries name their event's partition key: filled in batches (the trigger fills new rows), then NOT NULL.
+  // 2. Deliveries name their event's partition key (filled before events were swapped): NOT NULL, validated.
   if (table === 'webhook_deliveries') {
-    let filled = 0;
-    // In primary-key order from where the last batch ended: each batch reads its own rows only.
-    for (let last = ''; ; ) {
-      const [batch] = await sql.query<{ n: number; last: string | null }>(
-        `WITH b AS (SELECT id FROM webhook_deliveries WHERE id > $1 ORDER BY id LIMIT ${BATCH}),
-         u AS (UPDATE webhook_deliveries d SET "eventCreatedAt" = e."createdAt" FROM b, events e
-               WHERE d.id = b.id AND d."eventCreatedAt" IS NULL AND e.id = d."eventId" RETURNING 1)
-         SELECT (SELECT count(*)::int FROM u) AS n, (SELECT max(id) FROM b) AS last`,
-        [last],
-      );
-      filled += batch.n;
-      if (batch.last === null) break;
-      last = batch.last;
-    }
-    step('event-created-at', `${filled} rows`);
     await ensureValidCheck(sql, table, 'webhook_deliveries_event_created_at_set', `"eventCreatedAt" IS NOT NULL`);
   }
   // 3. Every row lies before the bound: a validated CHECK (its scan takes SHARE UPDATE EXCLUSIVE: writes go on).
@@ -200,6 +186,10 @@ async function convertTable(sql: SqlRunner, spec: Spec, bound: Date, options: Co
   // 4. The swap, in one short transaction.
   await ddl(sql, await swapStatements(sql, spec, bound));
   step('swap');
+  // The months from the bound, each attached on its own (writes go on): the legacy partition takes rows until then.
+  for (let k = 0; k <= MONTHS_AHEAD; k++) {
+    await ddl(sql, `SELECT fleet_month_partition('${table}', '${monthStart(bound, k).toISOString()}'::timestamptz)`);
+  }
   if (table === 'events') {
     // The deliveries' reference, added NOT VALID in the swap, is checked with writes going on.
     await online(
@@ -208,6 +198,29 @@ async function convertTable(sql: SqlRunner, spec: Spec, bound: Date, options: Co
     );
     step('reference');
   }
+}
+
+/**
+ * Deliveries written before the column existed get their event's createdAt, in batches in primary-key order (each
+ * batch reads its own rows; one probe of events' key per row). The trigger fills every row written meanwhile.
+ */
+async function fillEventCreatedAt(sql: SqlRunner, options: ConversionOptions) {
+  let filled = 0;
+  for (let last = ''; ;) {
+    const [batch] = await sql.query<{ n: number; last: string | null }>(
+      `WITH b AS (SELECT id FROM webhook_deliveries WHERE id > $1 ORDER BY id LIMIT ${BATCH}),
+       u AS (UPDATE webhook_deliveries d
+             SET "eventCreatedAt" = (SELECT e."createdAt" FROM events e WHERE e.id = d."eventId" LIMIT 1)
+             FROM b WHERE d.id = b.id AND d."eventCreatedAt" IS NULL RETURNING 1)
+       SELECT (SELECT count(*)::int FROM u) AS n, (SELECT max(id) FROM b) AS last`,
+      [last],
+    );
+    filled += batch.n;
+    if (batch.last === null) break;
+    last = batch.last;
+  }
+  options.onProgress?.({ table: 'webhook_deliveries', step: 'event-created-at', detail: `${filled} rows` });
+  if (options.stopAfter === 'webhook_deliveries:event-created-at') throw new ConversionStopped('stopped');
 }
 
 async function ensureValidCheck(sql: SqlRunner, table: string, name: string, predicate: string) {
@@ -279,9 +292,6 @@ async function swapStatements(sql: SqlRunner, spec: Spec, bound: Date): Promise<
   out.push(
     `ALTER TABLE "${table}" ATTACH PARTITION "${legacy}" FOR VALUES FROM (MINVALUE) TO ('${bound.toISOString()}')`,
   );
-  for (let k = 0; k <= MONTHS_AHEAD; k++) {
-    out.push(`SELECT fleet_month_partition('${table}', '${monthStart(bound, k).toISOString()}'::timestamptz)`);
-  }
   if (table === 'events') {
     out.push(
       `ALTER TABLE webhook_deliveries ADD CONSTRAINT "webhook_deliveries_eventId_eventCreatedAt_fkey"
