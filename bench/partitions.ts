@@ -3,9 +3,10 @@
 //   (generate_series), migrated, then converted online (`admin partitions convert`'s code) while a writer does what
 //   the previous release does every 10 ms (an event with its delivery, a keyed reading): each table's conversion
 //   time, per million rows, the writer's longest wait and its errors.
-// - `scale`: POST /hours (sequential, one reading per call on 200 assets) and the reads of one asset (a month of
-//   readings, GET /hours/{id} of an old one) on the API (tsx from src/) over BENCH_SIZES readings in the
-//   partitioned table, spread over 24 months and 2,000 assets; p50 per size, medians of BENCH_ROUNDS rounds.
+// - `scale`: POST /hours (sequential, one reading per call on 200 assets) and the reads of one asset (its first page
+//   of readings, GET /hours/{id} of the oldest) on two databases holding the first and last of BENCH_SIZES readings
+//   (24 months, 2,000 assets), each served by its own API process (tsx from src/), rounds alternating: p50 per
+//   round, medians of BENCH_ROUNDS rounds and the median of the per-round ratios (large / small).
 // Usage: npm run bench:partitions   Env: BENCH_DATABASE_URL, BENCH_ROWS (1000000), BENCH_SIZES
 // (1000000,20000000), BENCH_SAMPLES (200), BENCH_ROUNDS (3), BENCH_PORT (4340), BENCH_ONLY (conversion|scale).
 import pg from 'pg';
