@@ -120,9 +120,9 @@ const relkind = async (sql: SqlRunner, name: string) =>
   ))!.k;
 
 const constraintDef = async (sql: SqlRunner, table: string, name: string) =>
-  (await one<{ def: string; valid: boolean }>(
+  (await one<{ name: string; def: string; valid: boolean }>(
     sql,
-    `SELECT pg_get_constraintdef(oid) AS def, convalidated AS valid FROM pg_constraint
+    `SELECT conname AS name, pg_get_constraintdef(oid) AS def, convalidated AS valid FROM pg_constraint
        WHERE conrelid = to_regclass($1) AND conname = $2`,
     [`public.${table}`, name],
   )) ?? null;
@@ -141,15 +141,31 @@ export async function conversionPending(sql: SqlRunner): Promise<PartitionedTabl
  */
 export async function convertToPartitions(sql: SqlRunner, options: ConversionOptions = {}): Promise<string[]> {
   const converted: string[] = [];
-  const existing = await constraintDef(sql, 'events', 'events_history_bound');
+  // A resumed run keeps the bound of the first: any table's history check names it.
+  const existing = await one<{ def: string }>(
+    sql,
+    `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = ANY ($1) LIMIT 1`,
+    [SPECS.map((s) => `${s.table}_history_bound`)],
+  );
   const bound = existing ? boundOf(existing.def) : monthStart(options.now ?? new Date(), 2);
   if ((await relkind(sql, 'webhook_deliveries')) === 'r') await fillEventCreatedAt(sql, options);
   for (const spec of SPECS) {
-    if ((await relkind(sql, spec.table)) !== 'r') continue;
+    if ((await relkind(sql, spec.table)) !== 'r') {
+      // Converted by a run that stopped before its months were all there.
+      if ((await relkind(sql, `${spec.table}_legacy`)) === 'r') await monthsFrom(sql, spec.table, bound);
+      continue;
+    }
     await convertTable(sql, spec, bound, options);
     converted.push(spec.table);
   }
   return converted;
+}
+
+/** The months from the bound, each attached on its own (writes go on): the legacy partition takes rows until then. */
+async function monthsFrom(sql: SqlRunner, table: string, bound: Date) {
+  for (let k = 0; k <= MONTHS_AHEAD; k++) {
+    await ddl(sql, `SELECT fleet_month_partition('${table}', '${monthStart(bound, k).toISOString()}'::timestamptz)`);
+  }
 }
 
 const boundOf = (def: string) => new Date(/'([^']+)'/.exec(def)![1]);
@@ -179,6 +195,9 @@ async function convertTable(sql: SqlRunner, spec: Spec, bound: Date, options: Co
   // 2. Deliveries name their event's partition key (filled before events were swapped): NOT NULL, validated.
   if (table === 'webhook_deliveries') {
     await ensureValidCheck(sql, table, 'webhook_deliveries_event_created_at_set', `"eventCreatedAt" IS NOT NULL`);
+    // A run stopped between the events' swap and the check of their reference left it NOT VALID.
+    const ref = await constraintDef(sql, table, 'webhook_deliveries_eventId_eventCreatedAt_fkey');
+    if (ref && !ref.valid) await online(sql, `ALTER TABLE "${table}" VALIDATE CONSTRAINT "${ref.name}"`);
   }
   // 3. Every row lies before the bound: a validated CHECK (its scan takes SHARE UPDATE EXCLUSIVE: writes go on).
   await ensureValidCheck(sql, table, `${table}_history_bound`, `"${key}" < '${bound.toISOString()}'::timestamptz`);
@@ -186,10 +205,7 @@ async function convertTable(sql: SqlRunner, spec: Spec, bound: Date, options: Co
   // 4. The swap, in one short transaction.
   await ddl(sql, await swapStatements(sql, spec, bound));
   step('swap');
-  // The months from the bound, each attached on its own (writes go on): the legacy partition takes rows until then.
-  for (let k = 0; k <= MONTHS_AHEAD; k++) {
-    await ddl(sql, `SELECT fleet_month_partition('${table}', '${monthStart(bound, k).toISOString()}'::timestamptz)`);
-  }
+  await monthsFrom(sql, table, bound);
   if (table === 'events') {
     // The deliveries' reference, added NOT VALID in the swap, is checked with writes going on.
     await online(

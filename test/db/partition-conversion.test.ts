@@ -97,6 +97,8 @@ describe('the online partition conversion', () => {
     expect((await findLogByKey(db.sql, 'org-c', 'key-3'))?.id).toBe('log-3');
 
     const writes = writer();
+    // Stopped once right after the events' swap (their reference to events not checked yet), once mid-deliveries.
+    await expect(convertToPartitions(db.sql, { stopAfter: 'events:swap' })).rejects.toBeInstanceOf(ConversionStopped);
     await expect(convertToPartitions(db.sql, { stopAfter: 'webhook_deliveries:check' })).rejects.toBeInstanceOf(
       ConversionStopped,
     );
