@@ -77,8 +77,8 @@ export const envDescriptions = {
     'A subscription whose every delivery attempt failed for this long (5 days), and that failed again within the ' +
     'last day, is disabled and its organisation notified; `0` = never.',
   WEBHOOK_HISTORY_DAYS:
-    'Days of webhook delivery history and of the event feed (`GET /events`) kept; the daily retention job removes ' +
-    'older ones.',
+    'Days of webhook delivery history and of the event feed (`GET /events`) kept at least; the daily retention ' +
+    'job removes a calendar month once its last day is older.',
   IDEMPOTENCY_KEY_TTL_HOURS:
     'Hours an `Idempotency-Key` record is kept at least (minimum 24); an hourly job removes older ones.',
   BILLING_SYNC_URL: 'Where to POST the billable asset count after asset creation. Unset: disabled.',

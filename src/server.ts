@@ -1,3 +1,4 @@
+import { maintainPartitions } from './db/partitions.ts';
 import { buildApp } from './app.ts';
 import { createDeps } from './composition.ts';
 import { ConfigError, loadConfig } from './config.ts';
@@ -77,6 +78,8 @@ async function start() {
   if (sealed.resealed) log.info({ sealed: sealed.resealed }, 'webhook signing secrets encrypted at rest');
   for (const f of sealed.failed)
     log.warn({ subscriptionId: f.subscriptionId }, `webhook secret not sealed: ${f.reason}`);
+  // The months ahead exist before the first write (the daily job keeps them ahead); a failure waits for that job.
+  await maintainPartitions(db).catch((err) => log.warn({ err }, 'monthly partitions not created ahead'));
   const app = await buildApp(deps);
   const drain = registerDrain(app, {
     readinessUrl: '/api/v1/health',

@@ -78,6 +78,14 @@ export const ADMIN_COMMANDS = [
     prints: '`{copied, skipped, switched, failed}`',
   },
   {
+    name: 'partitions convert',
+    flags: '',
+    does:
+      'Turn meter_logs, events and webhook_deliveries holding rows into monthly partitions, online: their history ' +
+      'becomes one partition, writes go on (no lock held over a second), progress on stderr; resumable.',
+    prints: '`{converted, pending}`',
+  },
+  {
     name: 'quickstart',
     flags: '',
     does: 'Create a demo organisation, an admin user and an all-scopes key.',

@@ -1,3 +1,4 @@
+import { conversionPending, convertToPartitions, PARTITION_CONVERSION_LOCK_ID } from '../db/partition-conversion.ts';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { DataDirLockedError } from '../db/data-dir-lock.ts';
@@ -153,10 +154,23 @@ async function dispatch(
     case 'attachments check':
     case 'attachments copy-to-s3':
       return attachmentsCommand(command, config, flags, store);
+    case 'partitions convert':
+      return convertPartitions(store.db, store.io);
     default:
       // A command in the table without a case here fails to compile.
       return command satisfies never;
   }
+}
+
+/** The online partition conversion on a session of its own (its DDL sets session timeouts), progress on stderr. */
+async function convertPartitions(db: Database, io: CliIo): Promise<Record<string, unknown>> {
+  return db.sql.withExclusiveLock(PARTITION_CONVERSION_LOCK_ID, async (sql) => {
+    if (!sql.pinned) throw new AdminError('the conversion needs a direct session: point DATABASE_URL at PostgreSQL');
+    const converted = await convertToPartitions(sql, {
+      onProgress: (p) => io.err(`${p.table}: ${p.step}${p.detail ? ` (${p.detail})` : ''}`),
+    });
+    return { converted, pending: await conversionPending(sql) };
+  });
 }
 
 function human(words: string[], result: Record<string, unknown>): string {

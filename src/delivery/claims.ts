@@ -45,9 +45,10 @@ export interface RecordedOutcome {
  * A subscription's due rows, oldest first: the claim's and skipUnsent's reading of the queue. Its conditions are
  * the predicate of webhook_deliveries_queue_idx (migration 20261127100000) and its order the index's, so the index
  * answers it, read in order, whatever the statistics; change them together. `subscription` is a column reference.
+ * The row's partition key comes along, so the statement that follows reads the row's own partition.
  */
 const dueRowsOf = (subscription: string) => `
-      SELECT d.id FROM webhook_deliveries d
+      SELECT d.id, d."createdAt" FROM webhook_deliveries d
       WHERE d."subscriptionId" = ${subscription}
         AND d."nextAttemptAt" <= now()
         AND d.status IN ('PENDING', 'FAILED')
@@ -67,7 +68,7 @@ const CLAIM_SQL = `
     UNION ALL
     (SELECT s.id FROM webhook_subscriptions s WHERE s.active AND s.id <= $1::text ORDER BY s.id)
   ), picked AS (
-    SELECT due.id
+    SELECT due.id, due."createdAt", subs.id AS sid
     FROM subs
     LEFT JOIN json_to_recordset($2::json) AS cap(id text, n int) ON cap.id = subs.id
     CROSS JOIN LATERAL (${dueRowsOf('subs.id')}
@@ -80,7 +81,7 @@ const CLAIM_SQL = `
   UPDATE webhook_deliveries d
   SET "leaseUntil" = now() + make_interval(secs => $6::double precision), "claimedBy" = $7::text
   FROM picked, webhook_subscriptions s, events e
-  WHERE d.id = picked.id AND s.id = d."subscriptionId" AND e.id = d."eventId"
+  WHERE d.id = picked.id AND d."createdAt" = picked."createdAt" AND s.id = picked.sid AND e.id = d."eventId"
   RETURNING d.id, d."orgId", d."subscriptionId", d."eventId", d."eventType", d.attempts, s.url, s.secret,
     s."secretCiphertext", s."previousSecret", s."previousSecretCiphertext", s."previousSecretExpiresAt", e.data`;
 
@@ -164,7 +165,7 @@ export function createClaims(db: Database, instanceId: string, leaseSec: number)
       const subs = json([...reasons].map(([id, err]) => ({ id, err })));
       return db.prisma.$queryRaw<{ id: string; sid: string; status: 'FAILED' | 'ABANDONED'; retry: number | null }[]>`
         WITH due AS (
-          SELECT picked.id, r.err
+          SELECT picked.id, picked."createdAt", r.err
           FROM json_to_recordset(${subs}::json) AS r(id text, err text)
           JOIN webhook_subscriptions s ON s.id = r.id AND s.active
           CROSS JOIN LATERAL (${Prisma.raw(dueRowsOf('r.id'))}
@@ -172,8 +173,8 @@ export function createClaims(db: Database, instanceId: string, leaseSec: number)
             FOR UPDATE OF d SKIP LOCKED
           ) picked
         ), next AS (
-          SELECT due.id, due.err, (${json(scheduleSec)}::jsonb ->> d.attempts)::float8 AS retry
-          FROM due JOIN webhook_deliveries d ON d.id = due.id
+          SELECT due.id, due."createdAt", due.err, (${json(scheduleSec)}::jsonb ->> d.attempts)::float8 AS retry
+          FROM due JOIN webhook_deliveries d ON d.id = due.id AND d."createdAt" = due."createdAt"
         )
         UPDATE webhook_deliveries d SET
           status = (CASE WHEN n.retry IS NULL THEN 'ABANDONED' ELSE 'FAILED' END)::"DeliveryStatus",
@@ -185,7 +186,7 @@ export function createClaims(db: Database, instanceId: string, leaseSec: number)
           "claimedBy" = NULL,
           error = n.err
         FROM next n
-        WHERE d.id = n.id
+        WHERE d.id = n.id AND d."createdAt" = n."createdAt"
         RETURNING d.id, d."subscriptionId" AS sid, d.status::text AS status, n.retry`;
     },
 

@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.ts';
+import { dropPartition, isPartitioned, listPartitions } from '../db/partitions.ts';
 
 export const WEBHOOK_HISTORY_DAYS = 30;
 const CHUNK = 5_000;
@@ -7,15 +8,64 @@ const CHUNK = 5_000;
  * Removes delivery history older than `days` (WEBHOOK_HISTORY_DAYS, 30 by default; whatever its status: by
  * then a queued row has long outlived the retry schedule), then events older than that which no delivery
  * refers to any more: the event feed (GET /events) keeps exactly as long as delivery history, and an event
- * never disappears from under a delivery that still names it. Deletes in chunks so a large backlog never
- * holds long locks.
+ * never disappears from under a delivery that still names it. On partitioned tables a month leaves whole, by
+ * dropping its partition once all of it is older than the cutoff (a brief lock whatever its size); a month of
+ * events that a younger delivery still names loses its other rows instead, until nothing names it.
  */
 export async function pruneWebhookHistory(
-  db: Database,
+  db: Pick<Database, 'sql' | 'kind' | 'prisma'>,
   now = new Date(),
   days = WEBHOOK_HISTORY_DAYS,
 ): Promise<{ deliveries: number; events: number }> {
   const cutoff = new Date(now.getTime() - days * 24 * 3600 * 1000);
+  if (!(await isPartitioned(db.sql, 'events')) || !(await isPartitioned(db.sql, 'webhook_deliveries'))) {
+    return pruneRows(db, cutoff);
+  }
+  let deliveries = 0;
+  for (const part of await listPartitions(db.sql, 'webhook_deliveries')) {
+    if (part.to > cutoff) continue;
+    deliveries += await countRows(db, part.name);
+    await dropPartition(db, 'webhook_deliveries', part.name);
+  }
+  let events = 0;
+  for (const part of await listPartitions(db.sql, 'events')) {
+    if (part.to > cutoff) continue;
+    const [named] = await db.sql.query<{ named: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE "eventCreatedAt" >= $1 AND "eventCreatedAt" < $2) AS named`,
+      [part.from, part.to],
+    );
+    if (named?.named) {
+      events += await deleteUnnamed(db, part.name);
+    } else {
+      events += await countRows(db, part.name);
+      await dropPartition(db, 'events', part.name);
+    }
+  }
+  return { deliveries, events };
+}
+
+async function countRows(db: Pick<Database, 'sql'>, partition: string): Promise<number> {
+  const [row] = await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${partition}"`);
+  return row?.n ?? 0;
+}
+
+/** The events of one partition that no delivery names, in chunks. */
+async function deleteUnnamed(db: Pick<Database, 'prisma'>, partition: string): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const n = await db.prisma.$executeRawUnsafe(
+      `DELETE FROM events WHERE (id, "createdAt") IN (
+        SELECT e.id, e."createdAt" FROM "${partition}" e
+        WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d."eventId" = e.id AND d."eventCreatedAt" = e."createdAt")
+        LIMIT ${CHUNK})`,
+    );
+    removed += n;
+    if (n < CHUNK) return removed;
+  }
+}
+
+/** Before the partition conversion: the rows themselves, in chunks so a large backlog never holds long locks. */
+async function pruneRows(db: Pick<Database, 'prisma'>, cutoff: Date): Promise<{ deliveries: number; events: number }> {
   let deliveries = 0;
   for (;;) {
     const n = await db.prisma.$executeRaw`

@@ -40,11 +40,11 @@ export function outboxCtes(v: OutboxSqlValues): string {
   return `outbox_event AS (
       INSERT INTO events (id, "orgId", type, data)
       SELECT ${v.eventId}::text, ${v.orgId}::text, ${v.type}::text, ${v.data}${v.from ? ` FROM ${v.from}` : ''}
-      RETURNING id, "orgId", type
+      RETURNING id, "orgId", type, "createdAt"
     ),
     outbox_queued AS (
-      INSERT INTO webhook_deliveries (id, "orgId", "subscriptionId", "eventId", "eventType")
-      SELECT gen_random_uuid()::text, s."orgId", s.id, e.id, e.type
+      INSERT INTO webhook_deliveries (id, "orgId", "subscriptionId", "eventId", "eventType", "eventCreatedAt")
+      SELECT gen_random_uuid()::text, s."orgId", s.id, e.id, e.type, e."createdAt"
       FROM outbox_event e JOIN webhook_subscriptions s ON s."orgId" = e."orgId" AND s.active AND e.type = ANY (s.events)
       RETURNING 1
     )`;

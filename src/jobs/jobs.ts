@@ -1,4 +1,5 @@
 import type { AppDeps } from '../composition.ts';
+import { maintainPartitions } from '../db/partitions.ts';
 import { pruneWebhookHistory } from '../delivery/retention.ts';
 import { pruneIdempotencyKeys } from '../http/idempotency-store.ts';
 
@@ -27,6 +28,13 @@ const webhookRetention: Job<'db' | 'config'> = ({ db, config }) => ({
   name: 'webhook-retention',
   cron: '17 3 * * *',
   run: () => pruneWebhookHistory(db, new Date(), config.webhooks.historyDays),
+});
+
+/** Daily at 03:07: the monthly partitions of meter logs, events and deliveries for the months ahead. */
+const partitionMaintenance: Job<'db'> = ({ db }) => ({
+  name: 'partition-maintenance',
+  cron: '7 3 * * *',
+  run: () => maintainPartitions(db),
 });
 
 /** Hourly at minute 41: removes Idempotency-Key records older than IDEMPOTENCY_KEY_TTL_HOURS (24). */
@@ -102,6 +110,7 @@ const attachmentSweep: Job<'services'> = ({ services }) => ({
 export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   webhookDispatch,
   webhookRetention,
+  partitionMaintenance,
   webhookAutoDisable,
   idempotencyRetention,
   sendNotifications,

@@ -98,14 +98,16 @@ afterAll(() => db.close());
 describe('migrations match prisma/schema.prisma', () => {
   it('tables', async () => {
     const rows = await db.sql.query<{ table_name: string }>(
-      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> '_prisma_migrations'`,
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> '_prisma_migrations'
+         AND table_name::text NOT IN (SELECT relname FROM pg_class WHERE relispartition)`,
     );
     expect(rows.map((r) => r.table_name).sort()).toEqual(dmmf.models.map((m) => m.dbName ?? m.name).sort());
   });
 
   it('columns: names, types and nullability', async () => {
     const rows = await db.sql.query<{ table_name: string; column_name: string; udt_name: string; is_nullable: string }>(
-      `SELECT table_name, column_name, udt_name, is_nullable FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`,
+      `SELECT table_name, column_name, udt_name, is_nullable FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'
+         AND table_name::text NOT IN (SELECT relname FROM pg_class WHERE relispartition)`,
     );
     const actual = rows
       .map((r) => `${r.table_name}.${r.column_name}: ${r.udt_name}${r.is_nullable === 'YES' ? '?' : ''}`)
@@ -153,7 +155,7 @@ describe('migrations match prisma/schema.prisma', () => {
                FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
                LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum AND k.attnum <> 0) AS cols
        FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = 'public' AND c.relname <> '_prisma_migrations'`,
+       WHERE n.nspname = 'public' AND c.relname <> '_prisma_migrations' AND NOT c.relispartition`,
     );
     const key = (k: string, columns: Set<string>) =>
       k.startsWith('expr:')
@@ -186,7 +188,7 @@ describe('migrations match prisma/schema.prisma', () => {
       `SELECT c.conrelid::regclass::text AS tbl, c.confrelid::regclass::text AS ref, c.confdeltype AS del,
               (SELECT string_agg(a.attname, ',') FROM unnest(c.conkey) k JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k) AS cols,
               (SELECT string_agg(a.attname, ',') FROM unnest(c.confkey) k JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k) AS refcols
-       FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE c.contype = 'f' AND n.nspname = 'public'`,
+       FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE c.contype = 'f' AND n.nspname = 'public' AND c.conparentid = 0`,
     );
     const rule: Record<string, string> = { c: 'Cascade', n: 'SetNull', r: 'Restrict', a: 'NoAction', d: 'SetDefault' };
     const actual = rows

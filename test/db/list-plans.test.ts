@@ -22,6 +22,7 @@ import { listVendors } from '../../src/modules/vendors/vendors.repository.ts';
 import { ListVendorsQuery } from '../../src/modules/vendors/vendors.schemas.ts';
 import { listPurchaseOrders } from '../../src/modules/purchase-orders/purchase-orders.repository.ts';
 import { ListPurchaseOrdersQuery } from '../../src/modules/purchase-orders/purchase-orders.schemas.ts';
+import { ensureMonths } from '../../src/db/partitions.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db/test-database.ts';
 import { nodes, plansOf, type PlanNode } from '../helpers/db/query-plans.ts';
 
@@ -100,6 +101,8 @@ beforeAll(async () => {
   [{ id: orgId }] = await db.sql.query<{ id: string }>(
     `INSERT INTO organizations (id, name, slug) VALUES ('org-plans', 'Plans', 'plans') RETURNING id`,
   );
+  // The cursor's month, for the lists of partitioned tables (a page past the cursor reads the months up to it).
+  for (const table of ['meter_logs', 'events'] as const) await ensureMonths(db, table, [new Date(AT)]);
   await db.sql.exec('ANALYZE');
 });
 afterAll(() => db.close());

@@ -255,11 +255,11 @@ describe('leases', () => {
     // As a crash leaves them: claimed by this instance's previous run, lease far away; one by someone else.
     const leaseUntil = new Date(Date.now() + 600_000);
     const [mine, theirs] = await t.db.prisma.webhookDelivery.findMany({ where: { subscriptionId } });
-    await t.db.prisma.webhookDelivery.update({
+    await t.db.prisma.webhookDelivery.updateMany({
       where: { id: mine.id },
       data: { claimedBy: 'api-restarting', leaseUntil },
     });
-    await t.db.prisma.webhookDelivery.update({
+    await t.db.prisma.webhookDelivery.updateMany({
       where: { id: theirs.id },
       data: { claimedBy: 'api-elsewhere', leaseUntil },
     });
@@ -286,7 +286,7 @@ describe('leases', () => {
     const { subscriptionId } = await subscribe(t, acme, `${receiver.origin}/unreleased`);
     await emitTools(t, acme.orgId, 2, 'unreleased');
     const [claimed, free] = await t.db.prisma.webhookDelivery.findMany({ where: { subscriptionId } });
-    await t.db.prisma.webhookDelivery.update({
+    await t.db.prisma.webhookDelivery.updateMany({
       where: { id: claimed.id },
       data: { claimedBy: 'api-unreleased', leaseUntil: new Date(Date.now() + 1_500) },
     });

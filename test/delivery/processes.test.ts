@@ -115,7 +115,7 @@ describe('SIGTERM during a send that hangs', () => {
         });
         await eventually(() => sendsOf(id).length === 1, 10_000);
         if (base)
-          expect(await base.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } })).toMatchObject({
+          expect(await base.prisma.webhookDelivery.findFirstOrThrow({ where: { id } })).toMatchObject({
             claimedBy: 'sigterm',
           });
         const signalledAt = Date.now();
@@ -124,7 +124,7 @@ describe('SIGTERM during a send that hangs', () => {
         expect(code, api.stderr()).toBe(0);
         expect(at - signalledAt).toBeLessThan(5_000);
         db = base ?? (await open()); // reopening also proves the data directory was released
-        expect(await db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } })).toMatchObject({
+        expect(await db.prisma.webhookDelivery.findFirstOrThrow({ where: { id } })).toMatchObject({
           status: 'PENDING',
           attempts: 0,
           leaseUntil: null,
@@ -168,7 +168,7 @@ describe.skipIf(!onPostgres)('several processes on PostgreSQL (skipped on PGlite
         await eventually(() => sendsOf(id).length === 3, 30_000);
         const takeoverMs = Date.now() - killedAt;
         expect(takeoverMs).toBeLessThan(3_000 + 500 + 2_000);
-        expect(await base.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } })).toMatchObject({
+        expect(await base.prisma.webhookDelivery.findFirstOrThrow({ where: { id } })).toMatchObject({
           claimedBy: 'api-b',
           attempts: 0,
         });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneWebhookHistory } from '../../src/delivery/retention.ts';
+import { ensureMonths, listPartitions } from '../../src/db/partitions.ts';
 import { JOBS } from '../../src/jobs/jobs.ts';
 import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
 
@@ -17,7 +18,12 @@ describe('webhook history retention', () => {
     const sub = await t.db.prisma.webhookSubscription.create({
       data: { orgId: tenant.orgId, url: 'https://example.com/h', events: ['asset.created'], secret: 's' },
     });
-    const now = new Date();
+    // Noon on the first of a month: 31 days back is the previous month's last day, so the months wholly older
+    // than 30 days hold exactly the rows older than 30 days, as they would with a row-by-row cutoff.
+    const now = new Date(Date.UTC(2026, 11, 1, 12));
+    const ages = [2, 29, 31, 40, 45].map((d) => new Date(now.getTime() - d * DAY));
+    await ensureMonths(t.db, 'events', ages);
+    await ensureMonths(t.db, 'webhook_deliveries', ages);
     const event = (id: string, ageDays: number) =>
       t.db.prisma.event.create({
         data: {
@@ -58,6 +64,16 @@ describe('webhook history retention', () => {
       'old-event-recent-delivery',
       'recent',
     ]);
+    // The month of deliveries left whole; the month of events stays while a younger delivery names one of them.
+    expect((await listPartitions(t.db.sql, 'webhook_deliveries')).map((p) => p.name)).not.toContain(
+      'webhook_deliveries_2026_10',
+    );
+    expect((await listPartitions(t.db.sql, 'events')).map((p) => p.name)).toContain('events_2026_10');
+
+    // A month later the younger delivery has aged out too: its month goes, and the month of events with it.
+    await pruneWebhookHistory(t.db, new Date(Date.UTC(2027, 0, 1, 12)));
+    expect(await t.db.prisma.event.count({ where: { type: 'asset.created' } })).toBe(0);
+    expect((await listPartitions(t.db.sql, 'events')).map((p) => p.name)).not.toContain('events_2026_10');
   });
 
   it('runs daily and the dispatcher runs on WEBHOOK_DISPATCH_CRON', () => {

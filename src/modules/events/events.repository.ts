@@ -21,6 +21,8 @@ export function listEvents(
   const params: unknown[] = [orgId];
   if (query.since) where.push(`"createdAt" >= $${params.push(query.since)}::timestamptz`);
   if (query.until) where.push(`"createdAt" < $${params.push(query.until)}::timestamptz`);
+  // The cursor's time as a plain bound too: partitions are pruned by it (a row comparison prunes nothing).
+  if (after) where.push(`"createdAt" <= $${params.push(after[0].toISOString())}::timestamptz`);
   const { text, params: all } = keysetSql({
     from: 'events',
     select: COLUMNS,

@@ -1,3 +1,4 @@
+import { ensureMonths } from '../../db/partitions.ts';
 import { transaction } from '../../db/transaction.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { notFound, ValidationError } from '../../core/errors.ts';
@@ -21,6 +22,8 @@ import {
 export function createFuelEntryService({ db }: Pick<ServiceDeps, 'db'>) {
   /** A new fill, or (its externalId known) the settlement of an earlier one: status 201 or 200. */
   async function upsert(ctx: RequestContext, input: CreateFuelEntryInput) {
+    // The fill's reading is a meter log of that month: its partition first (a backdated fill creates it).
+    await ensureMonths(db, 'meter_logs', [input.fueledAt]);
     return transaction(db, async (tx) => {
       const existing = input.externalId ? await findFuelEntryByExternalId(tx, ctx.orgId, input.externalId) : null;
       if (!existing) {
@@ -64,6 +67,7 @@ export function createFuelEntryService({ db }: Pick<ServiceDeps, 'db'>) {
     async update(ctx: RequestContext, id: string, patch: UpdateFuelEntryInput) {
       if (Object.values(patch).every((v) => v === undefined))
         throw new ValidationError({ body: 'send at least one field to change' }, 'The patch is empty');
+      if (patch.fueledAt) await ensureMonths(db, 'meter_logs', [patch.fueledAt]);
       return transaction(db, async (tx) => {
         const before = await findFuelEntry(tx, ctx.orgId, id);
         if (!before) throw notFound('Fuel entry');

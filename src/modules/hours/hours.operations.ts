@@ -12,7 +12,7 @@ import { assertReferences } from '../shared/references.ts';
 import { applyReading, noReminderAlertSql } from '../service-reminders/service-reminders.operations.ts';
 import type { CreateHoursInput, READING_SOURCES } from './hours.schemas.ts';
 import { reviewReasonFor, roundMeter, servicePointReached } from './hours.rules.ts';
-import { lockMeteredAsset, remindersMove, renewalDue, type LockedAsset } from './hours.repository.ts';
+import { LOG_BY_KEY_SQL, lockMeteredAsset, remindersMove, renewalDue, type LockedAsset } from './hours.repository.ts';
 
 /** A reading may be stamped this far ahead of the server clock (device clock skew). */
 const FUTURE_SKEW_MS = 5 * 60 * 1000;
@@ -67,7 +67,7 @@ export async function recordReading(
   if (!asset) throw noSuchAsset();
   // Re-checked under the lock: identical requests for one asset queue here and find the first one's row.
   if (idempotencyKey) {
-    const existing = await tx.meterLog.findFirst({ where: { orgId: ctx.orgId, clientMutationId: idempotencyKey } });
+    const [existing] = await tx.$queryRawUnsafe<MeterLog[]>(LOG_BY_KEY_SQL, ctx.orgId, idempotencyKey);
     if (existing) return { log: existing, replayed: true };
   }
   await assertReferences(tx, ctx.orgId, [{ field: 'projectId', kind: 'project', id: input.projectId }]);

@@ -52,6 +52,8 @@ export async function listMeterLogs(
   const params: unknown[] = [orgId];
   if (query.assetId) where.push(`"assetId" = $${params.push(query.assetId)}`);
   if (query.since) where.push(`"loggedAt" >= $${params.push(query.since.toISOString())}::timestamptz`);
+  // The cursor's time as a plain bound too: partitions are pruned by it (a row comparison prunes nothing).
+  if (after) where.push(`"loggedAt" <= $${params.push(after[0].toISOString())}::timestamptz`);
   // By asset the asset's own index is narrower than any status range: the status is a filter there.
   const byAsset = query.assetId !== undefined && query.assetId !== null;
   if (byAsset && query.reviewStatus.length < REVIEW_STATUSES.length) {
@@ -70,14 +72,18 @@ export async function listMeterLogs(
   return sql.query<MeterLog>(text, all);
 }
 
-/** The reading an idempotency key (header or clientMutationId) already recorded, if any. */
+/**
+ * The reading an idempotency key (header or clientMutationId) already recorded, if any: the key's row in
+ * meter_log_keys names the reading's (id, loggedAt), so one partition of meter_logs is read whatever its month.
+ */
 export async function findLogByKey(sql: SqlQuery, orgId: string, key: string): Promise<MeterLog | null> {
-  const [log] = await sql.query<MeterLog>(`SELECT * FROM meter_logs WHERE "orgId" = $1 AND "clientMutationId" = $2`, [
-    orgId,
-    key,
-  ]);
+  const [log] = await sql.query<MeterLog>(LOG_BY_KEY_SQL, [orgId, key], 'hours_log_by_key');
   return log ?? null;
 }
+
+export const LOG_BY_KEY_SQL = `SELECT m.* FROM meter_log_keys k
+  JOIN meter_logs m ON m.id = k."meterLogId" AND m."loggedAt" = k."loggedAt" AND m."orgId" = k."orgId"
+  WHERE k."orgId" = $1 AND k."clientMutationId" = $2`;
 
 // The project check rides on the asset read (a project's existence does not depend on the asset lock), and so does
 // the service reminders' question: one probe of their meter-alert index says whether this reading moves any.

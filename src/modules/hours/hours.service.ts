@@ -1,3 +1,4 @@
+import { ensureMonths } from '../../db/partitions.ts';
 import { sqlTransaction, transaction } from '../../db/transaction.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { conflict, notFound, ValidationError } from '../../core/errors.ts';
@@ -51,6 +52,8 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
       const existing = await findByKey(ctx, key);
       if (existing) return { log: existing, replayed: true };
     }
+    // A reading stamped in a month without a partition yet (backdated) creates it first.
+    await ensureMonths(db, 'meter_logs', [input.loggedAt ?? new Date()]);
     try {
       // Cheapest path that applies: without the lock when the asset did not change under us, then under
       // the asset lock in raw SQL, then through Prisma for a reading that opens an AUTO_PM flag.
@@ -135,7 +138,7 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
         if (!log) throw notFound('Hours log');
         const asset = await lockMeteredAsset(tx, ctx.orgId, log.assetId);
         const { count } = await tx.meterLog.updateMany({
-          where: { id, reviewStatus: 'PENDING' },
+          where: { id, loggedAt: log.loggedAt, reviewStatus: 'PENDING' },
           data: { reviewStatus: decision, reviewedById: ctx.actorId, reviewedAt: new Date() },
         });
         if (count === 0)
@@ -148,7 +151,8 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
           asset.lastMeterAt?.getTime() === log.loggedAt.getTime();
         if (decision === 'APPROVED' && asset && latest) {
           autoFlagId = await openPmFlagIfDue(tx, ctx, asset, log.hoursReading);
-          if (autoFlagId) await tx.meterLog.update({ where: { id }, data: { autoFlagId } });
+          if (autoFlagId)
+            await tx.meterLog.update({ where: { id_loggedAt: { id, loggedAt: log.loggedAt } }, data: { autoFlagId } });
           // Service reminders follow accepted readings: the approved one moves them now.
           await applyReading(tx, ctx, asset.id, log);
         }

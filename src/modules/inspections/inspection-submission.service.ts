@@ -1,3 +1,4 @@
+import { ensureMonths } from '../../db/partitions.ts';
 import { randomUUID } from 'node:crypto';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import type { RequestContext } from '../../core/context.ts';
@@ -152,6 +153,8 @@ export function createInspectionSubmission({ db, config }: Pick<ServiceDeps, 'db
   return {
     /** One transaction: validation, reading, flags, inspection and results, out of service, summary, events. */
     async submit(ctx: RequestContext, input: CreateInspectionInput) {
+      // The meter item's reading is a meter log of the inspection's month: its partition first.
+      await ensureMonths(db, 'meter_logs', [input.inspectedAt ?? new Date()]);
       return transaction(db, async (tx) => {
         // The asset lock first: submissions for one asset queue, so "adds to the open flag" is race-free.
         const asset = await lockAssetForInspection(tx, ctx.orgId, input.assetId);

@@ -2,6 +2,7 @@
 // flags. A page commits on its own: the machines, the cheap readings and the run's counters in one raw transaction;
 // then, when the page has any, the readings that need the full path (an AUTO_PM flag, a service reminder) and the
 // fault flags in a second one. Both are safe to redo: a repeated reading is skipped and a fault flag is keyed.
+import { ensureMonths } from '../../db/partitions.ts';
 import type { Database } from '../../db/database.ts';
 import { sqlTransaction, transaction } from '../../db/transaction.ts';
 import type { RequestContext } from '../../core/context.ts';
@@ -103,6 +104,9 @@ export async function ingestPage(db: Database, run: PageRun, equipment: FeedEqui
   const fullPath: { assetId: string; reading: number; at: Date; key: string }[] = [];
   const faults: { assetId: string; key: string; fault: FeedFault }[] = [];
 
+  // Readings carry the device's time: a month without its partition yet is created before the transaction.
+  const stamps = machines.flatMap((m) => [m.operatingHours?.at, m.odometer?.at]).filter((d): d is Date => !!d);
+  await ensureMonths(db, 'meter_logs', stamps);
   await sqlTransaction(db, async (tx) => {
     const known = new Map(
       (

@@ -9,6 +9,8 @@ export interface PlanNode {
   'Index Cond'?: string;
   Filter?: string;
   'Parent Relationship'?: string;
+  /** The partition scanned, when `Relation Name` was rewritten to its partitioned table (asParents). */
+  Partition?: string;
   Plans?: PlanNode[];
 }
 
@@ -17,6 +19,28 @@ export const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap
 /** Scans of one table anywhere under `plan`. */
 export const scansOf = (plan: PlanNode, table: string) =>
   nodes(plan).filter((n) => /Scan/.test(n['Node Type']) && n['Relation Name'] === table);
+
+/**
+ * Names a partition's scan by its partitioned table and index (meter_logs_2026_11 reads as meter_logs), so that
+ * the plan tests name what a query relies on whatever months exist; the partitions read are kept in `Partition`.
+ */
+export async function asParents(db: { sql: Pick<SqlRunner, 'query'> }, plans: PlanNode[]): Promise<PlanNode[]> {
+  const rows = await db.sql.query<{ child: string; parent: string }>(
+    `SELECT c.relname AS child, p.relname AS parent FROM pg_inherits i
+     JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent`,
+  );
+  const parentOf = new Map(rows.map((r) => [r.child, r.parent]));
+  for (const n of plans.flatMap(nodes)) {
+    const table = n['Relation Name'];
+    if (table && parentOf.has(table)) {
+      n.Partition = table;
+      n['Relation Name'] = parentOf.get(table);
+    }
+    const index = n['Index Name'];
+    if (index && parentOf.has(index)) n['Index Name'] = parentOf.get(index);
+  }
+  return plans;
+}
 
 /**
  * Every statement that `fn` runs on the SqlRunner it is given, planned (EXPLAIN) instead of run, with each planner
@@ -48,5 +72,5 @@ export async function plansOf(
       for (const setting of off) await conn.exec(`RESET ${setting}`);
     }
   });
-  return plans;
+  return asParents(db, plans);
 }

@@ -1,3 +1,4 @@
+import { ensureMonths } from '../../../src/db/partitions.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneWebhookHistory } from '../../../src/delivery/retention.ts';
 import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
@@ -143,7 +144,9 @@ describe('GET /events', () => {
   });
 
   it('is kept as long as delivery history: the retention job prunes old events with the deliveries', async () => {
-    const old = new Date(Date.now() - 40 * 24 * 3600 * 1000);
+    // Retention drops whole months: 70 days back lies in a month wholly older than the 30 days kept.
+    const old = new Date(Date.now() - 70 * 24 * 3600 * 1000);
+    await ensureMonths(t.db, 'events', [old]);
     await t.db.sql.query(
       `INSERT INTO events (id, "orgId", type, data, "createdAt") VALUES ('old-event', $1, 'asset.created', '{}', $2)`,
       [tenant.orgId, old],

@@ -39,7 +39,7 @@ describe('lower readings and anomalies go to manager review', () => {
     const res = await log({ assetId, hoursReading: 20, note: 'Hour meter replaced' });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ delta: -480, reviewStatus: 'PENDING' });
-    const row = await t.db.prisma.meterLog.findUniqueOrThrow({ where: { id: res.json().logId } });
+    const row = await t.db.prisma.meterLog.findFirstOrThrow({ where: { id: res.json().logId } });
     expect(row.reviewReason).toMatch(/lower than the previous reading 500/);
     expect((await assetRow(assetId)).lastMeterReading).toBe(20);
     const queue = (await t.api.get(`/api/v1/hours?reviewStatus=PENDING&assetId=${assetId}`, acme.key)).json().hoursLogs;
@@ -56,7 +56,7 @@ describe('lower readings and anomalies go to manager review', () => {
     const jump = await log({ assetId, hoursReading: 120, loggedAt: ago(2) });
     expect(jump.statusCode).toBe(201);
     expect(jump.json()).toMatchObject({ reviewStatus: 'PENDING', delta: 12.1 });
-    const row = await t.db.prisma.meterLog.findUniqueOrThrow({ where: { id: jump.json().logId } });
+    const row = await t.db.prisma.meterLog.findFirstOrThrow({ where: { id: jump.json().logId } });
     expect(row.reviewReason).toMatch(/implausible/);
   });
 
@@ -169,7 +169,7 @@ describe('preventive maintenance (AUTO_PM)', () => {
     const approved = await t.api.patch(`/api/v1/hours/${held.json().logId}`, acme.key, { reviewStatus: 'APPROVED' });
     const autoFlagId = approved.json().autoFlagId;
     expect(autoFlagId).toEqual(expect.any(String));
-    expect((await t.db.prisma.meterLog.findUniqueOrThrow({ where: { id: held.json().logId } })).autoFlagId).toBe(
+    expect((await t.db.prisma.meterLog.findFirstOrThrow({ where: { id: held.json().logId } })).autoFlagId).toBe(
       autoFlagId,
     );
   });
@@ -231,7 +231,7 @@ describe('idempotency', () => {
       { 'idempotency-key': 'header-key' },
     );
     expect(
-      (await t.db.prisma.meterLog.findUniqueOrThrow({ where: { id: withBoth.json().logId } })).clientMutationId,
+      (await t.db.prisma.meterLog.findFirstOrThrow({ where: { id: withBoth.json().logId } })).clientMutationId,
     ).toBe('header-key');
     const bodyOnly = await log({ assetId, hoursReading: 2, clientMutationId: 'body-key' });
     expect(bodyOnly.json().replayed).toBe(false);

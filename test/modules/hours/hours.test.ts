@@ -125,7 +125,7 @@ describe('POST /hours', () => {
     const project = await t.db.prisma.project.create({ data: { orgId: acme.orgId, name: 'Bypass' } });
     const theirs = await t.db.prisma.project.create({ data: { orgId: other.orgId, name: 'Theirs' } });
     const res = await log({ assetId, hoursReading: 1, projectId: project.id, fuelVolume: 40, fuelUnit: 'LITER' });
-    expect(await t.db.prisma.meterLog.findUniqueOrThrow({ where: { id: res.json().logId } })).toMatchObject({
+    expect(await t.db.prisma.meterLog.findFirstOrThrow({ where: { id: res.json().logId } })).toMatchObject({
       projectId: project.id,
       fuelVolume: 40,
       fuelUnit: 'LITER',
@@ -186,7 +186,7 @@ describe('POST /hours', () => {
     const res = await log({ assetId: trailer, state: 'Parked at north yard' });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ delta: 0, autoFlagId: null, reviewStatus: 'NONE' });
-    const row = await t.db.prisma.meterLog.findUniqueOrThrow({ where: { id: res.json().logId } });
+    const row = await t.db.prisma.meterLog.findFirstOrThrow({ where: { id: res.json().logId } });
     expect(row).toMatchObject({ hoursReading: 0, delta: 0, state: 'Parked at north yard' });
     expect((await assetRow(trailer)).lastMeterReading).toBeNull();
   });

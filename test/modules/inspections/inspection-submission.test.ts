@@ -209,7 +209,7 @@ describe('meter items', () => {
     expect(res.statusCode, res.body).toBe(201);
     const { logId, inspectionId } = res.json();
     expect(logId).toEqual(expect.any(String));
-    const log = await t.db.prisma.meterLog.findUniqueOrThrow({ where: { id: logId } });
+    const log = await t.db.prisma.meterLog.findFirstOrThrow({ where: { id: logId } });
     expect(log).toMatchObject({ hoursReading: 100.5, source: 'inspection', sourceId: inspectionId, assetId });
     expect((await t.db.prisma.asset.findUniqueOrThrow({ where: { id: assetId } })).lastMeterReading).toBe(100.5);
   });

@@ -1,3 +1,4 @@
+import { ensureMonths } from '../../../src/db/partitions.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
@@ -28,6 +29,12 @@ async function logReadings(
   readings: { reading: number; projectId?: string | null; note?: string; at: string }[],
 ) {
   let previous: number | null = null;
+  // Written below the service, so their months are created as the service would.
+  await ensureMonths(
+    t.db,
+    'meter_logs',
+    readings.map((r) => new Date(r.at)),
+  );
   for (const r of readings) {
     await t.db.prisma.meterLog.create({
       data: {
@@ -283,9 +290,9 @@ describe('GET /projects/:id/equipment-usage', () => {
       where: { assetId: dozer, projectId: site },
       orderBy: { loggedAt: 'desc' },
     });
-    await t.db.prisma.meterLog.update({ where: { id: last.id }, data: { delta: 1.5 } });
+    await t.db.prisma.meterLog.updateMany({ where: { id: last.id }, data: { delta: 1.5 } });
     expect((await usage(site)).assets[0]).toMatchObject({ hoursLogged: 5.5, logCount: 2 });
-    await t.db.prisma.meterLog.delete({ where: { id: last.id } });
+    await t.db.prisma.meterLog.deleteMany({ where: { id: last.id } });
     expect((await usage(site)).assets[0]).toMatchObject({
       hoursLogged: 4,
       logCount: 1,

@@ -114,7 +114,7 @@ describe('POST /webhooks/{id}/recover', () => {
     expect(rows.map((r) => r.status)).toEqual(['FAILED', 'FAILED', 'FAILED']);
     // Retries are "0 s" away in this file: push them into the future and spread the creation times.
     for (const [i, r] of rows.entries())
-      await t.db.prisma.webhookDelivery.update({
+      await t.db.prisma.webhookDelivery.updateMany({
         where: { id: r.id },
         data: { nextAttemptAt: new Date(Date.now() + 3600_000), createdAt: new Date(Date.UTC(2026, 10, 1 + i)) },
       });
@@ -215,7 +215,7 @@ describe('POST /webhooks/{id}/deliveries/{deliveryId}/resend', () => {
     await dispatchOnce();
     up();
     const [failed] = await rowsOf(subscriptionId);
-    await t.db.prisma.webhookDelivery.update({
+    await t.db.prisma.webhookDelivery.updateMany({
       where: { id: failed.id },
       data: { nextAttemptAt: new Date(Date.now() + 3600_000) },
     });
@@ -223,12 +223,12 @@ describe('POST /webhooks/{id}/deliveries/{deliveryId}/resend', () => {
     expect(res).toMatchObject({ requeued: true, delivery: { status: 'FAILED', attempts: 1 } });
     expect(new Date(res.delivery.nextAttemptAt).getTime()).toBeLessThanOrEqual(Date.now());
     // Claimed by a dispatcher (a live lease): nothing changes.
-    await t.db.prisma.webhookDelivery.update({
+    await t.db.prisma.webhookDelivery.updateMany({
       where: { id: failed.id },
       data: { nextAttemptAt: new Date(Date.now() + 3600_000), leaseUntil: new Date(Date.now() + 60_000) },
     });
     expect((await resend(subscriptionId, failed.id)).json().requeued).toBe(false);
-    await t.db.prisma.webhookDelivery.update({ where: { id: failed.id }, data: { leaseUntil: null } });
+    await t.db.prisma.webhookDelivery.updateMany({ where: { id: failed.id }, data: { leaseUntil: null } });
   });
 
   it('answers 404 for a delivery of another subscription or an unknown one, 409 while inactive', async () => {
@@ -247,10 +247,13 @@ describe('POST /webhooks/{id}/deliveries/{deliveryId}/resend', () => {
   it('keeps the last 20 re-queues in the log', async () => {
     const { subscriptionId } = await subscriptionWith('/resend-log', 1);
     const [row] = await rowsOf(subscriptionId);
-    await t.db.prisma.webhookDelivery.update({ where: { id: row.id }, data: { status: 'ABANDONED' } });
+    await t.db.prisma.webhookDelivery.updateMany({ where: { id: row.id }, data: { status: 'ABANDONED' } });
     for (let i = 0; i < 22; i++) {
       expect((await resend(subscriptionId, row.id)).json().requeued).toBe(true);
-      await t.db.prisma.webhookDelivery.update({ where: { id: row.id }, data: { status: 'ABANDONED', attempts: i } });
+      await t.db.prisma.webhookDelivery.updateMany({
+        where: { id: row.id },
+        data: { status: 'ABANDONED', attempts: i },
+      });
     }
     const log = (await resend(subscriptionId, row.id)).json().delivery.requeues;
     expect(log).toHaveLength(20);

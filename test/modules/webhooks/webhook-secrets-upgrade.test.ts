@@ -31,7 +31,7 @@ async function insertOld(id: string, path: string, secret: string, previous: str
   await db.sql.query(
     `INSERT INTO webhook_subscriptions (id, "orgId", url, events, secret, "previousSecret", "previousSecretExpiresAt")
      VALUES ($1, $2, $3, ARRAY['asset.created'], $4, $5, CASE WHEN $5::text IS NULL THEN NULL ELSE now() + make_interval(secs => $6) END)`,
-    [id, tenant.orgId, `${receiver.origin}${path}`, secret, previous, expiresInSec],
+    [id, tenant?.orgId ?? 'org-upgraded', `${receiver.origin}${path}`, secret, previous, expiresInSec],
   );
 }
 
@@ -43,11 +43,14 @@ beforeAll(async () => {
     db.sql,
     readMigrations().filter((m) => m.name < ENCRYPTION),
   );
-  tenant = await createTenant(db, 'Upgraded Fleet');
+  // The organisation in raw SQL too: this release's code writes columns the old schema lacks.
+  await db.sql.exec(`INSERT INTO organizations (id, name, slug) VALUES ('org-upgraded', 'Upgraded', 'upgraded')`);
   await insertOld(ids.plain, '/plain', old.plain, null, 0);
   await insertOld(ids.rotated, '/rotated', old.current, old.replaced, 3600);
   await insertOld(ids.expired, '/expired', old.expired, old.gone, -60);
   await migrate(db.sql); // the new release's migrations
+  tenant = await createTenant(db, 'Upgraded Fleet');
+  await db.sql.query(`UPDATE webhook_subscriptions SET "orgId" = $1 WHERE "orgId" = 'org-upgraded'`, [tenant.orgId]);
   app = await appOn(db, { WEBHOOK_CA_FILE: receiver.caFile });
 });
 afterAll(async () => {
