@@ -203,6 +203,9 @@ BEGIN
   CREATE INDEX "meter_logs_orgId_fuel_loggedAt_idx" ON "meter_logs"("orgId", "loggedAt")
     INCLUDE ("assetId", "projectId", "fuelVolume", "fuelUnit", "fuelCostTotal", "hoursReading", "reviewStatus", "source", "id")
     WHERE "fuelVolume" IS NOT NULL OR "fuelCostTotal" IS NOT NULL;
+  CREATE INDEX "meter_logs_orgId_assetId_fuel_loggedAt_idx" ON "meter_logs"("orgId", "assetId", "loggedAt", "id")
+    INCLUDE ("projectId", "fuelVolume", "fuelUnit", "fuelCostTotal", "hoursReading", "reviewStatus", "source")
+    WHERE "fuelVolume" IS NOT NULL OR "fuelCostTotal" IS NOT NULL;
   ALTER TABLE "meter_logs" ADD CONSTRAINT "meter_logs_orgId_fkey" FOREIGN KEY ("orgId") REFERENCES "organizations"("id")
     ON DELETE CASCADE ON UPDATE CASCADE;
   ALTER TABLE "meter_logs" ADD CONSTRAINT "meter_logs_assetId_fkey" FOREIGN KEY ("assetId") REFERENCES "assets"("id")
