@@ -12,6 +12,7 @@ import {
   API_ORIGIN,
   openPmFlagIfDue,
   recordReading,
+  type HoursRecorder,
   type ReadingOrigin,
   type RecordedReading,
 } from './hours.operations.ts';
@@ -77,6 +78,9 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
   }
 
   return {
+    /** One reading through the POST /hours path, from another origin (imports). */
+    record: record as HoursRecorder,
+
     async list(ctx: RequestContext, query: ListHoursInput) {
       const after = timeIdCursor(decodeCursor(query.cursor, 2));
       const rows = await listMeterLogs(db.sql, ctx.orgId, query, after);
