@@ -1,0 +1,12 @@
+// The handler of each imported type.
+import { assetImport } from './import-assets.operations.ts';
+import type { ImportHandler } from './import-handler.operations.ts';
+import { meterReadingImport } from './import-meter-readings.operations.ts';
+import type { ImportType } from './imports.schemas.ts';
+
+const HANDLERS: Partial<Record<ImportType, ImportHandler>> = {
+  assets: assetImport,
+  meter_readings: meterReadingImport,
+};
+
+export const handlerOf = (type: string): ImportHandler | undefined => HANDLERS[type as ImportType];
