@@ -67,7 +67,12 @@ export async function applyAssetPatch(
     changed.push(field);
   }
   // Marking an asset SOLD without a date records the sale as of now.
-  if (patch.lifecycleStatus === 'SOLD' && before.lifecycleStatus !== 'SOLD' && patch.soldAt === undefined && !before.soldAt) {
+  if (
+    patch.lifecycleStatus === 'SOLD' &&
+    before.lifecycleStatus !== 'SOLD' &&
+    patch.soldAt === undefined &&
+    !before.soldAt
+  ) {
     data.soldAt = new Date();
     changed.push('soldAt');
   }

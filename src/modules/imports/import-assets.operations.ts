@@ -113,7 +113,12 @@ export const assetImport: ImportHandler = {
       const v = row.values;
       const key = v[s.match];
       if (typeof key !== 'string')
-        return errorOf({ code: 'missing_value', column: s.match, value: null, message: `${s.match} is required to match` });
+        return errorOf({
+          code: 'missing_value',
+          column: s.match,
+          value: null,
+          message: `${s.match} is required to match`,
+        });
       const ref = unknownRef(v);
       if (ref) return errorOf(ref);
       const found = matched.get(key.toLowerCase()) ?? [];
@@ -162,7 +167,12 @@ export const assetImport: ImportHandler = {
           const input = CreateAssetBody.parse({ ...v, assetClass: (v.assetClass as string).toLowerCase() });
           const asset = await insertAsset(tx, ctx, input);
           const after = (await applyAssetPatch(tx, ctx, asset, patch)) ?? asset;
-          written.push({ rowNumber: row.rowNumber, resultId: asset.id, prior: null, writtenUpdatedAt: after.updatedAt });
+          written.push({
+            rowNumber: row.rowNumber,
+            resultId: asset.id,
+            prior: null,
+            writtenUpdatedAt: after.updatedAt,
+          });
           continue;
         }
         const before = await lockOwnedAsset(tx, ctx.orgId, row.targetId!);

@@ -172,6 +172,10 @@ export async function* readCsv(
 /** One record as CSV text (quoted where needed), for the error report. */
 export function csvLine(fields: readonly string[], delimiter = ','): string {
   return fields
-    .map((f) => (f.includes('"') || f.includes(delimiter) || /[\r\n]/.test(f) || /^\s|\s$/.test(f) ? `"${f.replace(/"/g, '""')}"` : f))
+    .map((f) =>
+      f.includes('"') || f.includes(delimiter) || /[\r\n]/.test(f) || /^\s|\s$/.test(f)
+        ? `"${f.replace(/"/g, '""')}"`
+        : f,
+    )
     .join(delimiter);
 }

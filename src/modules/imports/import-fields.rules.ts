@@ -109,7 +109,10 @@ export function readRow(
       values[spec.name] = readCell(text, spec.kind, s);
     } catch (err) {
       if (!(err instanceof CellError)) throw err;
-      return { values, error: { code: err.code, column: headers[index] ?? spec.name, value: text, message: err.message } };
+      return {
+        values,
+        error: { code: err.code, column: headers[index] ?? spec.name, value: text, message: err.message },
+      };
     }
   }
   return { values, error: null };

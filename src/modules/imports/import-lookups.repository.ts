@@ -49,7 +49,11 @@ export async function assetsByMatch(
     `SELECT id, lower(${column}) AS "matchKey" FROM assets WHERE "orgId" = $1 AND lower(${column}) = ANY($2::text[])`,
     [orgId, list],
   );
-  const byId = await assetsById(db, orgId, keyed.map((k) => k.id));
+  const byId = await assetsById(
+    db,
+    orgId,
+    keyed.map((k) => k.id),
+  );
   for (const { id, matchKey } of keyed) {
     const row = byId.get(id);
     if (!row) continue;

@@ -30,7 +30,13 @@ export function createImportMappings(db: Database) {
     ) {
       try {
         const m = await db.prisma.importMapping.create({
-          data: { orgId: ctx.orgId, name: input.name, type: input.type, mapping: input.mapping, options: input.options ?? {} },
+          data: {
+            orgId: ctx.orgId,
+            name: input.name,
+            type: input.type,
+            mapping: input.mapping,
+            options: input.options ?? {},
+          },
         });
         return { ok: true as const, mappingId: m.id };
       } catch (err) {
@@ -42,7 +48,11 @@ export function createImportMappings(db: Database) {
 
     async listMappings(ctx: RequestContext, q: { limit: number; cursor?: string; type?: ImportType }) {
       const rows = await db.prisma.importMapping.findMany({
-        where: { orgId: ctx.orgId, ...(q.type ? { type: q.type } : {}), ...newestFirstAfter(decodeCursor(q.cursor, 2)) },
+        where: {
+          orgId: ctx.orgId,
+          ...(q.type ? { type: q.type } : {}),
+          ...newestFirstAfter(decodeCursor(q.cursor, 2)),
+        },
         orderBy: newestFirstOrder,
         take: q.limit + 1,
       });

@@ -92,18 +92,30 @@ export const meterReadingImport: ImportHandler = {
       let asset;
       if (typeof v.assetId === 'string') {
         asset = byId.get(v.assetId);
-        if (!asset) return errorOf({ code: 'unknown_asset', column: 'assetId', value: v.assetId, message: 'no asset with this id' });
+        if (!asset)
+          return errorOf({
+            code: 'unknown_asset',
+            column: 'assetId',
+            value: v.assetId,
+            message: 'no asset with this id',
+          });
       } else {
         const key = v[s.match];
         if (typeof key !== 'string')
-          return errorOf({ code: 'missing_value', column: s.match, value: null, message: `assetId or ${s.match} is required` });
+          return errorOf({
+            code: 'missing_value',
+            column: s.match,
+            value: null,
+            message: `assetId or ${s.match} is required`,
+          });
         const found = byMatch.get(key.toLowerCase()) ?? [];
         if (found.length !== 1)
           return errorOf({
             code: found.length === 0 ? 'unknown_asset' : 'ambiguous_match',
             column: s.match,
             value: key,
-            message: found.length === 0 ? `no asset has this ${s.match}` : `${found.length} assets have this ${s.match}`,
+            message:
+              found.length === 0 ? `no asset has this ${s.match}` : `${found.length} assets have this ${s.match}`,
           });
         asset = found[0]!;
       }
@@ -113,17 +125,42 @@ export const meterReadingImport: ImportHandler = {
       if (!parsed.success) return errorOf(zodRowError(parsed.error, v));
       const input = parsed.data;
       if (typeof v.projectId === 'string' && !projects.has(v.projectId))
-        return errorOf({ code: 'unknown_reference', column: 'projectId', value: v.projectId, message: 'no project with this id' });
+        return errorOf({
+          code: 'unknown_reference',
+          column: 'projectId',
+          value: v.projectId,
+          message: 'no project with this id',
+        });
       const at = input.loggedAt!;
       if (at.getTime() > now + FUTURE_SKEW_MS)
-        return errorOf({ code: 'invalid_value', column: 'loggedAt', value: String(v.loggedAt), message: 'loggedAt cannot be in the future' });
+        return errorOf({
+          code: 'invalid_value',
+          column: 'loggedAt',
+          value: String(v.loggedAt),
+          message: 'loggedAt cannot be in the future',
+        });
       const metered = asset.meterType !== 'NONE';
       if (metered && input.hoursReading === undefined)
-        return errorOf({ code: 'missing_value', column: 'hoursReading', value: null, message: `hoursReading is required (meter ${asset.meterType})` });
+        return errorOf({
+          code: 'missing_value',
+          column: 'hoursReading',
+          value: null,
+          message: `hoursReading is required (meter ${asset.meterType})`,
+        });
       if (!metered && input.hoursReading !== undefined)
-        return errorOf({ code: 'invalid_value', column: 'hoursReading', value: String(v.hoursReading), message: 'this asset has no meter (meterType NONE)' });
+        return errorOf({
+          code: 'invalid_value',
+          column: 'hoursReading',
+          value: String(v.hoursReading),
+          message: 'this asset has no meter (meterType NONE)',
+        });
       if (!metered && !input.state)
-        return errorOf({ code: 'missing_value', column: 'state', value: null, message: 'state is required for assets without a meter' });
+        return errorOf({
+          code: 'missing_value',
+          column: 'state',
+          value: null,
+          message: 'state is required for assets without a meter',
+        });
       const older = metered && asset.lastMeterAt && at < asset.lastMeterAt ? asset.lastMeterAt : null;
       return { assetId: asset.id, at: at.toISOString(), input, older };
     });
@@ -185,7 +222,10 @@ export const meterReadingImport: ImportHandler = {
         for (const row of group) {
           const input = CreateHoursBody.parse({ ...row.values, assetId: row.targetId });
           try {
-            const { log } = await hours(ctx, input, readingKey(importId, row.rowNumber), { source: 'import', id: importId });
+            const { log } = await hours(ctx, input, readingKey(importId, row.rowNumber), {
+              source: 'import',
+              id: importId,
+            });
             written.push({ rowNumber: row.rowNumber, resultId: log.id, prior: null, writtenUpdatedAt: null });
           } catch (err) {
             if (err instanceof ValidationError)

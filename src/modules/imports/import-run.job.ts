@@ -10,7 +10,7 @@ import type { AttachmentStorage } from '../attachments/attachment-storage-interf
 import { recheck, writeRows } from './import-commit.operations.ts';
 import { completeImport, failImport, markValidated } from './import-lifecycle.operations.ts';
 import { handlerOf } from './import-registry.operations.ts';
-import { ImportFileError, readFileRows, validateRows } from './import-validate.operations.ts';
+import { BATCH_ROWS, ImportFileError, readFileRows, validateRows } from './import-validate.operations.ts';
 import { claimImport, countActions, lapsedImports, renewImportLease } from './imports.repository.ts';
 
 /** Seconds a running import's lease lasts; renewed at a third of it. */
@@ -32,12 +32,15 @@ export function createImportRunner(
     if (running.has(id)) return;
     running.add(id);
     let lost = false;
-    const timer = setInterval(() => {
-      void renewImportLease(db, id, owner, IMPORT_LEASE_SEC).then(
-        (held) => (lost ||= !held),
-        (err: unknown) => log.warn({ err, importId: id }, 'import lease renewal failed'),
-      );
-    }, (IMPORT_LEASE_SEC * 1000) / 3);
+    const timer = setInterval(
+      () => {
+        void renewImportLease(db, id, owner, IMPORT_LEASE_SEC).then(
+          (held) => (lost ||= !held),
+          (err: unknown) => log.warn({ err, importId: id }, 'import lease renewal failed'),
+        );
+      },
+      (IMPORT_LEASE_SEC * 1000) / 3,
+    );
     try {
       await work(() => !stopping && !lost);
     } finally {
@@ -117,14 +120,15 @@ export function createImportRunner(
 
     /** Reads an uploaded file into the import's rows in the request, then validates in the background. */
     async acceptUpload(imp: Import, source: Readable) {
-      let read = false;
+      let rows = 0;
       await leased(imp.id, (keepGoing) =>
         guarded(imp, async () => {
-          await readFileRows(db, imp, handlerOf(imp.type)!, source, keepGoing);
-          read = true;
+          rows = await readFileRows(db, imp, handlerOf(imp.type)!, source, keepGoing);
+          // A file of one batch is validated before the answer: its status is final when the client first looks.
+          if (rows <= BATCH_ROWS) await validate(await load(imp.id), keepGoing);
         }),
       );
-      if (read) launch(imp.id, (fresh, keepGoing) => validate(fresh, keepGoing));
+      if (rows > BATCH_ROWS) launch(imp.id, (fresh, keepGoing) => validate(fresh, keepGoing));
     },
 
     acceptAttachment,
@@ -142,8 +146,7 @@ export function createImportRunner(
         if (imp.status === 'committing') startCommit(id);
         else if (imp.readComplete) launch(id, (fresh, keepGoing) => validate(fresh, keepGoing));
         else if (imp.source === 'attachment') acceptAttachment(imp);
-        else
-          await failImport(db, imp, 'the server stopped while the file was being uploaded; upload the file again');
+        else await failImport(db, imp, 'the server stopped while the file was being uploaded; upload the file again');
       }
       return resumed;
     },

@@ -67,7 +67,11 @@ function missingColumns(
   mapping: Record<string, string | null>,
   settings: ReturnType<typeof settle>,
 ): string | null {
-  const columns = mapColumns(headers, handler.fields.map((f) => f.name), mapping);
+  const columns = mapColumns(
+    headers,
+    handler.fields.map((f) => f.name),
+    mapping,
+  );
   for (const group of handler.required(settings))
     if (!group.some((f) => columns.has(f)))
       return `the file has no column for ${group.join(' or ')} (headers: ${headers.filter((h) => h).join(', ')})`;
@@ -84,7 +88,11 @@ export async function validateRows(
   const ctx = importContext(imp);
   const settings = settle(imp.options as ImportOptionsInput);
   const headers = imp.headers as string[];
-  const columns = mapColumns(headers, handler.fields.map((f) => f.name), imp.mapping as Record<string, string | null>);
+  const columns = mapColumns(
+    headers,
+    handler.fields.map((f) => f.name),
+    imp.mapping as Record<string, string | null>,
+  );
   const header = (field: string) => {
     const index = columns.get(field);
     return index === undefined ? field : headers[index]!;
@@ -97,13 +105,17 @@ export async function validateRows(
     const batch = await rowsAfter(db.sql, imp.orgId, imp.id, after, BATCH_ROWS);
     if (batch.length === 0) break;
     after = batch[batch.length - 1]!.rowNumber;
-    const read = batch.map((r) => ({ rowNumber: r.rowNumber, ...readRow(r.raw, headers, columns, handler.fields, settings) }));
+    const read = batch.map((r) => ({
+      rowNumber: r.rowNumber,
+      ...readRow(r.raw, headers, columns, handler.fields, settings),
+    }));
     const good = read.filter((r) => r.error === null);
     const decisions = await handler.resolve(db, ctx, good, settings);
     const decided = new Map(good.map((r, i) => [r.rowNumber, decisions[i]!]));
     const out: DecidedRow[] = read.map((r) => {
       const d = decided.get(r.rowNumber);
-      if (!d) return { rowNumber: r.rowNumber, values: r.values, action: 'error', targetId: null, key: null, error: r.error };
+      if (!d)
+        return { rowNumber: r.rowNumber, values: r.values, action: 'error', targetId: null, key: null, error: r.error };
       if (d.error) return { ...d, rowNumber: r.rowNumber, values: r.values, error: withHeader(d.error, header) };
       if (d.key !== null) {
         const first = seen.get(d.key);

@@ -128,7 +128,14 @@ export async function markWritten(tx: Raw, orgId: string, importId: string, writ
 
 export function writtenRows(tx: Raw, orgId: string, importId: string) {
   return tx.$queryRawUnsafe<
-    { rowNumber: number; action: RowAction; targetId: string | null; resultId: string; prior: unknown; writtenUpdatedAt: Date | null }[]
+    {
+      rowNumber: number;
+      action: RowAction;
+      targetId: string | null;
+      resultId: string;
+      prior: unknown;
+      writtenUpdatedAt: Date | null;
+    }[]
   >(
     `SELECT "rowNumber", action, "targetId", "resultId", prior, "writtenUpdatedAt" FROM import_rows
      WHERE "orgId" = $1 AND "importId" = $2 AND written ORDER BY "rowNumber"`,

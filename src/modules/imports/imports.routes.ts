@@ -72,7 +72,11 @@ export const importRoutes =
           const file = await req.file().catch((err: unknown) => {
             if ((err as { statusCode?: number }).statusCode === 413)
               throw new ApiError(413, 'file_too_large', (err as Error).message);
-            throw new ApiError(400, 'upload_interrupted', `The multipart body could not be read: ${(err as Error).message}`);
+            throw new ApiError(
+              400,
+              'upload_interrupted',
+              `The multipart body could not be read: ${(err as Error).message}`,
+            );
           });
           if (!file) throw new ValidationError({ file: 'is required' }, 'No file part');
           const values: Record<string, unknown> = {};

@@ -86,8 +86,14 @@ export type CreateImportInput = z.output<typeof CreateImportBody>;
 export const MultipartImportFields = z.object({
   type: importType,
   mappingId: z.string().min(1).max(100).optional(),
-  mapping: z.string().max(64 * 1024).optional(),
-  options: z.string().max(64 * 1024).optional(),
+  mapping: z
+    .string()
+    .max(64 * 1024)
+    .optional(),
+  options: z
+    .string()
+    .max(64 * 1024)
+    .optional(),
 });
 
 export const ImportListQuery = z.object({ limit: limitQuery, cursor: cursorQuery });

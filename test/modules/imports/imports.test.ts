@@ -38,14 +38,14 @@ describe('assets import', () => {
     });
     expect(await t.db.prisma.asset.count({ where: { orgId: acme.orgId } })).toBe(0);
     const errors = (await t.api.get(`/api/v1/imports/${id}/errors`, acme.key)).json();
-    expect(errors.errors).toEqual([
-      expect.objectContaining({ row: 5, column: 'Nickname', code: 'missing_value' }),
-    ]);
+    expect(errors.errors).toEqual([expect.objectContaining({ row: 5, column: 'Nickname', code: 'missing_value' })]);
     const rows = (await t.api.get(`/api/v1/imports/${id}/rows`, acme.key)).json();
     expect(rows.rows.map((r: { action: string }) => r.action)).toEqual(['create', 'create', 'error']);
     const csvRes = await t.api.get(`/api/v1/imports/${id}/errors?format=csv`, acme.key);
     expect(csvRes.headers['content-type']).toMatch(/text\/csv/);
-    expect(csvRes.body.split('\r\n')[0]).toBe('Customer Asset Number,Nickname,Asset Class,Purchase Cost,License Plate,error');
+    expect(csvRes.body.split('\r\n')[0]).toBe(
+      'Customer Asset Number,Nickname,Asset Class,Purchase Cost,License Plate,error',
+    );
     expect(csvRes.body.split('\r\n')[1]).toMatch(/^A-3,,off-road,,,"?row 5: missing_value/);
     const commit = await t.api.post(`/api/v1/imports/${id}/commit`, acme.key);
     expect(commit.statusCode).toBe(409);
@@ -61,7 +61,10 @@ describe('assets import', () => {
       ['Loader 1', 12500.5, 'AB-1'],
       ['Truck 2', 9000, null],
     ]);
-    expect((await events('import.completed')).at(-1)).toMatchObject({ importId: done.id, status: 'partially_completed' });
+    expect((await events('import.completed')).at(-1)).toMatchObject({
+      importId: done.id,
+      status: 'partially_completed',
+    });
     expect((await events('asset.created')).length).toBe(2);
 
     const again = await startImport(t, acme.key, 'assets', csv.replace('A-3,,off-road,,', ''));
@@ -77,7 +80,12 @@ describe('assets import', () => {
 
 describe('meter readings import', () => {
   it('writes readings through the hours path with source import and rolls back', async () => {
-    await importAndCommit(t, acme.key, 'assets', 'customerAssetNumber,nickname,assetClass,pmInterval\nM-1,Dozer,off-road,250\n');
+    await importAndCommit(
+      t,
+      acme.key,
+      'assets',
+      'customerAssetNumber,nickname,assetClass,pmInterval\nM-1,Dozer,off-road,250\n',
+    );
     const csv = 'customerAssetNumber;loggedAt;hoursReading\nM-1;01/02/2026 08:00;100,5\nM-1;11/02/2026 08:00;260\n';
     const done = await importAndCommit(t, acme.key, 'meter_readings', csv, {
       options: { decimal: ',', dateFormat: 'dd/mm/yyyy', timezone: 'Europe/Paris' },
