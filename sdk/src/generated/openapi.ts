@@ -6825,6 +6825,25 @@ export interface components {
             /** @enum {string} */
             status: "rolled_back";
         };
+        /** @description import_rows_changed (records changed since; `rows` lists them), import_rollback_expired or import_not_ready; or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+        RollbackImportError409: {
+            /** @enum {boolean} */
+            ok: false;
+            /** @description Machine-readable error code, e.g. not_found, validation_failed, missing_scope:assets:read */
+            error: string;
+            /** @description Human-readable explanation */
+            message?: string;
+            /** @description Field name to message (422) */
+            fieldErrors?: {
+                [key: string]: string;
+            };
+            /** @description Seconds until the rate-limit window resets (429) */
+            retryAfterSec?: number;
+            /** @description Quote it when reporting a server error (5xx) */
+            requestId?: string;
+            /** @description import_rows_changed: the rows of the file whose records changed since */
+            rows?: number[];
+        };
         ListImportMappingsResponse: {
             /** @enum {boolean} */
             ok: true;
@@ -49231,10 +49250,18 @@ export interface operations {
                      * @example {
                      *       "ok": false,
                      *       "error": "Example",
-                     *       "message": "The change conflicts with the current state"
+                     *       "message": "The change conflicts with the current state",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       },
+                     *       "retryAfterSec": 3600,
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *       "rows": [
+                     *         3
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RollbackImportError409"];
                 };
             };
             /** @description Body larger than 1 MiB */

@@ -322,5 +322,6 @@ export type GetImportResponse = components['schemas']['GetImportResponse'];
 export type ListImportErrorsResponse = components['schemas']['ListImportErrorsResponse'];
 export type ListImportRowsResponse = components['schemas']['ListImportRowsResponse'];
 export type RollbackImportResponse = components['schemas']['RollbackImportResponse'];
+export type RollbackImportError409 = components['schemas']['RollbackImportError409'];
 export type ListImportMappingsResponse = components['schemas']['ListImportMappingsResponse'];
 export type CreateImportMappingResponse = components['schemas']['CreateImportMappingResponse'];

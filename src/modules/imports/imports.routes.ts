@@ -210,7 +210,12 @@ export const importRoutes =
           response: {
             200: z.object({ ok: z.literal(true), importId: z.string(), status: z.literal('rolled_back') }),
             ...IMPORT_ERRORS,
-            409: ErrorResponse.describe(
+            409: ErrorResponse.extend({
+              rows: z
+                .array(z.number().int())
+                .optional()
+                .describe('import_rows_changed: the rows of the file whose records changed since'),
+            }).describe(
               'import_rows_changed (records changed since; `rows` lists them), import_rollback_expired or ' +
                 'import_not_ready',
             ),
