@@ -106,3 +106,46 @@ describe('meter readings import', () => {
     expect(await t.db.prisma.meterLog.count({ where: { orgId: acme.orgId } })).toBe(0);
   });
 });
+
+describe('rules', () => {
+  const errorsOf = async (id: string) => (await t.api.get(`/api/v1/imports/${id}/errors`, acme.key)).json().errors;
+
+  it('a key twice in one file: the second row is an error, never a second create', async () => {
+    const csv = 'customerAssetNumber,nickname,assetClass\nD-1,First,trailer\nd-1,Second,trailer\n';
+    const id = (await startImport(t, acme.key, 'assets', csv)).json().importId;
+    expect((await importOf(t, acme.key, id)).counts).toMatchObject({ create: 1, error: 1 });
+    expect(await errorsOf(id)).toEqual([
+      expect.objectContaining({ row: 3, code: 'duplicate_in_file', message: expect.stringMatching(/row 2/) }),
+    ]);
+  });
+
+  it('trailing delimiters are empty cells; extra non-empty cells are refused', async () => {
+    const csv = 'customerAssetNumber;nickname;assetClass;\nT-1;Trail;trailer;\nT-2;Extra;trailer;;surprise\n';
+    const id = (await startImport(t, acme.key, 'assets', csv)).json().importId;
+    expect(await errorsOf(id)).toEqual([expect.objectContaining({ row: 3, code: 'too_many_columns' })]);
+  });
+
+  it('a 1900-01-01 or 31/02 date is refused with its column, never rolled over', async () => {
+    const csv =
+      'customerAssetNumber,nickname,assetClass,purchaseDate\nE-1,Old,trailer,01/01/1900\nE-2,Feb,trailer,31/02/2026\n';
+    const id = (await startImport(t, acme.key, 'assets', csv, { options: { dateFormat: 'dd/mm/yyyy' } })).json()
+      .importId;
+    expect(await errorsOf(id)).toEqual([
+      expect.objectContaining({ row: 2, column: 'purchaseDate', code: 'date_out_of_range', value: '01/01/1900' }),
+      expect.objectContaining({ row: 3, column: 'purchaseDate', code: 'invalid_date', value: '31/02/2026' }),
+    ]);
+  });
+
+  it('European and American files read the same numbers; a misdeclared one is refused, not misread', async () => {
+    const eu = 'customerAssetNumber;nickname;assetClass;purchaseCost\nN-1;Euro;trailer;1.234,56\n';
+    const us = 'customerAssetNumber,nickname,assetClass,purchaseCost\nN-1,Euro,trailer,"1,234.56"\n';
+    const euId = (await startImport(t, acme.key, 'assets', eu, { options: { decimal: ',' } })).json().importId;
+    const usId = (await startImport(t, acme.key, 'assets', us)).json().importId;
+    const valuesOf = async (id: string) =>
+      (await t.api.get(`/api/v1/imports/${id}/rows`, acme.key)).json().rows[0].values;
+    expect((await valuesOf(euId)).purchaseCost).toBe(1234.56);
+    expect((await valuesOf(usId)).purchaseCost).toBe(1234.56);
+    const wrong = (await startImport(t, acme.key, 'assets', eu)).json().importId;
+    expect(await errorsOf(wrong)).toEqual([expect.objectContaining({ code: 'invalid_number', value: '1.234,56' })]);
+  });
+});
