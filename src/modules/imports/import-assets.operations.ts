@@ -18,6 +18,7 @@ import {
 } from './import-handler.operations.ts';
 import { assetsByMatch, existingIds } from './import-lookups.repository.ts';
 import { markWritten, writtenRows } from './imports.repository.ts';
+import { ASSET_MATCHES } from './imports.schemas.ts';
 
 const text = (name: string): FieldSpec => ({ name, kind: 'text' });
 const num = (name: string): FieldSpec => ({ name, kind: 'number' });
@@ -66,9 +67,15 @@ export function zodRowError(error: z.ZodError, values: Record<string, unknown>):
 
 const errorOf = (error: RowError): Decision => ({ action: 'error', targetId: null, key: null, error });
 
-function patchOf(values: Record<string, unknown>) {
+/** The row's patch; an identifier that matches the asset's without case keeps the asset's spelling. */
+function patchOf(values: Record<string, unknown>, before?: Asset) {
   const patch: Record<string, unknown> = {};
   for (const f of UPDATABLE_FIELDS) if (values[f] !== undefined) patch[f] = values[f];
+  for (const f of ASSET_MATCHES) {
+    const was = before?.[f];
+    const now = patch[f];
+    if (typeof was === 'string' && typeof now === 'string' && was.toLowerCase() === now.toLowerCase()) delete patch[f];
+  }
   return patch;
 }
 
@@ -130,9 +137,9 @@ export const assetImport: ImportHandler = {
           value: key,
           message: `${found.length} assets have this ${s.match}`,
         });
-      const patch = UpdateAssetBody.safeParse(patchOf(v));
-      if (!patch.success) return errorOf(zodRowError(patch.error, v));
       const asset = found[0];
+      const patch = UpdateAssetBody.safeParse(patchOf(v, asset));
+      if (!patch.success) return errorOf(zodRowError(patch.error, v));
       if (!asset) {
         const created = CreateAssetBody.safeParse({ ...v, assetClass: (v.assetClass as string)?.toLowerCase() });
         if (!created.success) return errorOf(zodRowError(created.error, v));
@@ -162,8 +169,8 @@ export const assetImport: ImportHandler = {
       const written: Written[] = [];
       for (const row of rows) {
         const v = row.values;
-        const patch = UpdateAssetBody.parse(patchOf(v));
         if (row.action === 'create') {
+          const patch = UpdateAssetBody.parse(patchOf(v));
           const input = CreateAssetBody.parse({ ...v, assetClass: (v.assetClass as string).toLowerCase() });
           const asset = await insertAsset(tx, ctx, input);
           const after = (await applyAssetPatch(tx, ctx, asset, patch)) ?? asset;
@@ -177,6 +184,7 @@ export const assetImport: ImportHandler = {
         }
         const before = await lockOwnedAsset(tx, ctx.orgId, row.targetId!);
         if (!before) throw new PredictionMismatch(row.rowNumber, 'the asset it updates was deleted');
+        const patch = UpdateAssetBody.parse(patchOf(v, before));
         const changed = changedAssetFields(before, patch);
         if (changed.length === 0) throw new PredictionMismatch(row.rowNumber, 'the asset already holds these values');
         const after = await applyAssetPatch(tx, ctx, before, patch);

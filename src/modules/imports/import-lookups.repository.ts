@@ -8,6 +8,7 @@ const REFERENCE_TABLES = {
   asset: 'SELECT id FROM assets WHERE "orgId" = $1 AND id = ANY($2::text[])',
   user: 'SELECT id FROM users WHERE "orgId" = $1 AND id = ANY($2::text[]) AND "removedAt" IS NULL',
   project: 'SELECT id FROM projects WHERE "orgId" = $1 AND id = ANY($2::text[])',
+  tool: 'SELECT id FROM tools WHERE "orgId" = $1 AND id = ANY($2::text[])',
 } as const;
 export type ReferenceTable = keyof typeof REFERENCE_TABLES;
 

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import type { TestTenant } from '../../helpers/app/tenants.ts';
+import { importAndCommit, importOf, startImport } from '../../helpers/app/imports.ts';
+
+let t: TestApp;
+let acme: TestTenant;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  acme = await t.tenant('Acme');
+});
+afterAll(() => t.close());
+
+describe('vendors import', () => {
+  it('creates by name, updates what differs, re-imports unchanged, rolls back both', async () => {
+    await t.api.post('/api/v1/vendors', acme.key, { name: 'Acme Parts', phone: '1' });
+    const csv = 'Name,Phone,Email\nacme parts,2,\nNew Vendor,3,sales@new.example\n';
+    const done = await importAndCommit(t, acme.key, 'vendors', csv);
+    expect(done.import).toMatchObject({ status: 'completed', counts: { create: 1, update: 1 } });
+    const vendors = await t.db.prisma.vendor.findMany({ where: { orgId: acme.orgId }, orderBy: { name: 'asc' } });
+    expect(vendors.map((v) => [v.name, v.phone])).toEqual([
+      ['Acme Parts', '2'],
+      ['New Vendor', '3'],
+    ]);
+    const again = (await startImport(t, acme.key, 'vendors', csv)).json().importId;
+    expect((await importOf(t, acme.key, again)).counts).toMatchObject({ unchanged: 2 });
+    expect((await t.api.post(`/api/v1/imports/${done.id}/rollback`, acme.key)).statusCode).toBe(200);
+    const after = await t.db.prisma.vendor.findMany({ where: { orgId: acme.orgId } });
+    expect(after.map((v) => [v.name, v.phone])).toEqual([['Acme Parts', '1']]);
+  });
+
+  it('needs purchasing:write', async () => {
+    const { key } = await acme.newKey({ scopes: 'imports:write,imports:read' });
+    expect((await startImport(t, key, 'vendors', 'name\nX\n')).json().error).toBe('missing_scope:purchasing:write');
+  });
+});
+
+describe('tools import', () => {
+  it('matches by serial, else by name; writes through the tools module', async () => {
+    await t.api.post('/api/v1/tools', acme.key, { name: 'Drill', serial: 'SN-1' });
+    await t.api.post('/api/v1/tools', acme.key, { name: 'Ladder' });
+    const csv =
+      'name,serial,category,isConsumable,stockLevel\nDrill 18V,sn-1,power,no,\nLadder,,access,,\nGloves,,ppe,yes,40\n';
+    const done = await importAndCommit(t, acme.key, 'tools', csv);
+    expect(done.import).toMatchObject({ status: 'completed', counts: { create: 1, update: 2 } });
+    const tools = await t.db.prisma.tool.findMany({ where: { orgId: acme.orgId }, orderBy: { name: 'asc' } });
+    expect(tools.map((x) => [x.name, x.serial, x.category, x.stockLevel])).toEqual([
+      ['Drill 18V', 'SN-1', 'power', null],
+      ['Gloves', null, 'ppe', 40],
+      ['Ladder', null, 'access', null],
+    ]);
+    const created = await t.db.prisma.event.findMany({ where: { orgId: acme.orgId, type: 'tool.created' } });
+    expect(created).toHaveLength(3);
+    expect((await t.api.post(`/api/v1/imports/${done.id}/rollback`, acme.key)).statusCode).toBe(200);
+    const after = await t.db.prisma.tool.findMany({ where: { orgId: acme.orgId }, orderBy: { name: 'asc' } });
+    expect(after.map((x) => [x.name, x.category])).toEqual([
+      ['Drill', null],
+      ['Ladder', null],
+    ]);
+  });
+});
