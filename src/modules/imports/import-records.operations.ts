@@ -5,7 +5,13 @@ import { transaction, type Tx } from '../../db/transaction.ts';
 import type { Database } from '../../db/database.ts';
 import type { RequestContext, Scope } from '../../core/context.ts';
 import type { FieldSpec, RowError } from './import-fields.rules.ts';
-import { PredictionMismatch, type Decision, type ImportHandler, type Written } from './import-handler.operations.ts';
+import {
+  PredictionMismatch,
+  type Decision,
+  type ImportHandler,
+  type PreparedRow,
+  type Written,
+} from './import-handler.operations.ts';
 import { rowsChanged, zodRowError } from './import-assets.operations.ts';
 import { existingIds, type ReferenceTable } from './import-lookups.repository.ts';
 import { markWritten, writtenRows } from './imports.repository.ts';
@@ -23,6 +29,10 @@ export interface RecordSpec<R extends { id: string; updatedAt: Date }, C, U> {
   keyFields: string[];
   find(db: Database, orgId: string, keys: { field: string; value: string }[]): Promise<Keyed<R>[]>;
   references?: [field: string, table: ReferenceTable][];
+  /** Settles values from other rows' lookups (a yard by name), one query per batch; errors by row number. */
+  prepare?(db: Database, ctx: RequestContext, rows: PreparedRow[]): Promise<Map<number, RowError>>;
+  /** A rule of the row's values alone, or null. */
+  check?(values: Record<string, unknown>): RowError | null;
   create: z.ZodType<C>;
   update: z.ZodType<U>;
   updatable: readonly string[];
@@ -81,6 +91,7 @@ export function recordImport<R extends { id: string; updatedAt: Date }, C, U>(
     writeOrder: '"rowNumber"',
 
     async resolve(db, ctx, rows) {
+      const prepared = (await spec.prepare?.(db, ctx, rows)) ?? new Map<number, RowError>();
       const keys = rows.map((r) => keyOf(r.values)).filter((k) => k !== null);
       const found = await spec.find(db, ctx.orgId, keys);
       const byKey = new Map<string, R[]>();
@@ -92,6 +103,8 @@ export function recordImport<R extends { id: string; updatedAt: Date }, C, U>(
       }
       return rows.map((row): Decision => {
         const v = row.values;
+        const early = prepared.get(row.rowNumber) ?? spec.check?.(v);
+        if (early) return errorOf(early);
         const k = keyOf(v);
         if (!k)
           return errorOf({

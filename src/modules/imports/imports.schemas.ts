@@ -29,7 +29,14 @@ export const ASSET_MATCHES = ['vin', 'serial', 'customerAssetNumber', 'nickname'
 export type AssetMatch = (typeof ASSET_MATCHES)[number];
 
 /** The types the API accepts today; the others are named by the contract and refused until they are built. */
-export const SUPPORTED_TYPES: readonly ImportType[] = ['assets', 'meter_readings', 'tools', 'vendors'];
+export const SUPPORTED_TYPES: readonly ImportType[] = [
+  'assets',
+  'meter_readings',
+  'parts',
+  'stock_counts',
+  'tools',
+  'vendors',
+];
 
 export const ImportOptions = z
   .object({

@@ -60,3 +60,43 @@ describe('tools import', () => {
     ]);
   });
 });
+
+describe('parts and stock counts imports', () => {
+  it('creates parts with opening stock (reason initial), then counts them (reason count), and rolls back', async () => {
+    const yard = (await t.api.post('/api/v1/yards', acme.key, { name: 'North Yard' })).json().yardId;
+    const parts = await importAndCommit(
+      t,
+      acme.key,
+      'parts',
+      'number,name,unitCost,quantity,yardName\nOF-1,Oil filter,"1,250.5",10,north yard\nBF-2,Belt,3,,\n',
+    );
+    expect(parts.import).toMatchObject({ status: 'completed', counts: { create: 2 } });
+    const ledger = await t.db.prisma.inventoryLedgerEntry.findMany({ where: { orgId: acme.orgId } });
+    expect(ledger.map((e) => [e.reason, e.quantity.toString()])).toEqual([['initial', '10']]);
+    const again = (await startImport(t, acme.key, 'parts', 'number,name\nof-1,Oil filter\n')).json().importId;
+    expect((await importOf(t, acme.key, again)).counts).toMatchObject({ unchanged: 1 });
+
+    const counts = await importAndCommit(
+      t,
+      acme.key,
+      'stock_counts',
+      `partNumber,yardId,countedQuantity\nOF-1,${yard},7\nBF-2,${yard},0\nXX-9,${yard},1\n`,
+      { options: { onError: 'skip_rows' } },
+    );
+    expect(counts.import).toMatchObject({
+      status: 'partially_completed',
+      counts: { update: 1, unchanged: 1, error: 1 },
+    });
+    const stock = await t.db.prisma.partStock.findMany({ where: { orgId: acme.orgId } });
+    expect(stock.map((s) => s.onHand.toString())).toEqual(['7']);
+    const reasons = (
+      await t.db.prisma.inventoryLedgerEntry.findMany({ where: { orgId: acme.orgId }, orderBy: { createdAt: 'asc' } })
+    ).map((e) => e.reason);
+    expect(reasons).toEqual(['initial', 'count']);
+
+    expect((await t.api.post(`/api/v1/imports/${counts.id}/rollback`, acme.key)).statusCode).toBe(200);
+    expect((await t.db.prisma.partStock.findMany({ where: { orgId: acme.orgId } }))[0]!.onHand.toString()).toBe('10');
+    expect((await t.api.post(`/api/v1/imports/${parts.id}/rollback`, acme.key)).statusCode).toBe(200);
+    expect(await t.db.prisma.part.count({ where: { orgId: acme.orgId } })).toBe(0);
+  });
+});
