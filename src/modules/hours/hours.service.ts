@@ -48,7 +48,8 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
     key: string | null,
     origin: ReadingOrigin = API_ORIGIN,
   ): Promise<RecordedReading> {
-    if (key) {
+    // An import's keys are new but after a restart: the unique index settles a repeat (caught below) without a read.
+    if (key && origin.source !== 'import') {
       const existing = await findByKey(ctx, key);
       if (existing) return { log: existing, replayed: true };
     }

@@ -94,6 +94,7 @@ export const assetImport: ImportHandler = {
   fields: FIELDS,
   required: (s) => [[s.match]],
   writeOrder: '"rowNumber"',
+  parallelBatches: 4,
 
   async resolve(db, ctx, rows, s) {
     const keys = rows.map((r) => r.values[s.match]).filter((k): k is string => typeof k === 'string');
@@ -170,7 +171,10 @@ export const assetImport: ImportHandler = {
       for (const row of rows) {
         const v = row.values;
         if (row.action === 'create') {
-          const patch = UpdateAssetBody.parse(patchOf(v));
+          // The PATCH-only fields (licensePlate, purchaseCost, …): what POST /assets already set is not patched again.
+          const patch = UpdateAssetBody.parse(
+            Object.fromEntries(Object.entries(patchOf(v)).filter(([f]) => !(f in CreateAssetBody.shape))),
+          );
           const input = CreateAssetBody.parse({ ...v, assetClass: (v.assetClass as string).toLowerCase() });
           const asset = await insertAsset(tx, ctx, input);
           const after = (await applyAssetPatch(tx, ctx, asset, patch)) ?? asset;

@@ -12,7 +12,7 @@ import type { ImportOptionsInput } from './imports.schemas.ts';
 import { BATCH_ROWS } from './import-validate.operations.ts';
 
 /** Rows written per batch (each batch one transaction for types written in transactions). */
-const WRITE_BATCH = 200;
+const WRITE_BATCH = 100;
 
 /** A row of the re-check that would now do something else than predicted: the commit's failure reason. */
 export async function recheck(db: Database, imp: Import, handler: ImportHandler, keepGoing: () => boolean) {
@@ -49,14 +49,33 @@ export async function writeRows(
   const numbers = await unwrittenRows(db.sql, imp.orgId, imp.id, handler.writeOrder);
   const total = imp.rowsTotal;
   let done = total - numbers.length;
-  try {
-    for (let i = 0; i < numbers.length; i += WRITE_BATCH) {
-      if (!keepGoing()) return false;
-      const rows = await storedRows(db.sql, imp.orgId, imp.id, numbers.slice(i, i + WRITE_BATCH));
-      await handler.write(deps, ctx, imp.id, rows);
+  const chunks: number[][] = [];
+  for (let i = 0; i < numbers.length; i += WRITE_BATCH) chunks.push(numbers.slice(i, i + WRITE_BATCH));
+  let stopped = false;
+  // Batches of independent rows run side by side, each its own transaction; the first failure stops the others.
+  const worker = async () => {
+    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
+      if (!keepGoing()) {
+        stopped = true;
+        return;
+      }
+      const rows = await storedRows(db.sql, imp.orgId, imp.id, chunk);
+      try {
+        await handler.write(deps, ctx, imp.id, rows);
+      } catch (err) {
+        chunks.length = 0;
+        throw err;
+      }
       done += rows.length;
       await setProgress(db, imp.id, done);
     }
+  };
+  try {
+    const workers = Array.from({ length: Math.min(handler.parallelBatches ?? 1, chunks.length) }, worker);
+    const results = await Promise.allSettled(workers);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    if (stopped) return false;
   } catch (err) {
     if (!(err instanceof PredictionMismatch)) throw err;
     const undone = await undo(db, imp, handler);

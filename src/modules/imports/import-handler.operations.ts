@@ -58,6 +58,8 @@ export interface ImportHandler {
   afterValidate?(db: Database, ctx: RequestContext, importId: string, header: (field: string) => string): Promise<void>;
   /** SQL order of import_rows in which rows are written. */
   writeOrder: string;
+  /** Batches written at once (rows independent of each other); 1 when order matters. */
+  parallelBatches?: number;
   /** Writes rows (create or update) and marks them written, in the type's transactions. */
   write(deps: HandlerDeps, ctx: RequestContext, importId: string, rows: StoredRow[]): Promise<void>;
   /** Undoes the written rows of the import in `tx`; throws 409 when one changed since. */

@@ -194,21 +194,31 @@ export const meterReadingImport: ImportHandler = {
 
   async afterValidate(db, ctx, importId, header) {
     // A reading lower than the one before it on the asset (in the file, or stored) needs a note, as on POST /hours.
+    const lower = await db.sql.query<{ rowNumber: number; reading: number; prev: number }>(
+      `SELECT "rowNumber", reading, prev FROM (
+         SELECT r."rowNumber", r.reading, r.note,
+           COALESCE(lag(r.reading) OVER (PARTITION BY r."targetId" ORDER BY r.at, r."rowNumber"), a."lastMeterReading") AS prev
+         FROM (SELECT "rowNumber", "targetId", ("values"->>'loggedAt')::timestamptz AS at,
+                 ("values"->>'hoursReading')::float8 AS reading, "values"->>'note' AS note
+               FROM import_rows WHERE "orgId" = $1 AND "importId" = $2 AND action = 'create'
+                 AND "values" ? 'hoursReading') r
+         JOIN assets a ON a.id = r."targetId" AND a."orgId" = $1
+       ) seq WHERE reading < prev AND (note IS NULL OR note = '')`,
+      [ctx.orgId, importId],
+    );
+    if (lower.length === 0) return;
     await db.sql.query(
-      `WITH r AS (
-         SELECT "rowNumber", "targetId", ("values"->>'loggedAt')::timestamptz AS at,
-           ("values"->>'hoursReading')::float8 AS reading, "values"->>'note' AS note
-         FROM import_rows WHERE "orgId" = $1 AND "importId" = $2 AND action = 'create' AND "values" ? 'hoursReading'
-       ), seq AS (
-         SELECT r.*, COALESCE(lag(reading) OVER (PARTITION BY "targetId" ORDER BY at, "rowNumber"), a."lastMeterReading") AS prev
-         FROM r JOIN assets a ON a.id = r."targetId" AND a."orgId" = $1
-       )
-       UPDATE import_rows i SET action = 'error', "errorCode" = 'reading_decreases', "errorColumn" = $3,
-         "errorValue" = seq.reading::text,
-         "errorMessage" = 'lower than the previous reading (' || seq.prev || '); a note explaining it is required'
-       FROM seq WHERE i."orgId" = $1 AND i."importId" = $2 AND i."rowNumber" = seq."rowNumber"
-         AND seq.reading < seq.prev AND (seq.note IS NULL OR seq.note = '')`,
-      [ctx.orgId, importId, header('hoursReading')],
+      `UPDATE import_rows i SET action = 'error', "errorCode" = 'reading_decreases', "errorColumn" = $3,
+         "errorValue" = d.reading::text,
+         "errorMessage" = 'lower than the previous reading (' || d.prev || '); a note explaining it is required'
+       FROM jsonb_to_recordset($4::jsonb) AS d(n int, reading float8, prev float8)
+       WHERE i."orgId" = $1 AND i."importId" = $2 AND i."rowNumber" = d.n`,
+      [
+        ctx.orgId,
+        importId,
+        header('hoursReading'),
+        JSON.stringify(lower.map((l) => ({ n: l.rowNumber, reading: l.reading, prev: l.prev }))),
+      ],
     );
   },
 

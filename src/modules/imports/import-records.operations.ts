@@ -89,6 +89,7 @@ export function recordImport<R extends { id: string; updatedAt: Date }, C, U>(
     fields: spec.fields,
     required: () => [spec.keyFields],
     writeOrder: '"rowNumber"',
+    parallelBatches: 4,
 
     async resolve(db, ctx, rows) {
       const prepared = (await spec.prepare?.(db, ctx, rows)) ?? new Map<number, RowError>();
