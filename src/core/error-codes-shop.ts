@@ -58,5 +58,9 @@ export const SHOP_ERROR_CODES = {
     status: [422],
     meaning: 'Imports of this type are not available on this server yet.',
   },
+  fuel_card_taken: {
+    status: [409],
+    meaning: 'A fuel card in `fuelCardNumbers` is assigned to another asset of the organisation (`cardNumbers` lists them).',
+  },
   mapping_name_taken: { status: [409], meaning: 'Another saved import mapping of the organisation has this name.' },
 } as const satisfies Record<string, { status: readonly number[]; meaning: string }>;

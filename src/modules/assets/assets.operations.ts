@@ -5,6 +5,7 @@ import type { Tx } from '../../db/transaction.ts';
 import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { dec } from '../../core/money.ts';
+import { ApiError } from '../../core/errors.ts';
 import {
   classToDb,
   DEFAULT_METER,
@@ -99,4 +100,26 @@ export function sameValue(a: unknown, b: unknown): boolean {
     return a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
   }
   return a === b;
+}
+
+/**
+ * Replaces the asset's fuel cards with `cards`; a card another asset of the organisation holds is 409
+ * fuel_card_taken. True when the list changed.
+ */
+export async function setFuelCards(tx: Tx, orgId: string, assetId: string, cards: string[]): Promise<boolean> {
+  const wanted = [...new Set(cards)];
+  const taken = await tx.assetFuelCard.findMany({
+    where: { orgId, cardNumber: { in: wanted }, NOT: { assetId } },
+    select: { cardNumber: true },
+  });
+  if (taken.length > 0)
+    throw new ApiError(409, 'fuel_card_taken', `Fuel card ${taken[0]!.cardNumber} is assigned to another asset`, {
+      cardNumbers: taken.map((t) => t.cardNumber),
+    });
+  const removed = await tx.assetFuelCard.deleteMany({ where: { orgId, assetId, cardNumber: { notIn: wanted } } });
+  const added = await tx.assetFuelCard.createMany({
+    data: wanted.map((cardNumber) => ({ orgId, assetId, cardNumber })),
+    skipDuplicates: true,
+  });
+  return removed.count + added.count > 0;
 }

@@ -5,7 +5,7 @@ import { notFound, ValidationError } from '../../core/errors.ts';
 import { batchSummary, validateEntries, readBatchEnvelope, type BatchResultOf } from '../../core/batch.ts';
 import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { assertReferences } from '../shared/references.ts';
-import { applyAssetPatch, insertAsset } from './assets.operations.ts';
+import { applyAssetPatch, insertAsset, setFuelCards } from './assets.operations.ts';
 import { listAssetRows, lockOwnedAsset } from './assets.repository.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import {
@@ -68,6 +68,11 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
 
     async get(ctx: RequestContext, id: string) {
       const asset = await findOwned(db.prisma, ctx, id);
+      const cards = await db.prisma.assetFuelCard.findMany({
+        where: { orgId: ctx.orgId, assetId: id },
+        orderBy: { cardNumber: 'asc' },
+        select: { cardNumber: true },
+      });
       const repairs = await db.prisma.repair.aggregate({
         where: { orgId: ctx.orgId, assetId: id },
         _sum: { cost: true },
@@ -75,13 +80,18 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
       });
       return {
         ok: true as const,
-        asset: toAssetDetail(asset, { total: repairs._sum.cost ?? 0, count: repairs._count._all }),
+        asset: toAssetDetail(
+          asset,
+          { total: repairs._sum.cost ?? 0, count: repairs._count._all },
+          new Date(),
+          cards.map((c) => c.cardNumber),
+        ),
       };
     },
 
     async update(ctx: RequestContext, id: string, patch: UpdateAssetInput) {
       const fields = UPDATABLE_FIELDS.filter((f) => patch[f] !== undefined);
-      if (fields.length === 0) {
+      if (fields.length === 0 && patch.fuelCardNumbers === undefined) {
         throw new ValidationError(
           { body: `send at least one of: ${UPDATABLE_FIELDS.join(', ')}` },
           'The patch is empty',
@@ -99,6 +109,7 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
           { field: 'primaryOperatorId', kind: 'user', id: patch.primaryOperatorId },
         ]);
         await applyAssetPatch(tx, ctx, before, patch);
+        if (patch.fuelCardNumbers) await setFuelCards(tx, ctx.orgId, id, patch.fuelCardNumbers);
       });
       return { ok: true as const, assetId: id };
     },
