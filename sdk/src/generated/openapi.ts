@@ -2883,6 +2883,8 @@ export interface components {
             };
             /** @description Current checkout, or null when the asset is not checked out */
             checkout: components["schemas"]["AssetCheckoutState"] | null;
+            /** @description Fuel cards assigned to the asset (fuel-card imports match by them) */
+            fuelCardNumbers: string[];
         };
         AssetBatchSuccess: {
             /** @description Position of the entry in the request */
@@ -4862,6 +4864,8 @@ export interface components {
             pmBaselineReading?: number | null;
             parentAssetId?: string | null;
             primaryOperatorId?: string | null;
+            /** @description The fuel cards of the asset, replacing its list ([] removes them all); a card is one asset's (409 fuel_card_taken) */
+            fuelCardNumbers?: string[];
         };
         /** @description The new checkout target: toUserId and/or toProjectId (at least one) */
         CheckoutAssetRequest: {
@@ -5756,6 +5760,24 @@ export interface components {
             /** @enum {boolean} */
             ok: true;
             asset: components["schemas"]["AssetDetail"];
+        };
+        /** @description fuel_card_taken: a card of fuelCardNumbers is assigned to another asset (cardNumbers lists them); or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+        UpdateAssetError409: {
+            /** @enum {boolean} */
+            ok: false;
+            /** @description Machine-readable error code, e.g. not_found, validation_failed, missing_scope:assets:read */
+            error: string;
+            /** @description Human-readable explanation */
+            message?: string;
+            /** @description Field name to message (422) */
+            fieldErrors?: {
+                [key: string]: string;
+            };
+            /** @description Seconds until the rate-limit window resets (429) */
+            retryAfterSec?: number;
+            /** @description Quote it when reporting a server error (5xx) */
+            requestId?: string;
+            cardNumbers?: string[];
         };
         CheckoutAssetResponse: {
             /** @enum {boolean} */
@@ -8239,7 +8261,10 @@ export interface operations {
                      *           "checkedOutAt": "2026-03-14T09:30:00.000Z",
                      *           "expectedReturnAt": "2026-03-14T09:30:00.000Z",
                      *           "note": "Hose chafed at the boom pivot"
-                     *         }
+                     *         },
+                     *         "fuelCardNumbers": [
+                     *           "Example"
+                     *         ]
                      *       }
                      *     }
                      */
@@ -8451,7 +8476,10 @@ export interface operations {
                  *       "pmInterval": 3,
                  *       "pmBaselineReading": 1520.5,
                  *       "parentAssetId": "cm4k2x9q10000a8b7c6d5e4f3",
-                 *       "primaryOperatorId": "cm4k2x9q10000a8b7c6d5e4f3"
+                 *       "primaryOperatorId": "cm4k2x9q10000a8b7c6d5e4f3",
+                 *       "fuelCardNumbers": [
+                 *         "Example"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateAssetRequest"];
@@ -8564,7 +8592,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
+            /** @description fuel_card_taken: a card of fuelCardNumbers is assigned to another asset (cardNumbers lists them); or idempotency_key_in_use: a request with this Idempotency-Key is still running; retry after Retry-After seconds */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8582,10 +8610,18 @@ export interface operations {
                      * @example {
                      *       "ok": false,
                      *       "error": "Example",
-                     *       "message": "The change conflicts with the current state"
+                     *       "message": "The change conflicts with the current state",
+                     *       "fieldErrors": {
+                     *         "nickname": "is required"
+                     *       },
+                     *       "retryAfterSec": 3600,
+                     *       "requestId": "cm4k2x9q10000a8b7c6d5e4f3",
+                     *       "cardNumbers": [
+                     *         "Example"
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["UpdateAssetError409"];
                 };
             };
             /** @description Body larger than 1 MiB */

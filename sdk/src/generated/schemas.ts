@@ -182,6 +182,7 @@ export type CreateAssetError422 = components['schemas']['CreateAssetError422'];
 export type CreateAssetsBatchRequest = components['schemas']['CreateAssetsBatchRequest'];
 export type CreateAssetsBatchResponse = components['schemas']['CreateAssetsBatchResponse'];
 export type GetAssetResponse = components['schemas']['GetAssetResponse'];
+export type UpdateAssetError409 = components['schemas']['UpdateAssetError409'];
 export type CheckoutAssetResponse = components['schemas']['CheckoutAssetResponse'];
 export type ListProjectsResponse = components['schemas']['ListProjectsResponse'];
 export type CreateProjectResponse = components['schemas']['CreateProjectResponse'];

@@ -4,12 +4,14 @@ import type { z } from 'zod';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import type { Database } from '../../db/database.ts';
 import type { RequestContext, Scope } from '../../core/context.ts';
-import type { FieldSpec, RowError } from './import-fields.rules.ts';
+import type { FieldSpec, RowError, Settings } from './import-fields.rules.ts';
+import { ValidationError } from '../../core/errors.ts';
 import {
   PredictionMismatch,
   type Decision,
   type ImportHandler,
   type PreparedRow,
+  type StoredRow,
   type Written,
 } from './import-handler.operations.ts';
 import { rowsChanged, zodRowError } from './import-assets.operations.ts';
@@ -30,7 +32,9 @@ export interface RecordSpec<R extends { id: string; updatedAt: Date }, C, U> {
   find(db: Database, orgId: string, keys: { field: string; value: string }[]): Promise<Keyed<R>[]>;
   references?: [field: string, table: ReferenceTable][];
   /** Settles values from other rows' lookups (a yard by name), one query per batch; errors by row number. */
-  prepare?(db: Database, ctx: RequestContext, rows: PreparedRow[]): Promise<Map<number, RowError>>;
+  prepare?(db: Database, ctx: RequestContext, rows: PreparedRow[], s: Settings): Promise<Map<number, RowError>>;
+  /** A row that is read but not imported (`unchanged`, with this code), or null. */
+  skip?(values: Record<string, unknown>, s: Settings): RowError | null;
   /** A rule of the row's values alone, or null. */
   check?(values: Record<string, unknown>): RowError | null;
   create: z.ZodType<C>;
@@ -91,8 +95,8 @@ export function recordImport<R extends { id: string; updatedAt: Date }, C, U>(
     writeOrder: '"rowNumber"',
     parallelBatches: 4,
 
-    async resolve(db, ctx, rows) {
-      const prepared = (await spec.prepare?.(db, ctx, rows)) ?? new Map<number, RowError>();
+    async resolve(db, ctx, rows, s) {
+      const prepared = (await spec.prepare?.(db, ctx, rows, s)) ?? new Map<number, RowError>();
       const keys = rows.map((r) => keyOf(r.values)).filter((k) => k !== null);
       const found = await spec.find(db, ctx.orgId, keys);
       const byKey = new Map<string, R[]>();
@@ -104,6 +108,8 @@ export function recordImport<R extends { id: string; updatedAt: Date }, C, U>(
       }
       return rows.map((row): Decision => {
         const v = row.values;
+        const skipped = spec.skip?.(v, s);
+        if (skipped) return { action: 'unchanged', targetId: null, key: null, error: skipped };
         const early = prepared.get(row.rowNumber) ?? spec.check?.(v);
         if (early) return errorOf(early);
         const k = keyOf(v);
@@ -147,17 +153,11 @@ export function recordImport<R extends { id: string; updatedAt: Date }, C, U>(
     async write({ db }, ctx, importId, rows) {
       await transaction(db, async (tx) => {
         const written: Written[] = [];
-        for (const row of rows) {
+        const writeRow = async (row: StoredRow) => {
           if (row.action === 'create') {
             const created = await spec.insert(tx, ctx, spec.create.parse(row.values));
             if (!created) throw new PredictionMismatch(row.rowNumber, 'a record with this key was created since');
-            written.push({
-              rowNumber: row.rowNumber,
-              resultId: created.id,
-              prior: null,
-              writtenUpdatedAt: created.updatedAt,
-            });
-            continue;
+            return { rowNumber: row.rowNumber, resultId: created.id, prior: null, writtenUpdatedAt: created.updatedAt };
           }
           const before = await spec.lock(tx, ctx.orgId, row.targetId!);
           if (!before) throw new PredictionMismatch(row.rowNumber, 'the record it updates was deleted');
@@ -166,12 +166,22 @@ export function recordImport<R extends { id: string; updatedAt: Date }, C, U>(
           if (changed.length === 0)
             throw new PredictionMismatch(row.rowNumber, 'the record already holds these values');
           const after = await spec.apply(tx, ctx, before, patch);
-          written.push({
+          return {
             rowNumber: row.rowNumber,
             resultId: before.id,
             prior: priorOf(before, changed),
             writtenUpdatedAt: after?.updatedAt ?? before.updatedAt,
-          });
+          };
+        };
+        for (const row of rows) {
+          try {
+            written.push(await writeRow(row));
+          } catch (err) {
+            // The module's own rules refused what validation accepted: the data changed in between.
+            if (err instanceof ValidationError)
+              throw new PredictionMismatch(row.rowNumber, Object.values(err.fieldErrors).join('; ') || err.message);
+            throw err;
+          }
         }
         await markWritten(tx, ctx.orgId, importId, written);
       });

@@ -31,6 +31,7 @@ export type AssetMatch = (typeof ASSET_MATCHES)[number];
 /** The types the API accepts today; the others are named by the contract and refused until they are built. */
 export const SUPPORTED_TYPES: readonly ImportType[] = [
   'assets',
+  'fuel_entries',
   'meter_readings',
   'parts',
   'stock_counts',

@@ -106,11 +106,6 @@ describe('files that cannot be read as their type', () => {
     });
   });
 
-  it('an unsupported type is 422 import_type_unsupported', async () => {
-    const res = await startImport(t, acme.key, 'fuel_entries', 'externalId\n1\n');
-    expect([422]).toContain(res.statusCode);
-  });
-
   it('reads Windows-1252 (multipart) and UTF-8 from an attachment (JSON variant)', async () => {
     const latin = Buffer.concat([
       Buffer.from('customerAssetNumber,nickname,assetClass\r\nW-1,Chargeuse '),

@@ -100,3 +100,58 @@ describe('parts and stock counts imports', () => {
     expect(await t.db.prisma.part.count({ where: { orgId: acme.orgId } })).toBe(0);
   });
 });
+
+describe('fuel entries import', () => {
+  it('reads a fuel-card statement through a saved mapping: cards first, unknown cards, products that are not fuel', async () => {
+    const truck = (
+      await t.api.post('/api/v1/assets', acme.key, {
+        nickname: 'Tanker',
+        assetClass: 'on-road',
+        customerAssetNumber: 'F-1',
+      })
+    ).json().assetId;
+    await t.api.patch(`/api/v1/assets/${truck}`, acme.key, { fuelCardNumbers: ['7001'] });
+    const mapping = await t.api.post('/api/v1/imports/mappings', acme.key, {
+      name: 'FleetCard statement',
+      type: 'fuel_entries',
+      mapping: {
+        'Transaction ID': 'externalId',
+        Card: 'cardNumber',
+        Date: 'fueledAt',
+        Litres: 'volume',
+        Amount: 'totalCost',
+        Product: 'product',
+      },
+      options: { decimal: ',', dateFormat: 'dd/mm/yyyy', fuelProducts: ['Diesel'], onError: 'skip_rows' },
+    });
+    const statement = [
+      'Transaction ID;Card;Date;Litres;Amount;Product;Unit',
+      'T-1;7001;03/11/2026;120,5;1.234,56;Diesel;L',
+      'T-2;7001;04/11/2026;1;9,90;Car wash;',
+      'T-3;9999;04/11/2026;50;80;Diesel;L',
+    ].join('\n');
+    const id = (
+      await startImport(t, acme.key, 'fuel_entries', statement, { mappingId: mapping.json().mappingId })
+    ).json().importId;
+    const imp = await importOf(t, acme.key, id);
+    expect(imp.counts).toMatchObject({ rows: 3, create: 1, unchanged: 1, error: 1 });
+    const rows = (await t.api.get(`/api/v1/imports/${id}/rows`, acme.key)).json().rows;
+    expect(rows.map((r: { action: string; errorCode: string | null }) => [r.action, r.errorCode])).toEqual([
+      ['create', null],
+      ['unchanged', 'not_fuel'],
+      ['error', 'unknown_card'],
+    ]);
+    expect((await t.api.post(`/api/v1/imports/${id}/commit`, acme.key)).statusCode).toBe(202);
+    expect((await importOf(t, acme.key, id)).status).toBe('partially_completed');
+    const entries = await t.db.prisma.fuelEntry.findMany({ where: { orgId: acme.orgId } });
+    expect(entries.map((e) => [e.assetId, e.externalId, e.volume.toString(), e.totalCost.toString(), e.unit])).toEqual([
+      [truck, 'T-1', '120.5', '1234.56', 'LITER'],
+    ]);
+    const again = (
+      await startImport(t, acme.key, 'fuel_entries', statement, { mappingId: mapping.json().mappingId })
+    ).json().importId;
+    expect((await importOf(t, acme.key, again)).counts).toMatchObject({ unchanged: 2, error: 1, create: 0 });
+    expect((await t.api.post(`/api/v1/imports/${id}/rollback`, acme.key)).statusCode).toBe(200);
+    expect(await t.db.prisma.fuelEntry.count({ where: { orgId: acme.orgId } })).toBe(0);
+  });
+});
