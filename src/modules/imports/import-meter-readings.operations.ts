@@ -63,7 +63,8 @@ export const meterReadingImport: ImportHandler = {
   scope: 'hours:write',
   fields: FIELDS,
   required: (s) => [['assetId', s.match], ['loggedAt'], ['hoursReading', 'state']],
-  writeOrder: `"targetId", ("values"->>'loggedAt'), "rowNumber"`,
+  // In time order across assets: a batch holds many assets, written side by side, each in its own order.
+  writeOrder: `("values"->>'loggedAt'), "rowNumber"`,
 
   async resolve(db, ctx, rows, s) {
     const byMatch = await assetsByMatch(
