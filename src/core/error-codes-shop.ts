@@ -34,7 +34,8 @@ export const SHOP_ERROR_CODES = {
   vendor_archived: { status: [409], meaning: 'The vendor is archived: it can be read but not changed.' },
   import_has_errors: {
     status: [409],
-    meaning: 'The import has rows in error and `onError` is `reject_all`: nothing is written (fix the file, or `skip_rows`).',
+    meaning:
+      'The import has rows in error and `onError` is `reject_all`: nothing is written (fix the file, or `skip_rows`).',
   },
   import_not_ready: {
     status: [409],
@@ -60,7 +61,8 @@ export const SHOP_ERROR_CODES = {
   },
   fuel_card_taken: {
     status: [409],
-    meaning: 'A fuel card in `fuelCardNumbers` is assigned to another asset of the organisation (`cardNumbers` lists them).',
+    meaning:
+      'A fuel card in `fuelCardNumbers` is assigned to another asset of the organisation (`cardNumbers` lists them).',
   },
   mapping_name_taken: { status: [409], meaning: 'Another saved import mapping of the organisation has this name.' },
 } as const satisfies Record<string, { status: readonly number[]; meaning: string }>;
