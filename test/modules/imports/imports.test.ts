@@ -149,3 +149,34 @@ describe('rules', () => {
     expect(await errorsOf(wrong)).toEqual([expect.objectContaining({ code: 'invalid_number', value: '1.234,56' })]);
   });
 });
+
+describe('meter reading rules', () => {
+  it('refuses a lower reading without a note, an older one than stored, a conflicting one; keeps time order', async () => {
+    await importAndCommit(t, acme.key, 'assets', 'customerAssetNumber,nickname,assetClass\nR-1,Roller,off-road\n');
+    const first = await importAndCommit(
+      t,
+      acme.key,
+      'meter_readings',
+      'customerAssetNumber,loggedAt,hoursReading\nR-1,2026-03-10T08:00:00Z,500\n',
+    );
+    expect(first.import.status).toBe('completed');
+    const csv = [
+      'customerAssetNumber,loggedAt,hoursReading,note',
+      'R-1,2026-03-12T08:00:00Z,520,',
+      'R-1,2026-03-11T08:00:00Z,510,', // earlier in time than the row above: written first
+      'R-1,2026-03-13T08:00:00Z,515,', // lower than 520 without a note
+      'R-1,2026-03-14T08:00:00Z,516,gauge replaced', // lower than 520, with a note: accepted
+      'R-1,2026-03-01T08:00:00Z,490,', // older than the stored 2026-03-10 reading
+      'R-1,2026-03-10T08:00:00Z,501,', // another value at the stored reading's time
+      'R-1,2026-03-10T08:00:00Z,500,', // the stored reading again
+    ].join('\n');
+    const id = (await startImport(t, acme.key, 'meter_readings', csv)).json().importId;
+    const errors = (await t.api.get(`/api/v1/imports/${id}/errors`, acme.key)).json().errors;
+    expect(errors.map((e: { row: number; code: string }) => [e.row, e.code])).toEqual([
+      [4, 'reading_decreases'],
+      [6, 'reading_out_of_order'],
+      [7, 'conflicting_reading'],
+    ]);
+    expect((await importOf(t, acme.key, id)).counts).toMatchObject({ create: 3, unchanged: 1, error: 3 });
+  });
+});
