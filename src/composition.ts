@@ -116,6 +116,7 @@ export function createDeps(
     testHooks: {},
     async close() {
       services.telematics.stop();
+      services.imports.stop();
       await delivery.close();
       await background.idle();
       await services.telematics.close();

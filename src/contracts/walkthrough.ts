@@ -24,6 +24,7 @@ import { TELEMATICS_STEPS } from './walkthrough/telematics.ts';
 import { PEOPLE_STEPS } from './walkthrough/people.ts';
 import { CLEANUP_STEPS } from './walkthrough/cleanup.ts';
 import { COST_CLEANUP_STEPS, COST_STEPS } from './walkthrough/costs.ts';
+import { IMPORT_STEPS } from './walkthrough/imports.ts';
 
 export type { Check, Step } from './walkthrough/step.ts';
 
@@ -46,6 +47,7 @@ export const WALKTHROUGH: Step[] = [
   ...EVENT_STEPS,
   ...PEOPLE_STEPS,
   ...COST_STEPS,
+  ...IMPORT_STEPS,
   ...CLEANUP_STEPS,
   ...COST_CLEANUP_STEPS,
 ];

@@ -38,6 +38,8 @@ export const SCOPES = [
   'parts:read',
   'parts:write',
   'organization:write',
+  'imports:read',
+  'imports:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -79,6 +81,9 @@ export const SCOPE_GRANTS: Record<Scope, string> = {
   'parts:read': 'Read parts, their stock per yard, the inventory ledger and the valuation.',
   'parts:write': 'Create, change and archive parts; adjust, count and transfer stock.',
   'organization:write': "Change the organisation's settings: currency and inventory cost method.",
+  'imports:read': 'Read imports: their status, predicted actions per row and errors; read saved import mappings.',
+  'imports:write':
+    "Start, commit and roll back imports (with the imported type's write scope too); save import mappings.",
   'purchasing:read': 'Read vendors and purchase orders with their lines and receipts.',
   'purchasing:write': 'Create, change and archive vendors; draft, submit, cancel, close and receive purchase orders.',
   'purchasing:approve': 'Approve or reject submitted purchase orders.',

@@ -2,6 +2,7 @@ import type { EventData, EventType } from '../events/catalog.ts';
 import { ACCESS_EVENT_EXAMPLES } from '../events/access-events.ts';
 import { INSPECTION_EVENT_EXAMPLES } from '../events/inspection-events.ts';
 import { COST_EVENT_EXAMPLES } from '../events/cost-events.ts';
+import { IMPORT_EVENT_EXAMPLES } from '../events/import-events.ts';
 import { PURCHASING_EVENT_EXAMPLES } from '../events/purchasing-events.ts';
 
 /**
@@ -244,5 +245,6 @@ export const EVENT_EXAMPLES: { [T in EventType]: EventData<T> } = {
   ...INSPECTION_EVENT_EXAMPLES,
   ...ACCESS_EVENT_EXAMPLES,
   ...COST_EVENT_EXAMPLES,
+  ...IMPORT_EVENT_EXAMPLES,
   ...PURCHASING_EVENT_EXAMPLES,
 };

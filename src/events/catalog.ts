@@ -5,6 +5,7 @@ import { inventoryEvents } from './inventory-events.ts';
 import { purchasingEvents } from './purchasing-events.ts';
 import { telematicsEvents } from './telematics-events.ts';
 import { costEvents } from './cost-events.ts';
+import { importEvents } from './import-events.ts';
 
 /**
  * Every event type the service emits, with its payload schema (the `data` of the webhook envelope).
@@ -67,7 +68,7 @@ export const eventCatalog = {
       autoFlagId: nullableId,
       reviewReason: z.string().nullable().optional(),
       loggedById: nullableId.optional(),
-      source: z.enum(['api', 'telematics', 'inspection', 'fuel']).optional(),
+      source: z.enum(['api', 'telematics', 'inspection', 'fuel', 'import']).optional(),
       sourceId: nullableId.optional(),
     }),
   },
@@ -298,6 +299,7 @@ export const eventCatalog = {
   ...accessEvents,
   ...costEvents,
   ...purchasingEvents,
+  ...importEvents,
 } as const;
 
 export type EventType = keyof typeof eventCatalog;

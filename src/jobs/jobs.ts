@@ -106,6 +106,16 @@ const attachmentSweep: Job<'services'> = ({ services }) => ({
   run: () => services.attachments.sweep(new Date()),
 });
 
+/**
+ * Every 15 seconds: imports in progress whose process stopped (lease lapsed) are taken over: resumed from their
+ * stored rows, or ended failed with the reason (import-run.job.ts).
+ */
+const importResume: Job<'services'> = ({ services }) => ({
+  name: 'imports-resume',
+  cron: '*/15 * * * * *',
+  run: () => services.imports.tick(),
+});
+
 /** Every periodic job of the service, in one place. Add a job here with one line. */
 export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   webhookDispatch,
@@ -119,4 +129,5 @@ export const JOBS: ((deps: AppDeps) => JobDefinition | null)[] = [
   serviceReminderSweep,
   telematicsSync,
   attachmentSweep,
+  importResume,
 ];

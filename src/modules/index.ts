@@ -35,6 +35,7 @@ import { organizationRoutes } from './organization/organization.routes.ts';
 import { partRoutes } from './parts/parts.routes.ts';
 import { partInventoryRoutes } from './parts/part-inventory.routes.ts';
 import { workOrderLineRoutes } from './work-orders/work-order-lines.routes.ts';
+import { importRoutes } from './imports/imports.routes.ts';
 
 /** Route plugins mounted under /api/v1, in registration order. Add a resource's routes here. */
 export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
@@ -69,6 +70,7 @@ export const API_MODULES: ((deps: AppDeps) => FastifyPluginAsync)[] = [
   partRoutes,
   partInventoryRoutes,
   workOrderLineRoutes,
+  importRoutes,
 ];
 
 /**

@@ -31,9 +31,12 @@ import { createOrganizationService } from './organization/organization.service.t
 import { createPartService } from './parts/parts.service.ts';
 import { createPartInventoryService } from './parts/part-inventory.service.ts';
 import { createWorkOrderLineService } from './work-orders/work-order-lines.service.ts';
+import { createImportService } from './imports/imports.service.ts';
 
 /** One instance of each service per process. Add a resource's service here. */
 export function createServices(deps: ServiceDeps) {
+  const hours = createHoursService(deps);
+  const attachments = createAttachmentService(deps);
   return {
     meta: createMetaService(deps),
     tools: createToolService(deps),
@@ -46,7 +49,7 @@ export function createServices(deps: ServiceDeps) {
     webhooks: createWebhookService(deps),
     webhookRecovery: createWebhookRecoveryService(deps),
     flags: createFlagService(deps),
-    hours: createHoursService(deps),
+    hours,
     notifications: createNotificationService(deps),
     users: createUserService(deps),
     apiKeys: createApiKeyService(deps),
@@ -57,7 +60,7 @@ export function createServices(deps: ServiceDeps) {
     telematics: createTelematicsService(deps),
     inspectionForms: createInspectionFormService(deps),
     inspections: createInspectionService(deps),
-    attachments: createAttachmentService(deps),
+    attachments,
     fuelEntries: createFuelEntryService(deps),
     expenses: createExpenseService(deps),
     costs: createCostService(deps),
@@ -67,6 +70,7 @@ export function createServices(deps: ServiceDeps) {
     parts: createPartService(deps),
     partInventory: createPartInventoryService(deps),
     workOrderLines: createWorkOrderLineService(deps),
+    imports: createImportService(deps, hours.record, attachments.storage),
   };
 }
 

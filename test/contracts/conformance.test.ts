@@ -116,6 +116,30 @@ describe('conformance of every answer to openapi.yaml', () => {
     expect(violations).toEqual([]);
   }, 180_000);
 
+  it('drives an import through commit and rollback', async () => {
+    await runStep({
+      operationId: 'createImport',
+      name: 'JSON variant naming an attachment of another organisation (or none): 404',
+      body: { type: 'assets', uploadAttachmentId: 'cm0000000000000000missing' },
+      status: 404,
+    });
+    const boundary = 'conformance-import';
+    const csv = `customerAssetNumber,nickname,assetClass\r\nCONF-${now},Conformance loader,off-road\r\n`;
+    await runStep({
+      operationId: 'createImport',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      rawBody:
+        `--${boundary}\r\nContent-Disposition: form-data; name="type"\r\n\r\nassets\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n` +
+        `Content-Type: text/csv\r\n\r\n${csv}\r\n--${boundary}--\r\n`,
+      status: 202,
+      save: { cleanImportId: 'importId' },
+    });
+    await runStep({ operationId: 'commitImport', params: { id: '{{cleanImportId}}' }, status: 202 });
+    await t.deps.background.idle();
+    await runStep({ operationId: 'rollbackImport', params: { id: '{{cleanImportId}}' }, status: 200 });
+  });
+
   it('answers the documented conflicts', async () => {
     await runStep({
       operationId: 'reviewHoursLog',

@@ -36,7 +36,9 @@ export const EVENT_TYPES = [
   'expense.created',
   'purchase_order.submitted',
   'purchase_order.approved',
-  'purchase_order.received'
+  'purchase_order.received',
+  'import.completed',
+  'import.failed'
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -87,7 +89,7 @@ export interface EventDataMap {
     autoFlagId: string | null;
     reviewReason?: string | null;
     loggedById?: string | null;
-    source?: 'api' | 'telematics' | 'inspection' | 'fuel';
+    source?: 'api' | 'telematics' | 'inspection' | 'fuel' | 'import';
     sourceId?: string | null;
   };
   /** An asset is created (single or batch). */
@@ -528,6 +530,36 @@ export interface EventDataMap {
     /** ISO 8601 date-time */
     receivedAt: string;
     actorId: string | null;
+  };
+  /** An import committed: every row (status completed) or its good rows (partially_completed, onError skip_rows). */
+  'import.completed': {
+    importId: string;
+    type: 'assets' | 'meter_readings' | 'fuel_entries' | 'parts' | 'stock_counts' | 'tools' | 'vendors';
+    status: 'completed' | 'partially_completed';
+    counts: {
+      rows: number;
+      create: number;
+      update: number;
+      unchanged: number;
+      error: number;
+    };
+    /** ISO 8601 date-time */
+    completedAt: string;
+  };
+  /** An import ended failed: its file could not be read as its type, or its commit found the data changed since validation (nothing was written), or it was interrupted and could not resume. */
+  'import.failed': {
+    importId: string;
+    type: 'assets' | 'meter_readings' | 'fuel_entries' | 'parts' | 'stock_counts' | 'tools' | 'vendors';
+    counts: {
+      rows: number;
+      create: number;
+      update: number;
+      unchanged: number;
+      error: number;
+    };
+    reason: string;
+    /** ISO 8601 date-time */
+    failedAt: string;
   };
 }
 

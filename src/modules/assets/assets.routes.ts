@@ -3,7 +3,8 @@ import type { AppDeps } from '../../composition.ts';
 import { batchRoute } from '../../core/batch.ts';
 import { ASSET_BATCH_CAP } from './assets.service.ts';
 import { contextOf } from '../../core/context.ts';
-import { IdParams } from '../../core/schemas.ts';
+import { z } from 'zod';
+import { ErrorResponse, IdParams } from '../../core/schemas.ts';
 import {
   AssetBatchResponse,
   AssetDetailResponse,
@@ -92,7 +93,12 @@ export const assetRoutes =
           summary: 'Update an asset',
           params: IdParams,
           body: UpdateAssetBody,
-          response: { 200: AssetIdResponse },
+          response: {
+            200: AssetIdResponse,
+            409: ErrorResponse.extend({ cardNumbers: z.array(z.string()).optional() }).describe(
+              'fuel_card_taken: a card of fuelCardNumbers is assigned to another asset (cardNumbers lists them)',
+            ),
+          },
         },
       },
       (req) => assets.update(contextOf(req), req.params.id, req.body),

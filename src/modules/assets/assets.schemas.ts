@@ -116,6 +116,13 @@ export const UpdateAssetBody = z
     pmBaselineReading: z.number().nonnegative().max(1e12).nullable().optional(),
     parentAssetId: id(),
     primaryOperatorId: id(),
+    fuelCardNumbers: z
+      .array(z.string().trim().min(1).max(64))
+      .max(50)
+      .optional()
+      .describe(
+        "The fuel cards of the asset, replacing its list ([] removes them all); a card is one asset's (409 fuel_card_taken)",
+      ),
   })
   .describe('Any subset of the fields; null clears a nullable field; unknown fields are ignored')
   .meta({ minProperties: 1 });
@@ -185,6 +192,7 @@ export const AssetDetail = AssetRow.extend({
     repairCount: z.number().int(),
   }),
   checkout: AssetCheckoutState.nullable().describe('Current checkout, or null when the asset is not checked out'),
+  fuelCardNumbers: z.array(z.string()).describe('Fuel cards assigned to the asset (fuel-card imports match by them)'),
 }).meta({ id: 'AssetDetail' });
 
 export const ListAssetsResponse = z.object({
@@ -242,6 +250,7 @@ export function toAssetDetail(
   a: Asset,
   repairs: { total: number; count: number },
   now = new Date(),
+  fuelCardNumbers: string[] = [],
 ): z.input<typeof AssetDetail> {
   return {
     ...toAssetRow(a),
@@ -273,6 +282,7 @@ export function toAssetDetail(
       repairCount: repairs.count,
     },
     checkout: toCheckoutState(a),
+    fuelCardNumbers,
   };
 }
 

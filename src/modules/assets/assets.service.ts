@@ -1,20 +1,15 @@
-import { setAssetRetired } from '../service-reminders/service-reminders.operations.ts';
-import type { Asset, Prisma } from '../../generated/prisma/client.ts';
+import type { Asset } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
-import { emit } from '../../events/outbox.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { notFound, ValidationError } from '../../core/errors.ts';
 import { batchSummary, validateEntries, readBatchEnvelope, type BatchResultOf } from '../../core/batch.ts';
 import { decodeCursor, paginate, timeIdCursor } from '../../core/pagination.ts';
 import { assertReferences } from '../shared/references.ts';
-import { dec } from '../../core/money.ts';
+import { applyAssetPatch, insertAsset, setFuelCards } from './assets.operations.ts';
 import { listAssetRows, lockOwnedAsset } from './assets.repository.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import {
-  classToDb,
   CreateAssetBody,
-  DEFAULT_METER,
-  METER_UNIT,
   toAssetDetail,
   UPDATABLE_FIELDS,
   type CreateAssetInput,
@@ -25,36 +20,6 @@ import {
 export const ASSET_BATCH_CAP = 50;
 
 export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'billing'>) {
-  async function insert(tx: Tx, ctx: RequestContext, input: CreateAssetInput): Promise<Asset> {
-    const meterType = input.meterType ?? DEFAULT_METER[input.assetClass];
-    const asset = await tx.asset.create({
-      data: {
-        orgId: ctx.orgId,
-        nickname: input.nickname,
-        assetClass: classToDb(input.assetClass),
-        customerAssetNumber: input.customerAssetNumber ?? null,
-        vin: input.vin ?? null,
-        serial: input.serial ?? null,
-        meterType,
-        meterUnit: METER_UNIT[meterType],
-        yardId: input.yardId ?? null,
-        pmInterval: input.pmInterval ?? null,
-        pmBaselineReading: input.pmBaselineReading ?? null,
-      },
-    });
-    await emit(tx, ctx.orgId, 'asset.created', {
-      assetId: asset.id,
-      nickname: asset.nickname,
-      assetClass: input.assetClass,
-      customerAssetNumber: asset.customerAssetNumber,
-      meterType: asset.meterType,
-      lifecycleStatus: asset.lifecycleStatus,
-      actorId: ctx.actorId,
-      createdAt: asset.createdAt.toISOString(),
-    });
-    return asset;
-  }
-
   async function findOwned(tx: Tx, ctx: RequestContext, id: string): Promise<Asset> {
     const asset = await tx.asset.findFirst({ where: { id, orgId: ctx.orgId } });
     if (!asset) throw notFound('Asset');
@@ -72,7 +37,7 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
     async create(ctx: RequestContext, input: CreateAssetInput) {
       const asset = await transaction(db, async (tx) => {
         await assertReferences(tx, ctx.orgId, [{ field: 'yardId', kind: 'yard', id: input.yardId }]);
-        return insert(tx, ctx, input);
+        return insertAsset(tx, ctx, input);
       });
       billing.schedule(ctx.orgId);
       return { ok: true as const, assetId: asset.id };
@@ -92,7 +57,7 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
             results.push({ index, ok: false, error: 'validation_failed', fieldErrors: err.fieldErrors });
             continue;
           }
-          const asset = await insert(tx, ctx, data);
+          const asset = await insertAsset(tx, ctx, data);
           results.push({ index, ok: true, assetId: asset.id });
         }
       });
@@ -103,6 +68,11 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
 
     async get(ctx: RequestContext, id: string) {
       const asset = await findOwned(db.prisma, ctx, id);
+      const cards = await db.prisma.assetFuelCard.findMany({
+        where: { orgId: ctx.orgId, assetId: id },
+        orderBy: { cardNumber: 'asc' },
+        select: { cardNumber: true },
+      });
       const repairs = await db.prisma.repair.aggregate({
         where: { orgId: ctx.orgId, assetId: id },
         _sum: { cost: true },
@@ -110,13 +80,18 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
       });
       return {
         ok: true as const,
-        asset: toAssetDetail(asset, { total: repairs._sum.cost ?? 0, count: repairs._count._all }),
+        asset: toAssetDetail(
+          asset,
+          { total: repairs._sum.cost ?? 0, count: repairs._count._all },
+          new Date(),
+          cards.map((c) => c.cardNumber),
+        ),
       };
     },
 
     async update(ctx: RequestContext, id: string, patch: UpdateAssetInput) {
       const fields = UPDATABLE_FIELDS.filter((f) => patch[f] !== undefined);
-      if (fields.length === 0) {
+      if (fields.length === 0 && patch.fuelCardNumbers === undefined) {
         throw new ValidationError(
           { body: `send at least one of: ${UPDATABLE_FIELDS.join(', ')}` },
           'The patch is empty',
@@ -133,51 +108,12 @@ export function createAssetService({ db, billing }: Pick<ServiceDeps, 'db' | 'bi
           { field: 'parentAssetId', kind: 'asset', id: patch.parentAssetId },
           { field: 'primaryOperatorId', kind: 'user', id: patch.primaryOperatorId },
         ]);
-        const data: Prisma.AssetUncheckedUpdateInput = {};
-        const changed: string[] = [];
-        for (const field of fields) {
-          const value = patch[field];
-          if (!sameValue(before[field], value)) {
-            (data as Record<string, unknown>)[field] = value;
-            changed.push(field);
-          }
-        }
-        // Marking an asset SOLD without a date records the sale as of now.
-        if (
-          patch.lifecycleStatus === 'SOLD' &&
-          before.lifecycleStatus !== 'SOLD' &&
-          patch.soldAt === undefined &&
-          !before.soldAt
-        ) {
-          data.soldAt = new Date();
-          changed.push('soldAt');
-        }
-        if (changed.length === 0) return;
-        const after = await tx.asset.update({ where: { id: before.id }, data });
-        const retired = (status: string) => status === 'ARCHIVED' || status === 'SOLD';
-        if (retired(before.lifecycleStatus) !== retired(after.lifecycleStatus))
-          await setAssetRetired(tx, ctx, after.id, retired(after.lifecycleStatus));
-        await emit(tx, ctx.orgId, 'asset.updated', {
-          assetId: after.id,
-          nickname: after.nickname,
-          changedFields: changed,
-          lifecycleStatus: after.lifecycleStatus,
-          actorId: ctx.actorId,
-          updatedAt: after.updatedAt.toISOString(),
-        });
+        await applyAssetPatch(tx, ctx, before, patch);
+        if (patch.fuelCardNumbers) await setFuelCards(tx, ctx.orgId, id, patch.fuelCardNumbers);
       });
       return { ok: true as const, assetId: id };
     },
   };
-}
-
-function sameValue(a: unknown, b: unknown): boolean {
-  // A numeric column (salvageValue) reads as a decimal: compared by value with the JSON number sent.
-  if (typeof b === 'number' && a !== null && typeof a === 'object' && !(a instanceof Date)) return dec(a).eq(dec(b));
-  if (a instanceof Date || b instanceof Date) {
-    return a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
-  }
-  return a === b;
 }
 
 export type AssetService = ReturnType<typeof createAssetService>;

@@ -117,6 +117,14 @@ export interface ReadingOrigin {
 
 export const API_ORIGIN: ReadingOrigin = { source: 'api', id: null };
 
+/** The whole POST /hours path for one reading (the hours service's), for writers outside the hours module. */
+export type HoursRecorder = (
+  ctx: RequestContext,
+  input: CreateHoursInput,
+  idempotencyKey: string | null,
+  origin: ReadingOrigin,
+) => Promise<RecordedReading>;
+
 export interface ReadingPlan {
   metered: boolean;
   values: NewLog;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { MeterLog } from '../../generated/prisma/client.ts';
 import { csvEnum, cursorQuery, dateTime, dateTimeInput, iso, limitQuery, optionalText } from '../../core/schemas.ts';
 
-export const READING_SOURCES = ['api', 'telematics', 'inspection', 'fuel'] as const;
+export const READING_SOURCES = ['api', 'telematics', 'inspection', 'fuel', 'import'] as const;
 export const REVIEW_STATUSES = ['NONE', 'PENDING', 'APPROVED', 'REJECTED'] as const;
 export const FUEL_UNITS = ['GALLON', 'LITER'] as const;
 export const IDEMPOTENCY_KEY_MAX = 128;
@@ -96,13 +96,13 @@ export const HoursLog = z
     source: z
       .enum(READING_SOURCES)
       .describe(
-        'api (sent to /hours), telematics (read off a telematics feed), inspection (a meter item) or fuel (the reading of a fuel entry)',
+        'api (sent to /hours), telematics (read off a telematics feed), inspection (a meter item), fuel (the reading of a fuel entry) or import (a row of an import)',
       ),
     sourceId: z
       .string()
       .nullable()
       .describe(
-        'The telematics connection (source telematics), the inspection (source inspection) or the fuel entry (source fuel); else null',
+        'The telematics connection (source telematics), the inspection (source inspection), the fuel entry (source fuel) or the import (source import); else null',
       ),
     loggedAt: dateTime(),
     createdAt: dateTime(),

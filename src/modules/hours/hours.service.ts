@@ -13,6 +13,7 @@ import {
   API_ORIGIN,
   openPmFlagIfDue,
   recordReading,
+  type HoursRecorder,
   type ReadingOrigin,
   type RecordedReading,
 } from './hours.operations.ts';
@@ -48,7 +49,8 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
     key: string | null,
     origin: ReadingOrigin = API_ORIGIN,
   ): Promise<RecordedReading> {
-    if (key) {
+    // An import's keys are new but after a restart: the unique index settles a repeat (caught below) without a read.
+    if (key && origin.source !== 'import') {
       const existing = await findByKey(ctx, key);
       if (existing) return { log: existing, replayed: true };
     }
@@ -80,6 +82,9 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
   }
 
   return {
+    /** One reading through the POST /hours path, from another origin (imports). */
+    record: record as HoursRecorder,
+
     async list(ctx: RequestContext, query: ListHoursInput) {
       const after = timeIdCursor(decodeCursor(query.cursor, 2));
       const rows = await listMeterLogs(db.sql, ctx.orgId, query, after);

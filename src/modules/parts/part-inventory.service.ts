@@ -3,10 +3,11 @@ import type { Part } from '../../generated/prisma/client.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { conflict, notFound, ValidationError, type FieldErrors } from '../../core/errors.ts';
-import { dec, round, toWire } from '../../core/money.ts';
+import { dec, toWire } from '../../core/money.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { orgCurrency } from '../organization/organization.repository.ts';
-import { addStock, ledgerId, lockStock, recordNoChange, takeStock } from './part-ledger.operations.ts';
+import { addStock, lockStock, takeStock } from './part-ledger.operations.ts';
+import { applyAdjustment } from './part-adjustment.operations.ts';
 import { findLedgerPage, findValuationPage, valuationTotal } from './part-inventory.repository.ts';
 import {
   ledgerEntryWire,
@@ -54,41 +55,7 @@ export function createPartInventoryService({ db }: Pick<ServiceDeps, 'db'>) {
       return transaction(db, async (tx) => {
         const part = await stockedPart(tx, ctx.orgId, partId);
         await assertYards(tx, ctx.orgId, { yardId: input.yardId });
-        const before = await lockStock(tx, {
-          orgId: ctx.orgId,
-          partId,
-          yardId: input.yardId,
-          type: 'adjustment',
-          source: null,
-          actor: ctx.actorId,
-        });
-        const delta =
-          input.countedQuantity !== undefined ? dec(input.countedQuantity).minus(before.onHand) : dec(input.quantity!);
-        const id = ledgerId();
-        const movement = {
-          id,
-          orgId: ctx.orgId,
-          partId,
-          yardId: input.yardId,
-          type: 'adjustment' as const,
-          source: { type: 'adjustment' as const, id },
-          actor: ctx.actorId,
-          reason: input.reason,
-          note: input.note ?? null,
-        };
-        let entry;
-        if (delta.gt(0)) {
-          const unitCost = dec(input.unitCost ?? part.unitCost ?? 0);
-          entry = await addStock(tx, {
-            ...movement,
-            unitCost,
-            pieces: [{ quantity: delta, unitCost, value: round(delta.times(unitCost), 2) }],
-          });
-        } else if (delta.lt(0)) {
-          entry = (await takeStock(tx, { ...movement, quantity: delta.neg() })).entry;
-        } else {
-          entry = await recordNoChange(tx, movement);
-        }
+        const entry = await applyAdjustment(tx, ctx, part, input);
         return { ok: true as const, currency: await orgCurrency(tx, ctx.orgId), entry: ledgerEntryWire(entry) };
       });
     },

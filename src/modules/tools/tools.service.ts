@@ -1,24 +1,15 @@
-import type { Prisma, Tool } from '../../generated/prisma/client.ts';
-import { transaction, type Tx } from '../../db/transaction.ts';
-import { emit } from '../../events/outbox.ts';
+import { transaction } from '../../db/transaction.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { ValidationError } from '../../core/errors.ts';
 import { batchSummary, readBatchEnvelope, validateEntries, type BatchResultOf } from '../../core/batch.ts';
-import { assertReferences, type Reference } from '../shared/references.ts';
+import { assertReferences } from '../shared/references.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
 import { createToolActivity } from './tool-activity.repository.ts';
 import { createToolCustody } from './tool-custody.service.ts';
 import { toolCsvStream } from './tool-csv.adapter.ts';
 import { renderToolQr } from './tool-qr.adapter.ts';
 import { findToolCsvPage, findToolPage } from './tools.repository.ts';
-import {
-  auditText,
-  findOwnedTool,
-  lockOwnedTool,
-  newScanToken,
-  recordToolEvent,
-  wouldCycle,
-} from './tools.repository.ts';
+import { findOwnedTool, lockOwnedTool, wouldCycle } from './tools.repository.ts';
 import { toolBookValue, toToolDetail, toToolRow, type ToolBatchResponse } from './tool-responses.schemas.ts';
 import {
   CreateToolBody,
@@ -29,26 +20,9 @@ import {
   type UpdateToolInput,
 } from './tools.schemas.ts';
 import { createToolStock } from './tool-stock.service.ts';
+import { applyToolPatch, insertTool, referencesOf } from './tools.operations.ts';
 
 export const TOOL_BATCH_CAP = 100;
-
-const ASSIGNMENTS = [
-  ['assignedUserId', 'user'],
-  ['assignedVehicleId', 'vehicle'],
-  ['assignedYardId', 'yard'],
-  ['parentKitId', 'kit'],
-] as const;
-
-function referencesOf(
-  input: Partial<Pick<CreateToolInput, 'parentKitId' | 'assignedUserId' | 'assignedVehicleId' | 'assignedYardId'>>,
-): Reference[] {
-  return [
-    { field: 'parentKitId', kind: 'tool', id: input.parentKitId },
-    { field: 'assignedUserId', kind: 'user', id: input.assignedUserId },
-    { field: 'assignedVehicleId', kind: 'asset', id: input.assignedVehicleId },
-    { field: 'assignedYardId', kind: 'yard', id: input.assignedYardId },
-  ];
-}
 
 /** `{field: message}` as one readable line for batch entries. */
 const formErrorOf = (fieldErrors: Record<string, string>) =>
@@ -62,55 +36,6 @@ const CSV_PAGE_ROWS = 5_000;
 export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
   const { db, config } = deps;
 
-  /** Inserts a tool with its tool_created audit event (its oldest event) and tool.created. */
-  async function insert(tx: Tx, ctx: RequestContext, input: CreateToolInput, actorId: string | null): Promise<Tool> {
-    const isConsumable = input.isConsumable ?? false;
-    const tool = await tx.tool.create({
-      data: {
-        orgId: ctx.orgId,
-        name: input.name,
-        category: input.category ?? null,
-        makeModel: input.makeModel ?? null,
-        serial: input.serial ?? null,
-        purchaseDate: input.purchaseDate ?? null,
-        purchaseCost: input.purchaseCost ?? null,
-        supplier: input.supplier ?? null,
-        warrantyEndDate: input.warrantyEndDate ?? null,
-        isConsumable,
-        stockLevel: isConsumable ? (input.stockLevel ?? null) : null,
-        minStockLevel: input.minStockLevel ?? null,
-        notes: input.notes ?? null,
-        parentKitId: input.parentKitId ?? null,
-        assignedUserId: input.assignedUserId ?? null,
-        assignedVehicleId: input.assignedVehicleId ?? null,
-        assignedYardId: input.assignedYardId ?? null,
-        pmIntervalDays: input.pmIntervalDays ?? null,
-        scanToken: newScanToken(),
-      },
-    });
-    await recordToolEvent(tx, ctx, tool.id, {
-      kind: 'AUDIT',
-      actorId,
-      createdAt: tool.createdAt,
-      description: auditText('tool_created', [
-        ['name', tool.name],
-        ['category', tool.category],
-        ['consumable', isConsumable ? 'true' : null],
-      ]),
-    });
-    await emit(tx, ctx.orgId, 'tool.created', {
-      toolId: tool.id,
-      name: tool.name,
-      category: tool.category,
-      isConsumable,
-      scanToken: tool.scanToken,
-      purchaseCost: tool.purchaseCost,
-      actorId,
-      at: tool.createdAt.toISOString(),
-    });
-    return tool;
-  }
-
   async function update(ctx: RequestContext, id: string, patch: UpdateToolInput) {
     const fields = UPDATABLE_FIELDS.filter((f) => patch[f] !== undefined);
     if (fields.length === 0)
@@ -121,52 +46,7 @@ export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
         throw new ValidationError({ parentKitId: 'a tool cannot belong to itself or to one of its own parts' });
       }
       await assertReferences(tx, ctx.orgId, referencesOf(patch));
-      const data: Record<string, unknown> = {};
-      for (const field of fields) {
-        if (!sameValue(before[field], patch[field])) data[field] = patch[field];
-      }
-      // Stock is tracked for consumables only: it is dropped when the tool is (or becomes) a plain tool.
-      const consumable = (data.isConsumable as boolean | undefined) ?? before.isConsumable;
-      if (!consumable) {
-        if (before.stockLevel !== null) data.stockLevel = null;
-        else delete data.stockLevel;
-      }
-      if (Object.keys(data).length === 0) return;
-      const after = await tx.tool.update({ where: { id }, data: data as Prisma.ToolUncheckedUpdateInput });
-      const at = new Date();
-      if (after.status !== before.status) {
-        await recordToolEvent(tx, ctx, id, {
-          kind: 'AUDIT',
-          description: auditText('status_changed', [
-            ['from', before.status],
-            ['to', after.status],
-          ]),
-        });
-      }
-      const changes = ASSIGNMENTS.filter(([field]) => before[field] !== after[field]).map(([field, type]) => ({
-        type,
-        from: before[field],
-        to: after[field],
-      }));
-      for (const c of changes) {
-        await recordToolEvent(tx, ctx, id, {
-          kind: 'ASSIGNMENT',
-          description: auditText('assignment_changed', [
-            ['type', c.type],
-            ['from', c.from ?? 'none'],
-            ['to', c.to ?? 'none'],
-          ]),
-        });
-      }
-      if (changes.length > 0) {
-        await emit(tx, ctx.orgId, 'tool.assignment_changed', {
-          toolId: id,
-          name: after.name,
-          changes,
-          actorId: ctx.actorId,
-          at: at.toISOString(),
-        });
-      }
+      await applyToolPatch(tx, ctx, before, patch);
     });
     return { ok: true as const, toolId: id };
   }
@@ -197,7 +77,7 @@ export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
     async create(ctx: RequestContext, input: CreateToolInput) {
       const tool = await transaction(db, async (tx) => {
         await assertReferences(tx, ctx.orgId, referencesOf(input));
-        return insert(tx, ctx, input, ctx.actorId);
+        return insertTool(tx, ctx, input, ctx.actorId);
       });
       return { ok: true as const, toolId: tool.id, scanToken: tool.scanToken };
     },
@@ -223,7 +103,7 @@ export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
             });
             continue;
           }
-          const tool = await insert(tx, ctx, data, null);
+          const tool = await insertTool(tx, ctx, data, null);
           results.push({ index, ok: true, toolId: tool.id, scanToken: tool.scanToken });
         }
       });
@@ -254,12 +134,6 @@ export function createToolService(deps: Pick<ServiceDeps, 'db' | 'config'>) {
         : null;
     },
   };
-}
-
-function sameValue(a: unknown, b: unknown): boolean {
-  if (a instanceof Date || b instanceof Date)
-    return a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
-  return a === b;
 }
 
 export type ToolService = ReturnType<typeof createToolService>;

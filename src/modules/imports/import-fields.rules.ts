@@ -1,0 +1,119 @@
+// A row of cells becomes the values of a type's fields: each field has a kind that says how its text is read
+// (import-values.rules.ts). Pure: the first unreadable cell is the row's error.
+import type { ImportOptionsInput } from './imports.schemas.ts';
+import { CellError, parseDate, parseDecimal, parseInteger, parseNumber } from './import-values.rules.ts';
+
+export type FieldKind = 'text' | 'number' | 'integer' | 'decimal' | 'date' | 'upper' | 'boolean' | 'list';
+
+export interface FieldSpec {
+  name: string;
+  kind: FieldKind;
+}
+
+export interface RowError {
+  code: string;
+  column: string | null;
+  value: string | null;
+  message: string;
+}
+
+export interface ReadRow {
+  values: Record<string, unknown>;
+  error: RowError | null;
+}
+
+/** Settled options: every default applied. */
+export interface Settings {
+  delimiter: string | null;
+  decimal: '.' | ',';
+  dateFormat: NonNullable<ImportOptionsInput['dateFormat']>;
+  timezone: string;
+  match: NonNullable<ImportOptionsInput['match']>;
+  onError: NonNullable<ImportOptionsInput['onError']>;
+  fuelProducts: string[] | null;
+}
+
+export function settle(o: ImportOptionsInput): Settings {
+  return {
+    delimiter: o.delimiter ?? null,
+    decimal: o.decimal ?? '.',
+    dateFormat: o.dateFormat ?? 'iso',
+    timezone: o.timezone ?? 'UTC',
+    match: o.match ?? 'customerAssetNumber',
+    onError: o.onError ?? 'reject_all',
+    fuelProducts: o.fuelProducts ?? null,
+  };
+}
+
+const TRUE = new Set(['true', 'yes', 'y', '1', 'x']);
+const FALSE = new Set(['false', 'no', 'n', '0']);
+
+function readCell(text: string, kind: FieldKind, s: Settings): unknown {
+  switch (kind) {
+    case 'text':
+      return text.trim();
+    case 'upper':
+      return text.trim().toUpperCase();
+    case 'number':
+      return parseNumber(text, s.decimal);
+    case 'integer':
+      return parseInteger(text, s.decimal);
+    case 'decimal':
+      return parseDecimal(text, s.decimal);
+    case 'date':
+      return parseDate(text, s.dateFormat, s.timezone).toISOString();
+    case 'list':
+      return text
+        .split(/[;|]/)
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
+    case 'boolean': {
+      const v = text.trim().toLowerCase();
+      if (TRUE.has(v)) return true;
+      if (FALSE.has(v)) return false;
+      throw new CellError('invalid_value', `"${text}" is not yes or no`);
+    }
+  }
+}
+
+/**
+ * The values of one record. Empty cells give no value (the field is left as it is). Cells past the header's
+ * columns are refused unless empty (a trailing delimiter).
+ */
+export function readRow(
+  cells: readonly string[],
+  headers: readonly string[],
+  columns: ReadonlyMap<string, number>,
+  specs: readonly FieldSpec[],
+  s: Settings,
+): ReadRow {
+  const values: Record<string, unknown> = {};
+  for (let i = headers.length; i < cells.length; i++) {
+    if (cells[i]!.trim() !== '')
+      return {
+        values,
+        error: {
+          code: 'too_many_columns',
+          column: null,
+          value: cells[i]!,
+          message: `the row has ${cells.length} cells; the header has ${headers.length} columns`,
+        },
+      };
+  }
+  for (const spec of specs) {
+    const index = columns.get(spec.name);
+    if (index === undefined) continue;
+    const text = cells[index] ?? '';
+    if (text.trim() === '') continue;
+    try {
+      values[spec.name] = readCell(text, spec.kind, s);
+    } catch (err) {
+      if (!(err instanceof CellError)) throw err;
+      return {
+        values,
+        error: { code: err.code, column: headers[index] ?? spec.name, value: text, message: err.message },
+      };
+    }
+  }
+  return { values, error: null };
+}

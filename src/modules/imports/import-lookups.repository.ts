@@ -1,0 +1,73 @@
+// Lookups of a batch of import rows, one query per batch of keys: the records rows match or refer to.
+import type { Database, SqlRunner } from '../../db/database.ts';
+import type { Asset } from '../../generated/prisma/client.ts';
+import type { AssetMatch } from './imports.schemas.ts';
+
+const REFERENCE_TABLES = {
+  yard: 'SELECT id FROM yards WHERE "orgId" = $1 AND id = ANY($2::text[])',
+  asset: 'SELECT id FROM assets WHERE "orgId" = $1 AND id = ANY($2::text[])',
+  user: 'SELECT id FROM users WHERE "orgId" = $1 AND id = ANY($2::text[]) AND "removedAt" IS NULL',
+  project: 'SELECT id FROM projects WHERE "orgId" = $1 AND id = ANY($2::text[])',
+  tool: 'SELECT id FROM tools WHERE "orgId" = $1 AND id = ANY($2::text[])',
+} as const;
+export type ReferenceTable = keyof typeof REFERENCE_TABLES;
+
+/** Which of the ids are records of the organisation. */
+export async function existingIds(
+  sql: SqlRunner,
+  kind: ReferenceTable,
+  orgId: string,
+  ids: Iterable<string>,
+): Promise<Set<string>> {
+  const list = [...new Set(ids)];
+  if (list.length === 0) return new Set();
+  const rows = await sql.query<{ id: string }>(REFERENCE_TABLES[kind], [orgId, list]);
+  return new Set(rows.map((r) => r.id));
+}
+
+const MATCH_COLUMNS: Record<AssetMatch, string> = {
+  vin: 'vin',
+  serial: 'serial',
+  customerAssetNumber: '"customerAssetNumber"',
+  nickname: 'nickname',
+};
+
+/**
+ * Assets whose match column equals one of the keys (compared without case), grouped by lower-case key. Read
+ * through Prisma: the rows are compared field by field with what a row would set (decimals as decimals).
+ */
+export async function assetsByMatch(
+  db: Database,
+  orgId: string,
+  match: AssetMatch,
+  keys: Iterable<string>,
+): Promise<Map<string, Asset[]>> {
+  const list = [...new Set([...keys].map((k) => k.toLowerCase()))];
+  const out = new Map<string, Asset[]>();
+  if (list.length === 0) return out;
+  const column = MATCH_COLUMNS[match];
+  const keyed = await db.sql.query<{ id: string; matchKey: string }>(
+    `SELECT id, lower(${column}) AS "matchKey" FROM assets WHERE "orgId" = $1 AND lower(${column}) = ANY($2::text[])`,
+    [orgId, list],
+  );
+  const byId = await assetsById(
+    db,
+    orgId,
+    keyed.map((k) => k.id),
+  );
+  for (const { id, matchKey } of keyed) {
+    const row = byId.get(id);
+    if (!row) continue;
+    const group = out.get(matchKey) ?? [];
+    group.push(row);
+    out.set(matchKey, group);
+  }
+  return out;
+}
+
+export async function assetsById(db: Database, orgId: string, ids: Iterable<string>): Promise<Map<string, Asset>> {
+  const list = [...new Set(ids)];
+  if (list.length === 0) return new Map();
+  const rows = await db.prisma.asset.findMany({ where: { orgId, id: { in: list } } });
+  return new Map(rows.map((r) => [r.id, r]));
+}
