@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { z } from 'zod';
+import { csvCell } from '../shared/csv-cell.ts';
 import type { CostReportRow } from './costs.schemas.ts';
 
 type Row = z.input<typeof CostReportRow>;
@@ -25,19 +26,6 @@ const FIGURES = [
 const ECONOMY = ['litersPerHour', 'kmPerLiter', 'mpgUs'] as const;
 
 export const COST_CSV_HEADER = [...FIGURES, ...ECONOMY.map((k) => `fuelEconomy.${k}`)].join(',') + '\r\n';
-
-/** A spreadsheet would run a cell starting with one of these as a formula (CSV injection). */
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-/** One RFC 4180 field: formula-like text neutralised with a leading quote, then quoted when needed. */
-export function csvCell(value: string | number | null | undefined): string {
-  if (value == null) return '';
-  // A number's text is digits, a sign, a point or an exponent: never a formula, never quoted.
-  if (typeof value === 'number') return String(value);
-  let text = value;
-  if (FORMULA_START.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;
-}
 
 const line = (r: Row) =>
   [...FIGURES.map((f) => csvCell(r[f])), ...ECONOMY.map((k) => csvCell(r.fuelEconomy?.[k]))].join(',') + '\r\n';

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { csvCell } from '../tools/tool-csv.adapter.ts';
+import { csvCell } from '../shared/csv-cell.ts';
 import { dec, toWire } from '../../core/money.ts';
 import type { ValuationPageRow } from './part-inventory.repository.ts';
 

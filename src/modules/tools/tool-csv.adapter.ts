@@ -32,22 +32,12 @@ export const TOOL_CSV_COLUMNS: [string, CellKind][] = [
   ['createdAt', 'time'],
 ];
 
-/** A spreadsheet would run a cell starting with one of these as a formula (CSV injection). */
-const FORMULA_START = /^[=+\-@\t\r]/;
 /** What String.prototype.trim() removes: a cell starting or ending with one is quoted to keep it. */
 const TRIMMED = ' \\t\\n\\v\\f\\r\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 
-/** One RFC 4180 field: formula-like text neutralised with a leading quote, then quoted when needed. */
-export function csvCell(value: string | number | boolean | null): string {
-  if (value === null) return '';
-  let text = String(value);
-  if (typeof value === 'string' && FORMULA_START.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
 /**
- * csvCell() in SQL, so PostgreSQL writes the CSV and the driver parses one text per row instead of 22
- * typed columns (that parsing was most of the export's time). The regular expressions are csvCell's.
+ * csvCell() (shared/csv-cell.ts) in SQL, so PostgreSQL writes the CSV and the driver parses one text per row
+ * instead of 22 typed columns (that parsing was most of the export's time). The regular expressions are csvCell's.
  */
 function cellSql(column: string, kind: CellKind): string {
   const c = `"${column}"`;

@@ -2,7 +2,8 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';
-import { csvCell, TOOL_CSV_COLUMNS } from '../../../src/modules/tools/tool-csv.adapter.ts';
+import { csvCell } from '../../../src/modules/shared/csv-cell.ts';
+import { TOOL_CSV_COLUMNS } from '../../../src/modules/tools/tool-csv.adapter.ts';
 import { toolHelpers } from '../../helpers/tools/tool-helpers.ts';
 
 let t: TestApp;
