@@ -88,19 +88,26 @@ const GRAPH = /^(  graph: ")([A-Za-z0-9_-]*)(",?)$/m;
  * The generated client's source with its schema compacted; `undefined` when it holds no schema this understands,
  * or one already shifted.
  */
-export function compactParameterizationSchema(source) {
+/** The schema's strings and graph as the generated client's source writes them; `undefined` when absent. */
+export function readParameterizationSchema(source) {
   const strings = STRINGS.exec(source);
   const graph = GRAPH.exec(source);
   if (!strings || !graph) return undefined;
-  const list = JSON.parse(JSON.parse(strings[2]));
+  return { strings: JSON.parse(JSON.parse(strings[2])), graph: graph[2] };
+}
+
+export function compactParameterizationSchema(source) {
+  const schema = readParameterizationSchema(source);
+  if (!schema) return undefined;
+  const { strings: list, graph: encoded } = schema;
   if (list.length >= STRING_INDEX_SHIFT && list.slice(0, STRING_INDEX_SHIFT).every((s) => s === '')) return undefined;
   let decoded;
   try {
-    decoded = decodeGraph(graph[2]);
+    decoded = decodeGraph(encoded);
   } catch {
     return undefined;
   }
-  if (encodeGraph(decoded) !== graph[2]) return undefined;
+  if (encodeGraph(decoded) !== encoded) return undefined;
   const shiftedStrings = [...Array(STRING_INDEX_SHIFT).fill(''), ...list];
   const shiftedGraph = encodeGraph(shiftStringIndices(decoded, STRING_INDEX_SHIFT));
   return source

@@ -4,17 +4,14 @@ import {
   compactParameterizationSchema,
   decodeGraph,
   encodeGraph,
+  readParameterizationSchema,
   shiftStringIndices,
   STRING_INDEX_SHIFT,
 } from '../../scripts/prisma-parameterization.mjs';
 
 const CLIENT = new URL('../../src/generated/prisma/internal/class.ts', import.meta.url);
 
-function schemaOf(source: string) {
-  const strings = JSON.parse(JSON.parse(/^ {2}strings: JSON\.parse\(("(?:[^"\\]|\\.)*")\)/m.exec(source)![1]!));
-  const graph = /^ {2}graph: "([A-Za-z0-9_-]*)"/m.exec(source)![1]!;
-  return { strings: strings as string[], graph };
-}
+const schemaOf = (source: string) => readParameterizationSchema(source)!;
 
 describe("the generated client's parameterization schema", () => {
   const generated = schemaOf(readFileSync(CLIENT, 'utf8'));
