@@ -106,6 +106,10 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['**/generated/prisma/*', '**/db/*', '**/*.repository.ts'], message: 'Routes call a service.' },
+            {
+              group: ['../*/*.routes.ts'],
+              message: "Another module's routes are its own: share HTTP helpers through src/http/.",
+            },
           ],
         },
       ],

@@ -14,7 +14,7 @@ import {
   UPLOAD_PUT_BODY,
 } from './attachment-media.schemas.ts';
 import { ContentQuery, UploadedResponse, UploadTokenParams } from './attachments.schemas.ts';
-import { abandonUnreadBody, readingBody } from './attachments.routes.ts';
+import { abandonUnreadBody, readingBody } from '../../http/upload-body.ts';
 
 const binary = z.string().describe('The bytes');
 

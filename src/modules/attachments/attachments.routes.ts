@@ -1,8 +1,7 @@
-import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../composition.ts';
+import { abandonUnreadBody, readingBody } from '../../http/upload-body.ts';
 import { contextOf } from '../../core/context.ts';
 import { ApiError, ValidationError } from '../../core/errors.ts';
 import { IdParams } from '../../core/schemas.ts';
@@ -34,47 +33,6 @@ function malformed(err: unknown): unknown {
   const status = (err as { statusCode?: number }).statusCode;
   if (status === 413) return new ApiError(413, 'file_too_large', (err as Error).message);
   return new ApiError(400, 'upload_interrupted', `The multipart body could not be read: ${(err as Error).message}`);
-}
-
-/**
- * An upload refused before its end (too large, a refused type) leaves the rest of the body unread, and a
- * keep-alive connection would wait on it for good: the answer closes the connection, and what the client still
- * sends is discarded as it arrives (closing with unread data would reset the connection and lose the answer). A 413
- * closes it even when the body has all arrived, so a client streaming too much learns it once, whatever its timing.
- */
-export async function abandonUnreadBody(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
-  const unread = reply.statusCode >= 400 && !request.raw.complete;
-  if (unread || reply.statusCode === 413) reply.header('connection', 'close');
-  if (unread) {
-    request.raw.unpipe();
-    request.raw.resume();
-  }
-  return payload;
-}
-
-/**
- * Runs an upload that reads `source`. A response closed before it finished (the request deadline's 503, a client
- * gone) ends the upload: nothing will read the rest of the body, so the source is destroyed with an error and
- * storage stops waiting on it (the staging file is removed and closed). Its failure then goes nowhere, as the
- * client already has its answer.
- */
-export async function readingBody<T>(reply: FastifyReply, source: Readable, work: () => Promise<T>) {
-  const onClose = () => {
-    if (source.destroyed || source.readableEnded) return;
-    const err = Object.assign(new Error('The response closed before the upload was read'), {
-      code: 'ERR_STREAM_PREMATURE_CLOSE',
-    });
-    source.destroy(err);
-  };
-  reply.raw.once('close', onClose);
-  try {
-    return await work();
-  } catch (err) {
-    if (reply.sent) return reply;
-    throw err;
-  } finally {
-    reply.raw.off('close', onClose);
-  }
 }
 
 /**

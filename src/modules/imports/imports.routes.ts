@@ -6,7 +6,7 @@ import type { AppDeps } from '../../composition.ts';
 import { contextOf } from '../../core/context.ts';
 import { ApiError, ValidationError } from '../../core/errors.ts';
 import { ErrorResponse, IdParams } from '../../core/schemas.ts';
-import { abandonUnreadBody, readingBody } from '../attachments/attachments.routes.ts';
+import { abandonUnreadBody, readingBody } from '../../http/upload-body.ts';
 import {
   CreateImportBody,
   CreateMappingBody,
