@@ -53,11 +53,21 @@ export function renderScopes(operations: Operation[]): string {
   const rows = SCOPES.map(
     (s) => `| [\`${s}\`](#${s.replace(/:/g, '')}) | ${cell(SCOPE_GRANTS[s])} | ${needing(s).length} |`,
   );
+  const both = (alt: string[]) => alt.map((a) => `\`${a}\``).join(' + ');
   const sections = SCOPES.map((s) => {
     const ops = needing(s).map((op) => {
-      const alts = op.security!.filter((alt) => !alt.includes(s)).map((alt) => alt.map((a) => `\`${a}\``).join(' + '));
-      const or = alts.length ? ` (or ${alts.join(', ')})` : '';
-      return `- ${opLine(op)}: ${op.summary}${or}`;
+      // What the scope is needed with (imports: a type's scope), or else the alternatives to it (attachments).
+      const withIt = op
+        .security!.filter((alt) => alt.includes(s))
+        .map((alt) => alt.filter((a) => a !== s))
+        .filter((rest) => rest.length);
+      const without = op.security!.filter((alt) => !alt.includes(s));
+      const note = withIt.length
+        ? ` (with ${withIt.map(both).join(' or ')})`
+        : without.length
+          ? ` (or ${without.map(both).join(', ')})`
+          : '';
+      return `- ${opLine(op)}: ${op.summary}${note}`;
     });
     return `### ${s}\n\n${SCOPE_GRANTS[s]}\n\n${ops.length ? ops.join('\n') : '- (no operation yet)'}\n`;
   });
@@ -75,7 +85,9 @@ was issued: keys keep exactly the scopes they were given, so a scope added by a 
 ${rows.join('\n')}
 
 Attachments follow the scope of what they are attached to (an asset's attachments need \`assets:read\` to read and
-\`assets:write\` to add, and so on); the server checks that scope once it knows the subject.
+\`assets:write\` to add, and so on); the server checks that scope once it knows the subject. Starting, committing
+and rolling back an import needs \`imports:write\` and the write scope of what it imports (\`assets:write\` for
+assets, and so on).
 
 ## Operations per scope
 

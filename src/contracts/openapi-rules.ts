@@ -79,7 +79,7 @@ export function applyContractRules(doc: Json): void {
           hasBody: method !== 'get', // Fastify parses a body on DELETE too
           hasParams: path.includes('{'),
           batch,
-          scopes: (op.security ?? []).flatMap((requirement: Json) => requirement.bearerAuth ?? []),
+          scopes: [...new Set<string>((op.security ?? []).flatMap((alt: Json) => alt.bearerAuth ?? []))],
         });
         if (specific) json.schema = specific;
       }

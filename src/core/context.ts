@@ -136,8 +136,9 @@ declare module 'fastify' {
     /** Scope a key needs for this route; `null` means any valid key. Omit only with `public: true`. */
     scope?: Scope | null;
     /**
-     * With `scope: null`, the scope by type of the record the route acts on, which the service checks once it
-     * knows the type (attachments take their subject's): documented, one security alternative per scope.
+     * The scope by type of the record the route acts on, which the service checks once it knows the type
+     * (attachments take their subject's; imports their type's, on top of `scope`): documented, one security
+     * alternative per scope.
      */
     subjectScopes?: Readonly<Record<string, Scope>>;
     /** Public routes skip authentication and rate limiting. */

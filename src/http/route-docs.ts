@@ -45,15 +45,16 @@ export function registerRouteDocs(app: FastifyInstance) {
     if (config.public) {
       schema.security = [];
     } else {
-      const subjectScopes = config.scope ? [] : [...new Set(Object.values(config.subjectScopes ?? {}))];
-      // Any one of the alternatives lets the request through the chain; the record's type says which applies.
+      const subjectScopes = [...new Set(Object.values(config.subjectScopes ?? {}))];
+      // One alternative per scope the record's type may need (with the route's own scope, which every request
+      // needs); the record's type says which applies.
       schema.security = subjectScopes.length
-        ? subjectScopes.map((scope) => ({ bearerAuth: [scope] }))
+        ? subjectScopes.map((scope) => ({ bearerAuth: config.scope ? [config.scope, scope] : [scope] }))
         : [{ bearerAuth: config.scope ? [config.scope] : [] }];
-      const scopeNote = config.scope
-        ? `Scope: \`${config.scope}\`.`
-        : subjectScopes.length
-          ? subjectScopesNote(config.subjectScopes!)
+      const scopeNote = subjectScopes.length
+        ? subjectScopesNote(config.scope ?? null, config.subjectScopes!)
+        : config.scope
+          ? `Scope: \`${config.scope}\`.`
           : 'Any valid API key.';
       schema.description = [schema.description, scopeNote].filter(Boolean).join('\n\n');
       add(
@@ -112,10 +113,13 @@ export function registerRouteDocs(app: FastifyInstance) {
   });
 }
 
-/** "Scope: by the subject's type: `assets:read` (asset), `workorders:read` (work_order, repair), ...". */
-function subjectScopesNote(byType: Readonly<Record<string, string>>): string {
+/**
+ * "Scope: by the subject's type: `assets:read` (asset), `workorders:read` (work_order, repair), ...", or with a
+ * route scope "Scope: `imports:write`, and by the type: `assets:write` (assets), ...".
+ */
+function subjectScopesNote(scope: string | null, byType: Readonly<Record<string, string>>): string {
   const types = new Map<string, string[]>();
-  for (const [type, scope] of Object.entries(byType)) types.set(scope, [...(types.get(scope) ?? []), type]);
-  const list = [...types].map(([scope, of]) => `\`${scope}\` (${of.join(', ')})`).join(', ');
-  return `Scope: by the subject's type: ${list}.`;
+  for (const [type, typeScope] of Object.entries(byType)) types.set(typeScope, [...(types.get(typeScope) ?? []), type]);
+  const list = [...types].map(([typeScope, of]) => `\`${typeScope}\` (${of.join(', ')})`).join(', ');
+  return scope ? `Scope: \`${scope}\`, and by the type: ${list}.` : `Scope: by the subject's type: ${list}.`;
 }

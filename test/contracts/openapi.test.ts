@@ -2,6 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app/test-app.ts';
 import { parseYaml } from '../helpers/contracts/yaml-document.ts';
+import { TYPE_SCOPES } from '../../src/modules/imports/imports.service.ts';
 
 let t: TestApp;
 let doc: any;
@@ -89,6 +90,22 @@ describe('GET /openapi.yaml', () => {
         ['assets', 'flags', 'workorders', 'tools'].map((resource) => ({ bearerAuth: [`${resource}:${kind}`] })),
       );
       expect(op.description).toContain(`\`workorders:${kind}\` (work_order, repair)`);
+    }
+  });
+
+  it("names imports:write with each imported type's write scope, and their 403 codes", () => {
+    const typeScopes = [...new Set(Object.values(TYPE_SCOPES))];
+    for (const [path, method] of [
+      ['/api/v1/imports', 'post'],
+      ['/api/v1/imports/{id}/commit', 'post'],
+      ['/api/v1/imports/{id}/rollback', 'post'],
+    ]) {
+      const op = doc.paths[path][method];
+      expect(op.security, `${method} ${path}`).toEqual(
+        typeScopes.map((scope) => ({ bearerAuth: ['imports:write', scope] })),
+      );
+      const codes = op.responses['403'].content['application/json'].schema.allOf[1].properties.error.enum;
+      expect(codes).toEqual(expect.arrayContaining(['imports:write', ...typeScopes].map((s) => `missing_scope:${s}`)));
     }
   });
 

@@ -2458,9 +2458,9 @@ export interface paths {
         put?: never;
         /**
          * Start an import: multipart (type, mapping?, options?, then file) or JSON naming an attachment
-         * @description Validates the file in the background, writing nothing but the import: follow it with GET /imports/{id}, then commit. The key also needs the write scope of the imported type.
+         * @description Validates the file in the background, writing nothing but the import: follow it with GET /imports/{id}, then commit.
          *
-         *     Scope: `imports:write`.
+         *     Scope: `imports:write`, and by the type: `assets:write` (assets), `hours:write` (meter_readings), `fuel:write` (fuel_entries), `parts:write` (parts, stock_counts), `tools:write` (tools), `purchasing:write` (vendors).
          */
         post: operations["createImport"];
         delete?: never;
@@ -2540,7 +2540,7 @@ export interface paths {
         put?: never;
         /**
          * Write what validation predicted, in the background
-         * @description Scope: `imports:write`.
+         * @description Scope: `imports:write`, and by the type: `assets:write` (assets), `hours:write` (meter_readings), `fuel:write` (fuel_entries), `parts:write` (parts, stock_counts), `tools:write` (tools), `purchasing:write` (vendors).
          */
         post: operations["commitImport"];
         delete?: never;
@@ -2560,7 +2560,7 @@ export interface paths {
         put?: never;
         /**
          * Within 24 hours of completion: delete what the import created, restore what it updated
-         * @description Scope: `imports:write`.
+         * @description Scope: `imports:write`, and by the type: `assets:write` (assets), `hours:write` (meter_readings), `fuel:write` (fuel_entries), `parts:write` (parts, stock_counts), `tools:write` (tools), `purchasing:write` (vendors).
          */
         post: operations["rollbackImport"];
         delete?: never;
@@ -48036,7 +48036,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        error: "missing_scope:imports:write" | "key_creator_deleted";
+                        error: "missing_scope:imports:write" | "missing_scope:assets:write" | "missing_scope:hours:write" | "missing_scope:fuel:write" | "missing_scope:parts:write" | "missing_scope:tools:write" | "missing_scope:purchasing:write" | "key_creator_deleted";
                     };
                 };
             };
@@ -48966,7 +48966,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        error: "missing_scope:imports:write" | "key_creator_deleted";
+                        error: "missing_scope:imports:write" | "missing_scope:assets:write" | "missing_scope:hours:write" | "missing_scope:fuel:write" | "missing_scope:parts:write" | "missing_scope:tools:write" | "missing_scope:purchasing:write" | "key_creator_deleted";
                     };
                 };
             };
@@ -49242,7 +49242,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        error: "missing_scope:imports:write" | "key_creator_deleted";
+                        error: "missing_scope:imports:write" | "missing_scope:assets:write" | "missing_scope:hours:write" | "missing_scope:fuel:write" | "missing_scope:parts:write" | "missing_scope:tools:write" | "missing_scope:purchasing:write" | "key_creator_deleted";
                     };
                 };
             };
