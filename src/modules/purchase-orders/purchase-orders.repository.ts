@@ -120,16 +120,3 @@ export async function insertPurchaseOrder(
   if (rows.length !== 1) throw new Error(`organisation ${orgId} not found while numbering a purchase order`);
   return rows[0];
 }
-
-/**
- * How many lines of open orders (DRAFT to PARTIALLY_RECEIVED) still expect the part: for the parts module, which
- * decides what archiving a part on order means.
- */
-export async function openOrderLineCount(tx: Tx, orgId: string, partId: string): Promise<number> {
-  const rows = await tx.$queryRaw<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM purchase_order_lines l
-    JOIN purchase_orders o ON o.id = l."purchaseOrderId" AND o."orgId" = l."orgId"
-    WHERE l."orgId" = ${orgId} AND l."partId" = ${partId} AND l.received < l.quantity
-      AND o.status IN ('DRAFT', 'SUBMITTED', 'APPROVED', 'PARTIALLY_RECEIVED')`;
-  return rows[0]?.n ?? 0;
-}

@@ -3,7 +3,6 @@ import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
 import { makeYard } from '../../helpers/app/factories.ts';
 import type { TestTenant } from '../../helpers/app/tenants.ts';
 import { securitySuite } from '../../helpers/app/security-suite.ts';
-import { openOrderLineCount } from '../../../src/modules/purchase-orders/purchase-orders.repository.ts';
 import {
   makeOrderPart,
   makePurchaseOrder,
@@ -251,20 +250,30 @@ describe('status moves', () => {
   });
 });
 
-describe('openOrderLineCount (for archiving a part)', () => {
-  it('counts the lines of open orders still expecting the part', async () => {
+describe('archiving a part on open orders', () => {
+  it('leaves them going (submitted, approved, received); a new order cannot name it', async () => {
     const p = await makeOrderPart(t, acme.key);
-    const line = { partId: p, quantity: 1, unitCost: 1 };
-    const count = () => openOrderLineCount(t.db.prisma, acme.orgId, p);
-    expect(await count()).toBe(0);
-    const { purchaseOrderId: a } = await makePurchaseOrder(t, acme.key, { ...complete(), lines: [line, line] });
-    expect(await count()).toBe(2);
-    const { purchaseOrderId: b } = await makePurchaseOrder(t, acme.key, { ...complete(), lines: [line] });
-    await movePurchaseOrder(t, acme.key, b, 'cancel');
-    expect(await count()).toBe(2);
-    await movePurchaseOrder(t, acme.key, a, 'submit');
-    expect(await count()).toBe(2);
-    expect(await openOrderLineCount(t.db.prisma, other.orgId, p)).toBe(0);
+    const line = { partId: p, quantity: 2, unitCost: 3 };
+    const { purchaseOrderId: draft } = await makePurchaseOrder(t, acme.key, { ...complete(), lines: [line] });
+    const { purchaseOrderId: approved } = await makePurchaseOrder(t, acme.key, { ...complete(), lines: [line] });
+    await movePurchaseOrder(t, acme.key, approved, 'submit');
+    await movePurchaseOrder(t, acme.key, approved, 'approve');
+
+    expect((await t.api.delete(`/api/v1/parts/${p}`, acme.key)).statusCode).toBe(200);
+
+    expect((await movePurchaseOrder(t, acme.key, draft, 'submit')).status).toBe('SUBMITTED');
+    const lineId = (await orderDetail(t, acme.key, approved)).purchaseOrder.lines[0].id;
+    const receipt = await t.api.post(`/api/v1/purchase-orders/${approved}/receipts`, acme.key, {
+      lines: [{ lineId, quantity: 2 }],
+    });
+    expect(receipt.statusCode, receipt.body).toBe(201);
+    expect(receipt.json().status).toBe('RECEIVED');
+    const onHand = (await t.api.get(`/api/v1/parts/${p}`, acme.key)).json().part;
+    expect(onHand).toMatchObject({ onHand: 2, value: 6, archivedAt: expect.any(String) });
+
+    const refused = await create({ ...complete(), lines: [line] });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().fieldErrors['lines.0.partId']).toMatch(/archived/);
   });
 });
 
