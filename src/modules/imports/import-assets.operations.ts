@@ -195,10 +195,12 @@ export const assetImport: ImportHandler = {
     );
   },
 
-  async write({ db }, ctx, importId, rows) {
+  async write({ db, billing }, ctx, importId, rows) {
     await transaction(db, async (tx) => {
       await markWritten(tx, ctx.orgId, importId, await writeAssetRows(tx, ctx, rows));
     });
+    // As after POST /assets: the billing provider gets the new count of billable assets.
+    if (rows.some((r) => r.action === 'create')) billing.schedule(ctx.orgId);
   },
 
   rollback: (tx, ctx, importId) => rollbackAssetRows(tx, ctx, importId, rowsChanged),
