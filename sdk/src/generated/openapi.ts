@@ -2764,6 +2764,8 @@ export interface components {
             onError?: "reject_all" | "skip_rows";
             /** @description fuel_entries: the product values that are fuel; other rows are unchanged (not_fuel) */
             fuelProducts?: string[];
+            /** @description A cell whose whole text is this (any case, e.g. "#clear") clears the field: null, or no fuel cards. Refused (not_clearable) on a field that always has a value. Empty cells never clear */
+            clearValue?: string;
         };
         /** @description Column header → field name; null ignores the column. Unmapped headers named like a field feed it */
         ImportMappingInput: {
@@ -5604,6 +5606,7 @@ export interface components {
                 /** @enum {string} */
                 onError?: "reject_all" | "skip_rows";
                 fuelProducts?: string[];
+                clearValue?: string;
             };
         };
         /** @description Ready: the database answered the ping */
@@ -49632,7 +49635,8 @@ export interface operations {
                  *         "onError": "reject_all",
                  *         "fuelProducts": [
                  *           "Example"
-                 *         ]
+                 *         ],
+                 *         "clearValue": "Example"
                  *       }
                  *     }
                  */

@@ -67,3 +67,15 @@ export async function lockOwnedAsset(tx: Tx, orgId: string, id: string): Promise
   >`SELECT id FROM assets WHERE id = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
   return locked.length === 0 ? null : tx.asset.findFirst({ where: { id, orgId } });
 }
+
+/** lockOwnedAsset for several assets, locked in id order (two writers never wait on each other in a cycle). */
+export async function lockOwnedAssets(tx: Tx, orgId: string, ids: string[]): Promise<Map<string, Asset>> {
+  if (ids.length === 0) return new Map();
+  await tx.$queryRawUnsafe(
+    `SELECT id FROM assets WHERE "orgId" = $1 AND id = ANY($2::text[]) ORDER BY id FOR UPDATE`,
+    orgId,
+    ids,
+  );
+  const rows = await tx.asset.findMany({ where: { orgId, id: { in: ids } } });
+  return new Map(rows.map((r) => [r.id, r]));
+}

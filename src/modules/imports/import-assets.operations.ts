@@ -3,59 +3,67 @@
 // module's own writes and events.
 import type { z } from 'zod';
 import { transaction } from '../../db/transaction.ts';
-import type { Asset } from '../../generated/prisma/client.ts';
 import { ApiError } from '../../core/errors.ts';
-import { lockOwnedAsset } from '../assets/assets.repository.ts';
-import { applyAssetPatch, changedAssetFields, insertAsset } from '../assets/assets.operations.ts';
-import { classFromDb, CreateAssetBody, UpdateAssetBody, UPDATABLE_FIELDS } from '../assets/assets.schemas.ts';
+import { changedAssetFields } from '../assets/assets.operations.ts';
+import { classFromDb, CreateAssetBody, UpdateAssetBody } from '../assets/assets.schemas.ts';
 import type { FieldSpec, RowError } from './import-fields.rules.ts';
+import type { Decision, ImportHandler, PreparedRow } from './import-handler.operations.ts';
 import {
-  PredictionMismatch,
-  type Decision,
-  type ImportHandler,
-  type PreparedRow,
-  type Written,
-} from './import-handler.operations.ts';
-import { assetsByMatch, existingIds } from './import-lookups.repository.ts';
-import { markWritten, writtenRows } from './imports.repository.ts';
-import { ASSET_MATCHES } from './imports.schemas.ts';
+  cardsDiffer,
+  PATCH_FIELDS,
+  patchOf,
+  rollbackAssetRows,
+  writeAssetRows,
+} from './import-asset-writes.operations.ts';
+import { assetsByMatch, existingIds, fuelCardsOf } from './import-lookups.repository.ts';
+import { markWritten } from './imports.repository.ts';
 
 const text = (name: string): FieldSpec => ({ name, kind: 'text' });
 const num = (name: string): FieldSpec => ({ name, kind: 'number' });
 const date = (name: string): FieldSpec => ({ name, kind: 'date' });
 
-const FIELDS: FieldSpec[] = [
-  text('nickname'),
-  text('assetClass'),
-  text('customerAssetNumber'),
-  text('vin'),
-  text('serial'),
-  { name: 'meterType', kind: 'upper' },
-  text('yardId'),
-  num('pmInterval'),
-  num('pmBaselineReading'),
-  text('licensePlate'),
-  text('licenseState'),
-  date('registrationExpiresAt'),
-  date('insuranceExpiresAt'),
-  num('purchaseCost'),
-  date('purchaseDate'),
-  { name: 'depreciationMethod', kind: 'upper' },
-  { name: 'usefulLifeYears', kind: 'integer' },
-  num('currentValue'),
-  num('salvageValue'),
-  { name: 'lifecycleStatus', kind: 'upper' },
-  date('soldAt'),
-  num('soldPrice'),
-  text('soldTo'),
-  text('parentAssetId'),
-  text('primaryOperatorId'),
-];
+const FIELDS: FieldSpec[] = (
+  [
+    text('nickname'),
+    text('assetClass'),
+    text('customerAssetNumber'),
+    text('vin'),
+    text('serial'),
+    { name: 'meterType', kind: 'upper' },
+    text('yardId'),
+    num('pmInterval'),
+    num('pmBaselineReading'),
+    text('licensePlate'),
+    text('licenseState'),
+    date('registrationExpiresAt'),
+    date('insuranceExpiresAt'),
+    num('purchaseCost'),
+    date('purchaseDate'),
+    { name: 'depreciationMethod', kind: 'upper' },
+    { name: 'usefulLifeYears', kind: 'integer' },
+    num('currentValue'),
+    num('salvageValue'),
+    { name: 'lifecycleStatus', kind: 'upper' },
+    date('soldAt'),
+    num('soldPrice'),
+    text('soldTo'),
+    text('parentAssetId'),
+    text('primaryOperatorId'),
+    { name: 'fuelCardNumbers', kind: 'list' },
+  ] as FieldSpec[]
+).map((f) => ({ ...f, clearable: (PATCH_FIELDS as readonly string[]).includes(f.name) }));
 
 /** The first issue of a failed zod parse as a row error on its field. */
 export function zodRowError(error: z.ZodError, values: Record<string, unknown>): RowError {
   const issue = error.issues[0]!;
   const field = issue.path.length > 0 ? String(issue.path[0]) : null;
+  if (field && values[field] === null)
+    return {
+      code: 'not_clearable',
+      column: field,
+      value: null,
+      message: `${field} cannot be cleared: it always has a value`,
+    };
   const value = field && values[field] !== undefined ? String(values[field]) : null;
   return {
     code: value === null ? 'missing_value' : 'invalid_value',
@@ -66,28 +74,6 @@ export function zodRowError(error: z.ZodError, values: Record<string, unknown>):
 }
 
 const errorOf = (error: RowError): Decision => ({ action: 'error', targetId: null, key: null, error });
-
-/** The row's patch; an identifier that matches the asset's without case keeps the asset's spelling. */
-function patchOf(values: Record<string, unknown>, before?: Asset) {
-  const patch: Record<string, unknown> = {};
-  for (const f of UPDATABLE_FIELDS) if (values[f] !== undefined) patch[f] = values[f];
-  for (const f of ASSET_MATCHES) {
-    const was = before?.[f];
-    const now = patch[f];
-    if (typeof was === 'string' && typeof now === 'string' && was.toLowerCase() === now.toLowerCase()) delete patch[f];
-  }
-  return patch;
-}
-
-/** Wire form of an asset's fields before an update, for rollback (dates as ISO text, decimals as numbers). */
-function priorOf(asset: Asset, fields: readonly string[]) {
-  const prior: Record<string, unknown> = {};
-  for (const f of fields) {
-    const v = (asset as Record<string, unknown>)[f];
-    prior[f] = v instanceof Date ? v.toISOString() : v !== null && typeof v === 'object' ? Number(String(v)) : v;
-  }
-  return prior;
-}
 
 export const assetImport: ImportHandler = {
   scope: 'assets:write',
@@ -100,11 +86,17 @@ export const assetImport: ImportHandler = {
     const keys = rows.map((r) => r.values[s.match]).filter((k): k is string => typeof k === 'string');
     const matched = await assetsByMatch(db, ctx.orgId, s.match, keys);
     const refs = (field: string) => rows.map((r) => r.values[field]).filter((v): v is string => typeof v === 'string');
-    const [yards, assets, users] = await Promise.all([
+    const wantedCards = rows.flatMap((r) => (Array.isArray(r.values.fuelCardNumbers) ? r.values.fuelCardNumbers : []));
+    const matchedIds = [...matched.values()].flat().map((a) => a.id);
+    const [yards, assets, users, cards] = await Promise.all([
       existingIds(db.sql, 'yard', ctx.orgId, refs('yardId')),
       existingIds(db.sql, 'asset', ctx.orgId, refs('parentAssetId')),
       existingIds(db.sql, 'user', ctx.orgId, refs('primaryOperatorId')),
+      fuelCardsOf(db.sql, ctx.orgId, wantedCards as string[], matchedIds),
     ]);
+    const holder = new Map(cards.map((c) => [c.cardNumber, c.assetId]));
+    const held = new Map<string, string[]>();
+    for (const c of cards) held.set(c.assetId, [...(held.get(c.assetId) ?? []), c.cardNumber]);
     const unknownRef = (v: Record<string, unknown>): RowError | null => {
       for (const [field, known, kind] of [
         ['yardId', yards, 'yard'],
@@ -141,6 +133,14 @@ export const assetImport: ImportHandler = {
       const asset = found[0];
       const patch = UpdateAssetBody.safeParse(patchOf(v, asset));
       if (!patch.success) return errorOf(zodRowError(patch.error, v));
+      const taken = (patch.data.fuelCardNumbers ?? []).filter((c) => (holder.get(c) ?? asset?.id) !== asset?.id);
+      if (taken.length > 0)
+        return errorOf({
+          code: 'fuel_card_taken',
+          column: 'fuelCardNumbers',
+          value: taken.join(' '),
+          message: `fuel card ${taken[0]} is assigned to another asset`,
+        });
       if (!asset) {
         const created = CreateAssetBody.safeParse({ ...v, assetClass: (v.assetClass as string)?.toLowerCase() });
         if (!created.success) return errorOf(zodRowError(created.error, v));
@@ -160,69 +160,50 @@ export const assetImport: ImportHandler = {
           value: v.meterType,
           message: 'meterType is set when the asset is created; it cannot be changed',
         });
-      const changed = changedAssetFields(asset, patch.data);
-      return { action: changed.length > 0 ? 'update' : 'unchanged', targetId: asset.id, key: matchKey, error: null };
-    });
-  },
-
-  async write({ db }, ctx, importId, rows) {
-    await transaction(db, async (tx) => {
-      const written: Written[] = [];
-      for (const row of rows) {
-        const v = row.values;
-        if (row.action === 'create') {
-          // The PATCH-only fields (licensePlate, purchaseCost, …): what POST /assets already set is not patched again.
-          const patch = UpdateAssetBody.parse(
-            Object.fromEntries(Object.entries(patchOf(v)).filter(([f]) => !(f in CreateAssetBody.shape))),
-          );
-          const input = CreateAssetBody.parse({ ...v, assetClass: (v.assetClass as string).toLowerCase() });
-          const asset = await insertAsset(tx, ctx, input);
-          const after = (await applyAssetPatch(tx, ctx, asset, patch)) ?? asset;
-          written.push({
-            rowNumber: row.rowNumber,
-            resultId: asset.id,
-            prior: null,
-            writtenUpdatedAt: after.updatedAt,
-          });
-          continue;
-        }
-        const before = await lockOwnedAsset(tx, ctx.orgId, row.targetId!);
-        if (!before) throw new PredictionMismatch(row.rowNumber, 'the asset it updates was deleted');
-        const patch = UpdateAssetBody.parse(patchOf(v, before));
-        const changed = changedAssetFields(before, patch);
-        if (changed.length === 0) throw new PredictionMismatch(row.rowNumber, 'the asset already holds these values');
-        const after = await applyAssetPatch(tx, ctx, before, patch);
-        written.push({
-          rowNumber: row.rowNumber,
-          resultId: before.id,
-          prior: priorOf(before, changed),
-          writtenUpdatedAt: after?.updatedAt ?? before.updatedAt,
+      if (v.parentAssetId === asset.id)
+        return errorOf({
+          code: 'invalid_value',
+          column: 'parentAssetId',
+          value: asset.id,
+          message: 'an asset cannot be attached to itself',
         });
-      }
-      await markWritten(tx, ctx.orgId, importId, written);
+      const changed =
+        changedAssetFields(asset, patch.data).length > 0 ||
+        cardsDiffer(held.get(asset.id) ?? [], patch.data.fuelCardNumbers);
+      return { action: changed ? 'update' : 'unchanged', targetId: asset.id, key: matchKey, error: null };
     });
   },
 
-  async rollback(tx, ctx, importId) {
-    const rows = await writtenRows(tx, ctx.orgId, importId);
-    const changed: number[] = [];
-    const locked = new Map<string, Asset>();
-    for (const row of rows) {
-      const asset = await lockOwnedAsset(tx, ctx.orgId, row.resultId);
-      if (!asset || asset.updatedAt.getTime() !== row.writtenUpdatedAt?.getTime()) changed.push(row.rowNumber);
-      else locked.set(row.resultId, asset);
-    }
-    if (changed.length > 0) throw rowsChanged(changed);
-    for (const row of rows) {
-      const asset = locked.get(row.resultId)!;
-      if (row.action === 'create') {
-        await tx.asset.delete({ where: { id: asset.id } });
-        continue;
-      }
-      const prior = UpdateAssetBody.parse(row.prior ?? {});
-      await applyAssetPatch(tx, ctx, asset, prior);
-    }
+  async afterValidate(db, ctx, importId, header) {
+    // A card is one asset's: a card that an earlier row of the file gives to its asset is taken for the later rows.
+    await db.sql.query(
+      `WITH cards AS (
+         SELECT "rowNumber", jsonb_array_elements_text("values"->'fuelCardNumbers') AS card FROM import_rows
+         WHERE "orgId" = $1 AND "importId" = $2 AND action <> 'error'
+           AND jsonb_typeof("values"->'fuelCardNumbers') = 'array'
+       ),
+       firsts AS (SELECT card, min("rowNumber") AS first FROM cards GROUP BY card),
+       later AS (
+         SELECT c."rowNumber", min(c.card) AS card, min(f.first) AS first
+         FROM cards c JOIN firsts f ON f.card = c.card AND c."rowNumber" > f.first GROUP BY c."rowNumber"
+       )
+       UPDATE import_rows i SET action = 'error', "errorCode" = 'fuel_card_taken', "errorColumn" = $3,
+         "errorValue" = later.card,
+         "errorMessage" = 'row ' || later.first || ' of the file assigns this fuel card already; a card is one asset''s'
+       FROM later WHERE i."orgId" = $1 AND i."importId" = $2 AND i."rowNumber" = later."rowNumber"`,
+      [ctx.orgId, importId, header('fuelCardNumbers')],
+    );
   },
+
+  async write({ db, billing }, ctx, importId, rows) {
+    await transaction(db, async (tx) => {
+      await markWritten(tx, ctx.orgId, importId, await writeAssetRows(tx, ctx, rows));
+    });
+    // As after POST /assets: the billing provider gets the new count of billable assets.
+    if (rows.some((r) => r.action === 'create')) billing.schedule(ctx.orgId);
+  },
+
+  rollback: (tx, ctx, importId) => rollbackAssetRows(tx, ctx, importId, rowsChanged),
 };
 
 export function rowsChanged(rows: number[]) {

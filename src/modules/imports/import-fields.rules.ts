@@ -8,6 +8,8 @@ export type FieldKind = 'text' | 'number' | 'integer' | 'decimal' | 'date' | 'up
 export interface FieldSpec {
   name: string;
   kind: FieldKind;
+  /** An updatable field: a cell holding options.clearValue clears it (null, or [] for a list). */
+  clearable?: boolean;
 }
 
 export interface RowError {
@@ -31,6 +33,7 @@ export interface Settings {
   match: NonNullable<ImportOptionsInput['match']>;
   onError: NonNullable<ImportOptionsInput['onError']>;
   fuelProducts: string[] | null;
+  clearValue: string | null;
 }
 
 export function settle(o: ImportOptionsInput): Settings {
@@ -42,6 +45,7 @@ export function settle(o: ImportOptionsInput): Settings {
     match: o.match ?? 'customerAssetNumber',
     onError: o.onError ?? 'reject_all',
     fuelProducts: o.fuelProducts ?? null,
+    clearValue: o.clearValue ?? null,
   };
 }
 
@@ -63,10 +67,8 @@ function readCell(text: string, kind: FieldKind, s: Settings): unknown {
     case 'date':
       return parseDate(text, s.dateFormat, s.timezone).toISOString();
     case 'list':
-      return text
-        .split(/[;|]/)
-        .map((v) => v.trim())
-        .filter((v) => v !== '');
+      // Items are words: spaces, line breaks, `,` `;` and `|` all separate them, whatever the file's delimiter.
+      return [...new Set(text.split(/[\s,;|]+/).filter((v) => v !== ''))];
     case 'boolean': {
       const v = text.trim().toLowerCase();
       if (TRUE.has(v)) return true;
@@ -76,9 +78,14 @@ function readCell(text: string, kind: FieldKind, s: Settings): unknown {
   }
 }
 
+/** Whether a cell holds the clear marker: its whole trimmed text, compared without case. */
+const isClear = (text: string, s: Settings) =>
+  s.clearValue !== null && text.trim().toLowerCase() === s.clearValue.toLowerCase();
+
 /**
- * The values of one record. Empty cells give no value (the field is left as it is). Cells past the header's
- * columns are refused unless empty (a trailing delimiter).
+ * The values of one record. Empty cells give no value (the field is left as it is); a cell holding the clear
+ * marker clears an updatable field and is refused on any other. Cells past the header's columns are refused unless
+ * empty (a trailing delimiter).
  */
 export function readRow(
   cells: readonly string[],
@@ -105,6 +112,20 @@ export function readRow(
     if (index === undefined) continue;
     const text = cells[index] ?? '';
     if (text.trim() === '') continue;
+    if (isClear(text, s)) {
+      if (!spec.clearable)
+        return {
+          values,
+          error: {
+            code: 'not_clearable',
+            column: headers[index] ?? spec.name,
+            value: text,
+            message: `${spec.name} is not a field an import can clear`,
+          },
+        };
+      values[spec.name] = spec.kind === 'list' ? [] : null;
+      continue;
+    }
     try {
       values[spec.name] = readCell(text, spec.kind, s);
     } catch (err) {
@@ -116,4 +137,14 @@ export function readRow(
     }
   }
   return { values, error: null };
+}
+
+/** Wire form of a record's fields before an update (dates as ISO text, decimals as numbers), for rollback. */
+export function priorOf(record: object, fields: readonly string[]) {
+  const prior: Record<string, unknown> = {};
+  for (const f of fields) {
+    const v = (record as Record<string, unknown>)[f];
+    prior[f] = v instanceof Date ? v.toISOString() : v !== null && typeof v === 'object' ? Number(String(v)) : v;
+  }
+  return prior;
 }

@@ -135,6 +135,11 @@ export const fuelEntryImport = recordImport({
   update: UpdateFuelEntryBody,
   updatable: UPDATABLE,
   changed: (before, patch) => UPDATABLE.filter((f) => patch[f] !== undefined && differs(before, f, patch[f])),
+  // As PATCH /fuel-entries/{id} says: a recorded reading is part of the meter history.
+  frozen: (before, patch) =>
+    before.logId && patch.meterReading !== undefined && patch.meterReading !== before.meterReading
+      ? `meterReading is recorded already (${before.meterReading}); void the entry to leave it out`
+      : null,
   insert: (tx, ctx, input) => insertFuelEntry(tx, ctx, input),
   async lock(tx, orgId, id) {
     await tx.$queryRaw`SELECT id FROM fuel_entries WHERE id = ${id} AND "orgId" = ${orgId} FOR UPDATE`;

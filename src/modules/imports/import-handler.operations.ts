@@ -3,6 +3,7 @@
 import type { Database } from '../../db/database.ts';
 import type { Tx } from '../../db/transaction.ts';
 import type { RequestContext, Scope } from '../../core/context.ts';
+import type { BillingSync } from '../../jobs/billing-sync.ts';
 import type { HoursRecorder } from '../hours/hours.operations.ts';
 import type { FieldSpec, RowError, Settings } from './import-fields.rules.ts';
 import type { RowAction } from './imports.schemas.ts';
@@ -35,6 +36,7 @@ export interface Written {
 export interface HandlerDeps {
   db: Database;
   hours: HoursRecorder;
+  billing: Pick<BillingSync, 'schedule'>;
 }
 
 /** A row's write no longer does what validation predicted: the commit stops and undoes what it wrote. */

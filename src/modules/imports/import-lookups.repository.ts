@@ -1,5 +1,6 @@
 // Lookups of a batch of import rows, one query per batch of keys: the records rows match or refer to.
 import type { Database, SqlRunner } from '../../db/database.ts';
+import type { Tx } from '../../db/transaction.ts';
 import type { Asset } from '../../generated/prisma/client.ts';
 import type { AssetMatch } from './imports.schemas.ts';
 
@@ -23,6 +24,28 @@ export async function existingIds(
   if (list.length === 0) return new Set();
   const rows = await sql.query<{ id: string }>(REFERENCE_TABLES[kind], [orgId, list]);
   return new Set(rows.map((r) => r.id));
+}
+
+/** existingIds inside a transaction: what a batch of rows refers to, checked again as it is written. */
+export async function existingIdsIn(
+  tx: Tx,
+  kind: ReferenceTable,
+  orgId: string,
+  ids: Iterable<string>,
+): Promise<Set<string>> {
+  const list = [...new Set(ids)];
+  if (list.length === 0) return new Set();
+  const rows = await tx.$queryRawUnsafe<{ id: string }[]>(REFERENCE_TABLES[kind], orgId, list);
+  return new Set(rows.map((r) => r.id));
+}
+
+/** The fuel cards of the organisation among `cards`, and every card of the assets `assetIds`, with their asset. */
+export function fuelCardsOf(sql: SqlRunner, orgId: string, cards: Iterable<string>, assetIds: Iterable<string>) {
+  return sql.query<{ cardNumber: string; assetId: string }>(
+    `SELECT "cardNumber", "assetId" FROM asset_fuel_cards
+     WHERE "orgId" = $1 AND ("cardNumber" = ANY($2::text[]) OR "assetId" = ANY($3::text[]))`,
+    [orgId, [...new Set(cards)], [...new Set(assetIds)]],
+  );
 }
 
 const MATCH_COLUMNS: Record<AssetMatch, string> = {

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import type { Database } from '../../db/database.ts';
 import type { RequestContext, Scope } from '../../core/context.ts';
-import type { FieldSpec, RowError, Settings } from './import-fields.rules.ts';
+import { priorOf, type FieldSpec, type RowError, type Settings } from './import-fields.rules.ts';
 import { ValidationError } from '../../core/errors.ts';
 import {
   PredictionMismatch,
@@ -41,8 +41,8 @@ export interface RecordSpec<R extends { id: string; updatedAt: Date }, C, U> {
   update: z.ZodType<U>;
   updatable: readonly string[];
   changed(before: R, patch: U): string[];
-  /** A reason the record cannot be updated by the row, or null. */
-  frozen?(before: R): string | null;
+  /** A reason the record cannot be updated by the row's patch, or null. */
+  frozen?(before: R, patch: U): string | null;
   insert(tx: Tx, ctx: RequestContext, input: C): Promise<R | null>;
   lock(tx: Tx, orgId: string, id: string): Promise<R | null>;
   apply(tx: Tx, ctx: RequestContext, before: R, patch: U): Promise<R | null>;
@@ -55,16 +55,6 @@ function pick(values: Record<string, unknown>, fields: readonly string[]) {
   const out: Record<string, unknown> = {};
   for (const f of fields) if (values[f] !== undefined) out[f] = values[f];
   return out;
-}
-
-/** Wire form of a record's fields before an update (dates as ISO text, decimals as numbers), for rollback. */
-export function priorOf(record: object, fields: readonly string[]) {
-  const prior: Record<string, unknown> = {};
-  for (const f of fields) {
-    const v = (record as Record<string, unknown>)[f];
-    prior[f] = v instanceof Date ? v.toISOString() : v !== null && typeof v === 'object' ? Number(String(v)) : v;
-  }
-  return prior;
 }
 
 export function recordImport<R extends { id: string; updatedAt: Date }, C, U>(
@@ -90,7 +80,7 @@ export function recordImport<R extends { id: string; updatedAt: Date }, C, U>(
   };
   return {
     scope: spec.scope,
-    fields: spec.fields,
+    fields: spec.fields.map((f) => ({ ...f, clearable: spec.updatable.includes(f.name) })),
     required: () => [spec.keyFields],
     writeOrder: '"rowNumber"',
     parallelBatches: 4,
@@ -144,7 +134,7 @@ export function recordImport<R extends { id: string; updatedAt: Date }, C, U>(
         }
         const changed = spec.changed(before, patch.data);
         if (changed.length === 0) return { action: 'unchanged', targetId: before.id, key, error: null };
-        const frozen = spec.frozen?.(before);
+        const frozen = spec.frozen?.(before, patch.data);
         if (frozen) return errorOf({ code: 'not_updatable', column: null, value: null, message: frozen });
         return { action: 'update', targetId: before.id, key, error: null };
       });

@@ -16,10 +16,10 @@ import { claimImport, countActions, lapsedImports, renewImportLease } from './im
 /** Seconds a running import's lease lasts; renewed at a third of it. */
 export const IMPORT_LEASE_SEC = 60;
 
-type Deps = Pick<ServiceDeps, 'db' | 'log' | 'background' | 'config'>;
+type Deps = Pick<ServiceDeps, 'db' | 'log' | 'background' | 'config' | 'billing'>;
 
 export function createImportRunner(
-  { db, log, background, config }: Deps,
+  { db, log, background, config, billing }: Deps,
   hours: HoursRecorder,
   storage: AttachmentStorage,
 ) {
@@ -70,7 +70,7 @@ export function createImportRunner(
         data: { commitPhase: 'write', rowsDone: 0, rowsTotal: counts.create + counts.update },
       });
     }
-    if (await writeRows({ db, hours }, imp, handler, keepGoing)) await completeImport(db, imp);
+    if (await writeRows({ db, hours, billing }, imp, handler, keepGoing)) await completeImport(db, imp);
   }
 
   /** Any failure not foreseen ends the import failed rather than leaving it in progress. */

@@ -66,6 +66,16 @@ export const ImportOptions = z
       .max(100)
       .optional()
       .describe('fuel_entries: the product values that are fuel; other rows are unchanged (not_fuel)'),
+    clearValue: z
+      .string()
+      .trim()
+      .min(1)
+      .max(50)
+      .optional()
+      .describe(
+        'A cell whose whole text is this (any case, e.g. "#clear") clears the field: null, or no fuel cards. ' +
+          'Refused (not_clearable) on a field that always has a value. Empty cells never clear',
+      ),
   })
   .strict()
   .meta({ id: 'ImportOptions' });

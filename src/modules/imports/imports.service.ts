@@ -46,7 +46,7 @@ export interface ImportSpec {
 
 type Source = { upload: Readable } | { attachmentId: string };
 
-type Deps = Pick<ServiceDeps, 'db' | 'log' | 'background' | 'config'>;
+type Deps = Pick<ServiceDeps, 'db' | 'log' | 'background' | 'config' | 'billing'>;
 
 export function createImportService(deps: Deps, hours: HoursRecorder, storage: AttachmentStorage) {
   const { db } = deps;

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app/test-app.ts';
+import { importAndCommit } from '../../helpers/app/imports.ts';
 
 /** A billing provider that records requests; `hang` makes it accept and never answer. */
 function provider() {
@@ -48,6 +49,18 @@ describe('billing quantity sync', () => {
       .filter((r) => r.body.organizationId === tenant.orgId)
       .map((r) => r.body.billableAssets);
     expect(mine).toEqual([1, 3]);
+  });
+
+  it('posts the count after an assets import creates assets, not after one that only updates', async () => {
+    const tenant = await t.tenant();
+    const csv = 'customerAssetNumber,nickname,assetClass\nI-1,One,trailer\nI-2,Two,trailer\n';
+    await importAndCommit(t, tenant.key, 'assets', csv);
+    await importAndCommit(t, tenant.key, 'assets', 'customerAssetNumber,nickname\nI-1,Renamed\n');
+    await t.deps.background.idle();
+    const mine = billing.received
+      .filter((r) => r.body.organizationId === tenant.orgId)
+      .map((r) => r.body.billableAssets);
+    expect(mine).toEqual([2]);
   });
 
   it('a provider that never answers does not hold the create', async () => {
