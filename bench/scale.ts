@@ -8,13 +8,15 @@
 //      BENCH_SCALE_DB (database name, default fleet_scale), BENCH_ROUNDS (alternating rounds, default 3),
 //      BENCH_SAMPLES (requests per sequential measurement, default 60), BENCH_ONLY (a regex of endpoint names),
 //      BENCH_CLIENT (undici, the default, or fetch: see bench/lib/http-client.ts), BENCH_PORT (the API's, 4320),
-//      BENCH_API_ROOT (another checkout whose src/ is the API, for a before/after table).
+//      BENCH_API_ROOT (another checkout whose src/ is the API, for a before/after table), BENCH_SCALE_READINGS (the
+//      first organisation's meter logs, default 1920000: another count is another seed, e.g. 20000000 in a database
+//      of its own named by BENCH_SCALE_DB; the fleet's readings then spread over two years of monthly partitions).
 import pg from 'pg';
 import { ADMIN_URL, log, num } from './lib/env.ts';
 import { apiClient, CLIENT, concurrent, sequential, type Stats } from './lib/http-client.ts';
 import { writeResults } from './lib/results.ts';
 import { dropScaleDatabase, ensureScaleDatabase } from './lib/scale/db.ts';
-import { seededId } from './lib/scale/seed.ts';
+import { DEFAULT_READINGS, seededId } from './lib/scale/seed.ts';
 import { measureWrites } from './lib/scale/writes.ts';
 import { API_ENTRY, startApi, stop } from './lib/server.ts';
 import { YARD_WITH_COUNTS_SQL } from '../src/modules/yards/yards.repository.ts';
@@ -25,6 +27,7 @@ const DB_NAME = process.env.BENCH_SCALE_DB ?? 'fleet_scale';
 const ROUNDS = num('BENCH_ROUNDS', 3);
 const SAMPLES = num('BENCH_SAMPLES', 60);
 const PORT = num('BENCH_PORT', 4320);
+const READINGS = num('BENCH_SCALE_READINGS', DEFAULT_READINGS);
 
 if (process.argv.includes('--drop')) {
   await dropScaleDatabase(ADMIN_URL, DB_NAME);
@@ -32,7 +35,7 @@ if (process.argv.includes('--drop')) {
   process.exit(0);
 }
 
-const scale = await ensureScaleDatabase(ADMIN_URL, DB_NAME, log);
+const scale = await ensureScaleDatabase(ADMIN_URL, DB_NAME, log, READINGS);
 const pool = new pg.Pool({ connectionString: scale.url, max: 10 });
 const { call, close: closeClient } = apiClient(PORT, scale.key);
 const cursor = (values: unknown[]) => Buffer.from(JSON.stringify(values)).toString('base64url');

@@ -4,7 +4,8 @@ import pg from 'pg';
 import { openDatabase } from '../../../src/db/database.ts';
 import { migrate } from '../../../src/db/migrator.ts';
 import { createOrgAdmin } from '../../../src/modules/orgs/orgs.service.ts';
-import { SEED_VERSION, seedOrganisation } from './seed.ts';
+import { dropSecondaryIndexes } from '../bulk.ts';
+import { DEFAULT_READINGS, seedOrganisation, seedVersion } from './seed.ts';
 
 export interface ScaleDatabase {
   url: string;
@@ -38,8 +39,10 @@ export async function ensureScaleDatabase(
   adminUrl: string,
   name: string,
   log: (m: string) => void,
+  readings = DEFAULT_READINGS,
 ): Promise<ScaleDatabase> {
   const url = dbUrl(adminUrl, name);
+  const version = seedVersion(readings);
   const exists = await withClient(
     adminUrl,
     async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1,
@@ -48,7 +51,7 @@ export async function ensureScaleDatabase(
     const meta = await withClient(url, async (c) => {
       const t = await c.query(`SELECT to_regclass('bench_scale_meta') AS t`);
       if (!t.rows[0].t) return null;
-      return (await c.query(`SELECT * FROM bench_scale_meta WHERE version = $1`, [SEED_VERSION])).rows[0] ?? null;
+      return (await c.query(`SELECT * FROM bench_scale_meta WHERE version = $1`, [version])).rows[0] ?? null;
     });
     if (meta) {
       // Migrations added since the seed (new indexes) apply to the seeded data.
@@ -58,7 +61,7 @@ export async function ensureScaleDatabase(
       log(`reusing seeded database ${name}`);
       return { url, key: meta.key, orgId: meta.orgId, tag: meta.tag, userId: meta.userId };
     }
-    log(`database ${name} is not a complete ${SEED_VERSION} seed: recreating`);
+    log(`database ${name} is not a complete ${version} seed: recreating`);
     await dropScaleDatabase(adminUrl, name);
   }
   await withClient(adminUrl, (c) => c.query(`CREATE DATABASE "${name}"`));
@@ -85,16 +88,20 @@ export async function ensureScaleDatabase(
   await withClient(url, async (c) => {
     await c.query('SET synchronous_commit = off');
     await c.query(`SET maintenance_work_mem = '256MB'`);
+    const rebuild = await dropSecondaryIndexes(c, 'meter_logs');
     for (const o of orgs) {
       log(`seeding ${o.tag} (scale ${o.scale})`);
-      await seedOrganisation(c, { orgId: o.orgId, tag: o.tag }, o.userId, o.scale, log);
+      await seedOrganisation(c, { orgId: o.orgId, tag: o.tag }, o.userId, o.scale, log, readings);
     }
+    const t = performance.now();
+    await rebuild();
+    log(`meter log indexes built in ${((performance.now() - t) / 1000).toFixed(0)} s`);
     log('VACUUM ANALYZE');
     await c.query('VACUUM ANALYZE');
     await c.query(`CREATE TABLE bench_scale_meta (version text, key text, "orgId" text, tag text, "userId" text)`);
     const a = orgs[0];
     await c.query(`INSERT INTO bench_scale_meta VALUES ($1, $2, $3, $4, $5)`, [
-      SEED_VERSION,
+      version,
       a.key,
       a.orgId,
       a.tag,

@@ -3,9 +3,12 @@
 // 80,000), 20,000 flags, 50,000 work orders, 30,000 repairs, 50,000 tools, 200,000 tool events (one busy tool
 // with 2,500), 500 projects and 50 yards; beside it a second organisation at a quarter of that size.
 // Ids are md5-derived UUIDs so the benchmark can name rows without looking them up.
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 
-export const SEED_VERSION = 'scale-v1';
+/** The first organisation's meter logs by default; another count (BENCH_SCALE_READINGS) is another seed. */
+export const DEFAULT_READINGS = 1_920_000;
+export const seedVersion = (readings: number) => (readings === DEFAULT_READINGS ? 'scale-v1' : `scale-v1-r${readings}`);
 
 /** Deterministic UUID text for (tag, n): the same in SQL (`uid(...)`) and in TypeScript callers. */
 const UID_FN = `CREATE OR REPLACE FUNCTION pg_temp.uid(tag text, n bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT md5(tag || ':' || n)::uuid::text $$`;
@@ -15,14 +18,14 @@ export interface SeededOrg {
   tag: string;
 }
 
-/** Rows per organisation at scale 1; the second organisation gets a quarter. */
-function volumes(scale: number) {
+/** Rows per organisation at scale 1 (`readings` meter logs); the second organisation gets a quarter. */
+function volumes(scale: number, readings: number) {
   const n = (x: number) => Math.round(x * scale);
   return {
     assets: n(100_000),
     busyAssets: n(100),
     busyLogs: 2_000,
-    otherLogs: n(1_720_000),
+    otherLogs: n(readings - 200_000),
     flags: n(20_000),
     workOrders: n(50_000),
     repairs: n(30_000),
@@ -41,8 +44,12 @@ export async function seedOrganisation(
   userId: string,
   scale: number,
   log: (m: string) => void,
+  readings = DEFAULT_READINGS,
 ) {
-  const v = volumes(scale);
+  const v = volumes(scale, readings);
+  // The fleet's readings 15 s apart, or closer where that would reach back more than two years.
+  const fleetStepSec = Math.min(15, (730 * 86_400) / Math.max(1, v.otherLogs));
+  const oldestSec = Math.max(v.busyLogs * 3600 + v.busyAssets, v.otherLogs * fleetStepSec) + 86_400;
   const { orgId, tag } = org;
   const q = (text: string, params: unknown[] = []) => client.query(text, params);
   const step = async (name: string, text: string, params: unknown[] = []) => {
@@ -72,6 +79,16 @@ export async function seedOrganisation(
       now() - g * interval '1 minute', now() FROM generate_series(1, $3) g`,
     [orgId, tag, v.assets, v.yards, v.usageAssets],
   );
+  // Meter logs are partitioned by month with no DEFAULT partition: the months the readings reach back to are
+  // created first, as the service creates a backdated month.
+  await q(
+    `SELECT fleet_month_partition('meter_logs', t)
+     FROM generate_series(now() - make_interval(secs => $1), now() + interval '1 month', interval '1 month') t`,
+    [oldestSec],
+  );
+  // The readings load without row triggers and foreign-key checks (they name rows inserted above); the project
+  // rollup those triggers keep is then built from them, as its migration built it.
+  await q(`SET session_replication_role = replica`);
   await step(
     'meter logs (busy assets)',
     `INSERT INTO meter_logs (id, "orgId", "assetId", "projectId", "loggedById", "hoursReading", delta, "reviewStatus", "loggedAt", "createdAt")
@@ -86,9 +103,17 @@ export async function seedOrganisation(
     SELECT pg_temp.uid($2 || 'l', g), $1, pg_temp.uid($2 || 'a', $4 + 1 + g % ($5 - $4)),
       CASE WHEN g % 10 < 3 THEN pg_temp.uid($2 || 'p', 2 + g % ($6 - 1)) END, $7, g / 1000.0, 2,
       (CASE WHEN g % 100 = 0 THEN 'PENDING' WHEN g % 100 = 1 THEN 'APPROVED' ELSE 'NONE' END)::"ReviewStatus",
-      CASE WHEN g % 100 = 0 THEN 'jump' END, now() - g * interval '15 seconds', now()
+      CASE WHEN g % 100 = 0 THEN 'jump' END, now() - make_interval(secs => g * $8::float8), now()
     FROM generate_series(1, $3) g`,
-    [orgId, tag, v.otherLogs, v.busyAssets, v.assets, v.projects, userId],
+    [orgId, tag, v.otherLogs, v.busyAssets, v.assets, v.projects, userId, fleetStepSec],
+  );
+  await q(`SET session_replication_role = DEFAULT`);
+  await step(
+    'project usage rollup',
+    `INSERT INTO project_asset_usage ("projectId", "assetId", "orgId", hours, "logCount", "lastLoggedAt")
+     SELECT "projectId", "assetId", MIN("orgId"), SUM(delta), COUNT(*), MAX("loggedAt")
+     FROM meter_logs WHERE "orgId" = $1 AND "projectId" IS NOT NULL GROUP BY "projectId", "assetId"`,
+    [orgId],
   );
   await step(
     'flags',
@@ -146,6 +171,12 @@ export async function seedOrganisation(
       $4, $4, now() - g * interval '3 hours' FROM generate_series(1, $3) g`,
     [orgId, tag, v.busyToolEvents, userId],
   );
+}
+
+/** seededId without a round trip: the same md5-derived UUID text. */
+export function seededIdLocal(tag: string, kind: string, n: number): string {
+  const h = createHash('md5').update(`${tag}${kind}:${n}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /** The deterministic id of row n of a kind (a = asset, p = project, t = tool...) in a seeded organisation. */
