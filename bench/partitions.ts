@@ -1,20 +1,27 @@
 // Monthly partitions at volume, on PostgreSQL. Two parts (BENCH_ONLY picks one):
 // - `conversion`: an installation of the previous schema holding BENCH_ROWS meter logs, events and deliveries each
 //   (generate_series), migrated, then converted online (`admin partitions convert`'s code) while a writer does what
-//   the previous release does every 10 ms (an event with its delivery, a keyed reading): each table's conversion
-//   time, per million rows, the writer's longest wait and its errors.
+//   the previous release does every 10 ms (an event with its delivery, a keyed reading) and the previous release's
+//   server (.ci/previous-release) answers its N-1 smoke over and over on the same database: each table's conversion
+//   time, per million rows, the writer's longest wait and its errors, the longest lock wait of any session but the
+//   conversion's, the smoke's passes, failures and slowest call; then retention's drop of the history partitions.
 // - `scale`: POST /hours (sequential, one reading per call on 200 assets) and the reads of one asset (its first page
 //   of readings, GET /hours/{id} of the oldest) on two databases holding the first and last of BENCH_SIZES readings
 //   (24 months, 2,000 assets), each served by its own API process (tsx from src/), rounds alternating: p50 per
 //   round, medians of BENCH_ROUNDS rounds and the median of the per-round ratios (large / small).
 // Usage: npm run bench:partitions   Env: BENCH_DATABASE_URL, BENCH_ROWS (1000000), BENCH_SIZES
-// (1000000,20000000), BENCH_SAMPLES (200), BENCH_ROUNDS (3), BENCH_PORT (4340), BENCH_ONLY (conversion|scale).
+// (1000000,20000000), BENCH_SAMPLES (200), BENCH_ROUNDS (3), BENCH_PORT (4340; the N-1 server on BENCH_PORT + 2),
+// BENCH_ONLY (conversion|scale), BENCH_DB (bench_part: the scratch databases' prefix), BENCH_N1=0 (no N-1 smoke),
+// BENCH_KEEP=1 (keep the converted database, history partitions and all, for the test suites:
+// TEST_DATABASE_TEMPLATE=<its name>; its name is in the results).
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate, readMigrations } from '../src/db/migrator.ts';
 import { convertToPartitions } from '../src/db/partition-conversion.ts';
 import { dropPartition } from '../src/db/partitions.ts';
 import { createScratchDatabase } from '../test/helpers/db/scratch-database.ts';
+import { dropSecondaryIndexes } from './lib/bulk.ts';
+import { startLockWatch, startPreviousRelease, startWriter } from './lib/conversion-load.ts';
 import { ADMIN_URL, log, num, text } from './lib/env.ts';
 import { apiClient, sequential } from './lib/http-client.ts';
 import { writeResults } from './lib/results.ts';
@@ -28,6 +35,9 @@ const SAMPLES = num('BENCH_SAMPLES', 200);
 const ROUNDS = num('BENCH_ROUNDS', 3);
 const PORT = num('BENCH_PORT', 4340);
 const ONLY = process.env.BENCH_ONLY;
+const DB_PREFIX = text('BENCH_DB', 'bench_part');
+const N1 = process.env.BENCH_N1 !== '0';
+const KEEP = process.env.BENCH_KEEP === '1';
 const PARTITIONS = '20261129150000_monthly_partitions';
 const results: Record<string, unknown> = {};
 
@@ -40,25 +50,17 @@ async function client(url: string) {
 
 /** Rows inserted with a table's secondary indexes dropped and rebuilt after: bulk loading's usual shape. */
 async function bulk(raw: pg.Client, table: string, insert: string) {
-  const idx = (
-    await raw.query<{ name: string; def: string }>(
-      `SELECT c.relname AS name, pg_get_indexdef(c.oid) AS def FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-       WHERE i.indrelid = $1::regclass AND NOT i.indisprimary AND NOT i.indisunique`,
-      [table],
-    )
-  ).rows;
-  for (const x of idx) await raw.query(`DROP INDEX "${x.name}"`);
+  const rebuild = await dropSecondaryIndexes(raw, table);
   // Generated rows reference rows that exist: their foreign-key checks (triggers) are skipped while loading.
   await raw.query(`SET session_replication_role = replica`);
   await raw.query(insert);
   await raw.query(`SET session_replication_role = DEFAULT`);
-  // A partitioned table's index reads `ON ONLY` (the parent alone): built here on every partition.
-  for (const x of idx) await raw.query(x.def.replace(' ON ONLY ', ' ON '));
+  await rebuild();
   await raw.query(`ANALYZE ${table}`);
 }
 
 async function conversion() {
-  const scratch = await createScratchDatabase(ADMIN_URL, 'bench_part_conv');
+  const scratch = await createScratchDatabase(ADMIN_URL, `${DB_PREFIX}_conv`);
   const db = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused', poolSize: 10 });
   const raw = await client(scratch.url);
   try {
@@ -98,18 +100,26 @@ async function conversion() {
     const migrateMs = Date.now() - t;
     log(`migrations (keys of ${(ROWS / 4).toLocaleString('en')} readings carried over) in ${migrateMs} ms`);
 
+    const previous = N1 ? await startPreviousRelease(scratch.url, PORT + 2) : null;
     const writer = startWriter(db);
+    const own: number[] = [];
+    const locks = startLockWatch(scratch.url, () => own);
     const steps: { table: string; step: string; at: number }[] = [];
     t = Date.now();
-    await db.sql.withExclusiveLock(1, (sql) =>
-      convertToPartitions(sql, { onProgress: (p) => steps.push({ table: p.table, step: p.step, at: Date.now() }) }),
-    );
+    await db.sql.withExclusiveLock(1, async (sql) => {
+      own.push(...(await sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).map((r) => r.pid));
+      return convertToPartitions(sql, {
+        onProgress: (p) => steps.push({ table: p.table, step: p.step, at: Date.now() }),
+      });
+    });
     const totalMs = Date.now() - t;
     const w = await writer.stop();
+    const n1 = await previous?.stop();
+    const lockWaits = await locks.stop();
     // Retention's drop of a month at this size: the legacy partitions hold every row (deliveries first: they name
     // the events).
     const dropMs: Record<string, number> = {};
-    for (const table of ['webhook_deliveries', 'events'] as const) {
+    for (const table of KEEP ? [] : (['webhook_deliveries', 'events'] as const)) {
       const t0 = performance.now();
       await dropPartition(db, table, `${table}_legacy`);
       dropMs[table] = round(performance.now() - t0, 1);
@@ -129,49 +139,17 @@ async function conversion() {
       writes: w.writes,
       errors: w.errors,
       worstWriteMs: w.worstMs,
+      ...lockWaits,
+      previousRelease: n1 ?? null,
       dropMs,
+      kept: KEEP ? new URL(scratch.url).pathname.slice(1) : null,
     };
     log(JSON.stringify(results.conversion));
   } finally {
     await raw.end();
     await db.close();
-    await scratch.drop();
+    if (!KEEP) await scratch.drop();
   }
-}
-
-/** The previous release's writes every 10 ms on the API's pool settings: the longest one and the failures. */
-function startWriter(db: Awaited<ReturnType<typeof openDatabase>>) {
-  let stopped = false;
-  let n = 0;
-  let errors = 0;
-  let worstMs = 0;
-  const done = (async () => {
-    while (!stopped) {
-      n++;
-      const t = performance.now();
-      try {
-        await db.sql.exec(
-          `WITH e AS (INSERT INTO events (id, "orgId", type, data) VALUES ('w-e${n}', 'org1', 'asset.created', '{}') RETURNING id, type)
-           INSERT INTO webhook_deliveries (id, "orgId", "subscriptionId", "eventId", "eventType")
-           SELECT 'w-d${n}', 'org1', 'sub1', id, type FROM e;
-           INSERT INTO meter_logs (id, "orgId", "assetId", "hoursReading", delta, "loggedAt", "clientMutationId")
-           VALUES ('w-m${n}', 'org1', 'a1', ${1e7 + n}, 1, now(), 'w-k${n}')`,
-        );
-      } catch (err) {
-        errors++;
-        log(`write failed: ${(err as Error).message}`);
-      }
-      worstMs = Math.max(worstMs, performance.now() - t);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await done;
-      return { writes: n, errors, worstMs: round(worstMs, 1) };
-    },
-  };
 }
 
 /**
@@ -184,7 +162,7 @@ async function scale() {
   const servers: Awaited<ReturnType<typeof startApi>>['server'][] = [];
   try {
     for (const size of sizes) {
-      const scratch = await createScratchDatabase(ADMIN_URL, `bench_part_${size}`);
+      const scratch = await createScratchDatabase(ADMIN_URL, `${DB_PREFIX}_${size}`);
       dbs.push({ size, url: scratch.url, key: await loadReadings(scratch.url, size), drop: () => scratch.drop() });
     }
     const apis = [];
