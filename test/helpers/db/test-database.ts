@@ -5,7 +5,12 @@ import { migrate } from '../../../src/db/migrator.ts';
 import { pgliteFromTemplate } from './pglite-template.ts';
 import { createScratchDatabase } from './scratch-database.ts';
 
-import { TEST_DATABASE_DIRECT, TEST_DATABASE_POOLER_URL, TEST_DATABASE_URL } from '../run/test-env.ts';
+import {
+  TEST_DATABASE_DIRECT,
+  TEST_DATABASE_POOLER_URL,
+  TEST_DATABASE_TEMPLATE,
+  TEST_DATABASE_URL,
+} from '../run/test-env.ts';
 
 export { TEST_DATABASE_URL, onPostgres } from '../run/test-env.ts';
 
@@ -35,7 +40,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await migrate(db.sql);
     return { ...db, env: {} };
   }
-  const scratch = await createScratchDatabase(TEST_DATABASE_URL, 'fleet_t', inject('postgresTemplate') || undefined);
+  // A given template (TEST_DATABASE_TEMPLATE) may hold gigabytes: copied file by file.
+  const scratch = await createScratchDatabase(
+    TEST_DATABASE_URL,
+    'fleet_t',
+    inject('postgresTemplate') || undefined,
+    Boolean(TEST_DATABASE_TEMPLATE),
+  );
   const pooled = TEST_DATABASE_POOLER_URL ? onDatabase(TEST_DATABASE_POOLER_URL, scratch.url) : undefined;
   const url = pooled ?? scratch.url;
   const directUrl = !pooled || TEST_DATABASE_DIRECT ? scratch.url : undefined;

@@ -7,7 +7,7 @@ import { pgliteClusters } from '../db/pglite-clusters.ts';
 import { createScratchDatabase } from '../db/scratch-database.ts';
 import { openDatabase } from '../../../src/db/database.ts';
 import { migrate } from '../../../src/db/migrator.ts';
-import { TEST_DATABASE_URL } from './test-env.ts';
+import { TEST_DATABASE_TEMPLATE, TEST_DATABASE_URL } from './test-env.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -21,6 +21,17 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
+  if (TEST_DATABASE_URL && TEST_DATABASE_TEMPLATE) {
+    // An existing database (the result of an upgrade): every file copies it; migrate() only proves it current.
+    const url = Object.assign(new URL(TEST_DATABASE_URL), { pathname: `/${TEST_DATABASE_TEMPLATE}` }).toString();
+    const db = await openDatabase({ databaseUrl: url, dataDir: 'unused', poolSize: 1 });
+    await migrate(db.sql);
+    await db.close();
+    project.provide('postgresTemplate', TEST_DATABASE_TEMPLATE);
+    project.provide('pgliteTemplateDir', '');
+    project.provide('pgliteEmptyDir', '');
+    return;
+  }
   if (TEST_DATABASE_URL) {
     const template = await createScratchDatabase(TEST_DATABASE_URL, 'fleet_tpl');
     const db = await openDatabase({ databaseUrl: template.url, dataDir: 'unused', poolSize: 1 });

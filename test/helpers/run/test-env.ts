@@ -2,6 +2,12 @@
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 export const onPostgres = Boolean(TEST_DATABASE_URL);
 /**
+ * The name of an existing database on TEST_DATABASE_URL's server that every test file copies instead of a newly
+ * migrated one (it is neither changed nor dropped): the suites run on the result of an upgrade, e.g. the database
+ * `BENCH_KEEP=1 npm run bench:partitions` converted.
+ */
+export const TEST_DATABASE_TEMPLATE = (onPostgres && process.env.TEST_DATABASE_TEMPLATE) || undefined;
+/**
  * A transaction pooler (PgBouncer in transaction mode, scripts/pgbouncer.sh) in front of TEST_DATABASE_URL's
  * server, e.g. postgresql://postgres@127.0.0.1:6432/postgres: each test file's app then connects through it to
  * the file's database (the database name is substituted), while the databases are created and dropped directly.
