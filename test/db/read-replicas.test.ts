@@ -24,6 +24,8 @@ import { inCI, onPostgres, withTestKeys } from '../helpers/run/test-env.ts';
  * two apps with a database each, sharing the organisations' write positions in Redis as two API processes do.
  */
 const PAIRS = Number(process.env.REPLICA_TEST_PAIRS ?? 300);
+/** The primary's port; the replica's is the next one. */
+const PORT = Number(process.env.REPLICA_TEST_PORT ?? 4800);
 
 if (!onPostgres) console.warn('read replicas: skipped (needs TEST_DATABASE_URL: PostgreSQL binaries for a replica)');
 else if (!streamingReplicaAvailable) {
@@ -86,7 +88,7 @@ describe.skipIf(!onPostgres || !streamingReplicaAvailable)('reads on a streaming
   let writer: TestTenant;
   let reader: TestTenant;
   beforeAll(async () => {
-    pair = await startStreamingPair([4800, 4801]);
+    pair = await startStreamingPair([PORT, PORT + 1]);
     const setup = await openDatabase({ databaseUrl: pair.primaryUrl, dataDir: 'unused', poolSize: 2 });
     await migrate(setup.sql);
     writer = await createTenant(setup, 'Writer Haulage');

@@ -35,8 +35,11 @@ function postgresIds(): { uid: number; gid: number } | null {
   return { uid, gid };
 }
 
-/** Starts a primary on `ports[0]` and its replica on `ports[1]` (loopback only, trust authentication). */
-export async function startStreamingPair(ports: [number, number]): Promise<StreamingPair> {
+/**
+ * Starts a primary on `ports[0]` and its replica on `ports[1]` (loopback only, trust authentication); `settings`
+ * are postgresql.conf lines added to both, after the defaults below (a later line wins).
+ */
+export async function startStreamingPair(ports: [number, number], settings: string[] = []): Promise<StreamingPair> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fleet-replica-'));
   const ids = postgresIds();
   if (ids) chownSync(dir, ids.uid, ids.gid);
@@ -46,7 +49,7 @@ export async function startStreamingPair(ports: [number, number]): Promise<Strea
   const bin = (b: string) => path.join(PG_BIN, b);
   const ctl = (data: string, action: string, ...extra: string[]) =>
     asPostgres(bin('pg_ctl'), ['-D', data, '-l', `${data}.log`, '-w', '-t', '60', action, ...extra]);
-  const settings = (port: number) =>
+  const conf = (port: number) =>
     [
       `port = ${port}`,
       `listen_addresses = '127.0.0.1'`,
@@ -62,6 +65,7 @@ export async function startStreamingPair(ports: [number, number]): Promise<Strea
       'wal_receiver_status_interval = 1s',
       // An idle primary stays idle (no commits by autovacuum): the tests of lag rely on it.
       'autovacuum = off',
+      ...settings,
     ].join('\n') + '\n';
   let replicaUp = false;
   const stop = async () => {
@@ -71,7 +75,7 @@ export async function startStreamingPair(ports: [number, number]): Promise<Strea
   };
   try {
     await asPostgres(bin('initdb'), ['-D', primaryDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
-    appendFileSync(path.join(primaryDir, 'postgresql.conf'), settings(ports[0]));
+    appendFileSync(path.join(primaryDir, 'postgresql.conf'), conf(ports[0]));
     await ctl(primaryDir, 'start');
     await asPostgres(bin('pg_basebackup'), [
       ...['-h', '127.0.0.1', '-p', String(ports[0]), '-U', 'postgres', '-D', replicaDir, '-R', '-X', 'stream'],
