@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, readMigrations } from '../../src/db/migrator.ts';
 import { ConversionStopped, conversionPending, convertToPartitions } from '../../src/db/partition-conversion.ts';
 import { listPartitions } from '../../src/db/partitions.ts';
+import { pruneWebhookHistory } from '../../src/delivery/retention.ts';
 import { findLogByKey } from '../../src/modules/hours/hours.repository.ts';
 import { createTestDatabase, createUnmigratedDatabase, type TestDatabase } from '../helpers/db/test-database.ts';
 
@@ -123,5 +124,32 @@ describe('the online partition conversion', () => {
     expect((await findLogByKey(db.sql, 'org-c', 'w-key-1'))?.id).toBe('w-log-1');
     await db.sql.exec(`DELETE FROM events WHERE id = 'evt-1'`);
     expect(await db.sql.query(`SELECT 1 FROM webhook_deliveries WHERE id = 'del-1'`)).toEqual([]);
+  });
+
+  it('removes the expired history of the attached partition day by day, as before the conversion', async () => {
+    const count = async (table: string, older: boolean) => {
+      const [{ n }] = await db.sql.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${table} WHERE "createdAt" ${older ? '<' : '>='} now() - interval '30 days'`,
+      );
+      return n;
+    };
+    const young = { events: await count('events', false), deliveries: await count('webhook_deliveries', false) };
+    expect(await count('webhook_deliveries', true)).toBeGreaterThan(0);
+    // A delivery of an expired event that is itself young keeps its event.
+    await db.sql.exec(
+      `INSERT INTO webhook_deliveries (id, "orgId", "subscriptionId", "eventId", "eventType", "eventCreatedAt")
+       SELECT 'keep-del', 'org-c', 'sub-c', id, type, "createdAt" FROM events WHERE id = 'evt-60'`,
+    );
+
+    const removed = await pruneWebhookHistory(db, new Date(), 30);
+    expect(removed.deliveries).toBeGreaterThan(0);
+    expect(removed.events).toBeGreaterThan(0);
+    expect(await count('webhook_deliveries', true)).toBe(0);
+    expect(await db.sql.query(`SELECT id FROM events WHERE "createdAt" < now() - interval '30 days'`)).toEqual([
+      { id: 'evt-60' },
+    ]);
+    expect(await count('events', false)).toBe(young.events);
+    expect(await count('webhook_deliveries', false)).toBe(young.deliveries + 1);
+    expect((await listPartitions(db.sql, 'events'))[0]).toMatchObject({ name: 'events_legacy' });
   });
 });

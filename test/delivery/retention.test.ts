@@ -58,12 +58,14 @@ describe('webhook history retention', () => {
     const removed = await pruneWebhookHistory(t.db, now);
     expect(removed).toEqual({ deliveries: 2, events: 3 });
     // The tenant's own set-up events (user.created, apiKey.created) are recent and stay; only this test's matter.
-    const kept = await t.db.prisma.event.findMany({ where: { type: 'asset.created' }, orderBy: { id: 'asc' } });
+    const kept = await t.db.prisma.event.findMany({
+      where: { orgId: tenant.orgId, type: 'asset.created' },
+      orderBy: { id: 'asc' },
+    });
     expect(kept.map((e) => e.id)).toEqual(['old-event-recent-delivery', 'recent']);
-    expect((await t.db.prisma.webhookDelivery.findMany()).map((d) => d.eventId).sort()).toEqual([
-      'old-event-recent-delivery',
-      'recent',
-    ]);
+    expect(
+      (await t.db.prisma.webhookDelivery.findMany({ where: { orgId: tenant.orgId } })).map((d) => d.eventId).sort(),
+    ).toEqual(['old-event-recent-delivery', 'recent']);
     // The month of deliveries left whole; the month of events stays while a younger delivery names one of them.
     expect((await listPartitions(t.db.sql, 'webhook_deliveries')).map((p) => p.name)).not.toContain(
       'webhook_deliveries_2026_10',
@@ -72,7 +74,7 @@ describe('webhook history retention', () => {
 
     // A month later the younger delivery has aged out too: its month goes, and the month of events with it.
     await pruneWebhookHistory(t.db, new Date(Date.UTC(2027, 0, 1, 12)));
-    expect(await t.db.prisma.event.count({ where: { type: 'asset.created' } })).toBe(0);
+    expect(await t.db.prisma.event.count({ where: { orgId: tenant.orgId, type: 'asset.created' } })).toBe(0);
     expect((await listPartitions(t.db.sql, 'events')).map((p) => p.name)).not.toContain('events_2026_10');
   });
 
