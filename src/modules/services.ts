@@ -70,7 +70,7 @@ export function createServices(deps: ServiceDeps) {
     parts: createPartService(deps),
     partInventory: createPartInventoryService(deps),
     workOrderLines: createWorkOrderLineService(deps),
-    imports: createImportService(deps, hours.record, attachments.storage),
+    imports: createImportService(deps, hours.recordBatch, attachments.storage),
   };
 }
 

@@ -89,7 +89,7 @@ export async function recordReading(
 export const noSuchAsset = () => new ValidationError({ assetId: 'no asset with this id in your organisation' });
 export const noSuchProject = () => new ValidationError({ projectId: 'no project with this id in your organisation' });
 
-type NewLog = { source: ReadingOrigin['source'] } & Pick<
+export type NewLog = { source: ReadingOrigin['source'] } & Pick<
   MeterLog,
   | 'projectId'
   | 'loggedByDeviceId'
@@ -116,14 +116,6 @@ export interface ReadingOrigin {
 }
 
 export const API_ORIGIN: ReadingOrigin = { source: 'api', id: null };
-
-/** The whole POST /hours path for one reading (the hours service's), for writers outside the hours module. */
-export type HoursRecorder = (
-  ctx: RequestContext,
-  input: CreateHoursInput,
-  idempotencyKey: string | null,
-  origin: ReadingOrigin,
-) => Promise<RecordedReading>;
 
 export interface ReadingPlan {
   metered: boolean;
@@ -205,6 +197,31 @@ export function logAndSignal(
   return { log: log as MeterLog };
 }
 
+/** hours.logged of a new log, checked against the catalog: the one payload of every reading path. */
+export function hoursLoggedEvent(
+  ctx: RequestContext,
+  assetId: string,
+  logId: string,
+  v: NewLog,
+  autoFlagId: string | null,
+) {
+  return outboxEvent('hours.logged', {
+    logId,
+    assetId,
+    hoursReading: v.hoursReading,
+    delta: v.delta,
+    state: v.state,
+    projectId: v.projectId,
+    reviewStatus: v.reviewStatus,
+    reviewReason: v.reviewReason,
+    loggedById: ctx.actorId,
+    loggedAt: v.loggedAt.toISOString(),
+    autoFlagId,
+    source: v.source,
+    sourceId: v.sourceId,
+  });
+}
+
 /**
  * The log, the asset's last reading (metered assets) and hours.logged with its deliveries, in one statement:
  * the only write of the transaction that holds the asset lock, so the lock is held for one round trip.
@@ -220,21 +237,7 @@ export function recordLogStatement(
 ) {
   const v = plan.values;
   const id = randomUUID();
-  const { eventId, payload } = outboxEvent('hours.logged', {
-    logId: id,
-    assetId: asset.id,
-    hoursReading: v.hoursReading,
-    delta: v.delta,
-    state: v.state,
-    projectId: v.projectId,
-    reviewStatus: v.reviewStatus,
-    reviewReason: v.reviewReason,
-    loggedById: ctx.actorId,
-    loggedAt: v.loggedAt.toISOString(),
-    autoFlagId,
-    source: v.source,
-    sourceId: v.sourceId,
-  });
+  const { eventId, payload } = hoursLoggedEvent(ctx, asset.id, id, v, autoFlagId);
   const params: unknown[] = [
     id,
     ctx.orgId,

@@ -106,3 +106,48 @@ export function renewalDue(asset: LockedAsset, now: Date): boolean {
     (d) => d !== null && d.getTime() >= now.getTime() && d.getTime() <= until,
   );
 }
+
+/** A locked asset with what routes a batch of its readings: an open AUTO_PM flag, and its reminders' lowest alert. */
+export type BatchAsset = LockedAsset & { pmOpen: boolean; alertAt: number | null };
+
+/**
+ * Locks the asset as lockMeteredAsset does, and reads in the same statement whether an AUTO_PM flag is OPEN or
+ * IN_PROGRESS on it and the lowest meter alert of its active reminders (a reading at or past it moves reminders).
+ */
+export async function lockBatchAsset(tx: Tx, orgId: string, assetId: string): Promise<BatchAsset | null> {
+  const rows = await tx.$queryRawUnsafe<BatchAsset[]>(
+    `SELECT ${LOCKED_ASSET_COLUMNS},
+       EXISTS (SELECT 1 FROM flags f WHERE f."orgId" = $2 AND f."assetId" = assets.id AND f.severity = 'AUTO_PM'
+         AND f.status IN ('OPEN', 'IN_PROGRESS')) AS "pmOpen",
+       (SELECT min(r."meterAlertAt") FROM service_reminders r WHERE r."assetId" = assets.id
+         AND r."meterAlertAt" IS NOT NULL AND NOT r.suspended) AS "alertAt"
+     FROM assets WHERE id = $1 AND "orgId" = $2 FOR UPDATE`,
+    assetId,
+    orgId,
+  );
+  const row = rows[0];
+  return row ? { ...row, alertAt: row.alertAt === null ? null : Number(row.alertAt) } : null;
+}
+
+/** The logs that idempotency keys already recorded, by key (one probe of meter_log_keys' primary key). */
+export async function logIdsByKey(tx: Tx, orgId: string, keys: string[]): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map();
+  const rows = await tx.$queryRawUnsafe<{ key: string; id: string }[]>(
+    `SELECT "clientMutationId" AS key, "meterLogId" AS id FROM meter_log_keys
+     WHERE "orgId" = $1 AND "clientMutationId" = ANY($2::text[])`,
+    orgId,
+    keys,
+  );
+  return new Map(rows.map((r) => [r.key, r.id]));
+}
+
+/** Which of these project ids are projects of the organisation. */
+export async function knownProjects(tx: Tx, orgId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
+    `SELECT id FROM projects WHERE "orgId" = $1 AND id = ANY($2::text[])`,
+    orgId,
+    ids,
+  );
+  return new Set(rows.map((r) => r.id));
+}

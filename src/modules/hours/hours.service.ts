@@ -13,10 +13,10 @@ import {
   API_ORIGIN,
   openPmFlagIfDue,
   recordReading,
-  type HoursRecorder,
   type ReadingOrigin,
   type RecordedReading,
 } from './hours.operations.ts';
+import { recordAssetReadings, type BatchReading, type HoursBatchRecorder } from './hours-batch.operations.ts';
 import { recordReadingOptimistic, recordReadingSql } from './hours-sql.operations.ts';
 import {
   CreateHoursBody,
@@ -81,9 +81,20 @@ export function createHoursService({ db, background }: Pick<ServiceDeps, 'db' | 
     }
   }
 
+  /** Readings of one asset in time order, in one transaction: what POST /hours would do with each in turn. */
+  async function recordBatch(ctx: RequestContext, assetId: string, readings: BatchReading[], origin: ReadingOrigin) {
+    const now = new Date();
+    await ensureMonths(
+      db,
+      'meter_logs',
+      readings.map((r) => r.input.loggedAt ?? now),
+    );
+    return transaction(db, (tx) => recordAssetReadings(tx, ctx, assetId, readings, origin, now));
+  }
+
   return {
-    /** One reading through the POST /hours path, from another origin (imports). */
-    record: record as HoursRecorder,
+    /** Many readings of one asset through the POST /hours rules, from another origin (imports). */
+    recordBatch: recordBatch as HoursBatchRecorder,
 
     async list(ctx: RequestContext, query: ListHoursInput) {
       const after = timeIdCursor(decodeCursor(query.cursor, 2));

@@ -50,7 +50,8 @@ export async function writeRows(
   const total = imp.rowsTotal;
   let done = total - numbers.length;
   const chunks: number[][] = [];
-  for (let i = 0; i < numbers.length; i += WRITE_BATCH) chunks.push(numbers.slice(i, i + WRITE_BATCH));
+  const size = handler.writeBatch ?? WRITE_BATCH;
+  for (let i = 0; i < numbers.length; i += size) chunks.push(numbers.slice(i, i + size));
   let stopped = false;
   // Batches of independent rows run side by side, each its own transaction; the first failure stops the others.
   const worker = async () => {

@@ -4,7 +4,7 @@ import type { Database } from '../../db/database.ts';
 import type { Tx } from '../../db/transaction.ts';
 import type { RequestContext, Scope } from '../../core/context.ts';
 import type { BillingSync } from '../../jobs/billing-sync.ts';
-import type { HoursRecorder } from '../hours/hours.operations.ts';
+import type { HoursBatchRecorder } from '../hours/hours-batch.operations.ts';
 import type { FieldSpec, RowError, Settings } from './import-fields.rules.ts';
 import type { RowAction } from './imports.schemas.ts';
 
@@ -35,7 +35,7 @@ export interface Written {
 
 export interface HandlerDeps {
   db: Database;
-  hours: HoursRecorder;
+  hours: HoursBatchRecorder;
   billing: Pick<BillingSync, 'schedule'>;
 }
 
@@ -62,6 +62,8 @@ export interface ImportHandler {
   writeOrder: string;
   /** Batches written at once (rows independent of each other); 1 when order matters. */
   parallelBatches?: number;
+  /** Rows per batch, when the type writes a batch in fewer statements than one per row. */
+  writeBatch?: number;
   /** Writes rows (create or update) and marks them written, in the type's transactions. */
   write(deps: HandlerDeps, ctx: RequestContext, importId: string, rows: StoredRow[]): Promise<void>;
   /** Undoes the written rows of the import in `tx`; throws 409 when one changed since. */

@@ -1,8 +1,9 @@
-// Meter readings imported: each row names its asset (assetId, or the `match` column) and is written through the
-// POST /hours path with source "import", so readings open AUTO_PM flags and move service reminders as any other.
+// Meter readings imported: each row names its asset (assetId, or the `match` column); the rows of an asset are written
+// together through the hours service's batch path with source "import", which applies the rules of POST /hours to each
+// in turn, so readings open AUTO_PM flags and move service reminders as any other.
 import type { Database } from '../../db/database.ts';
-import { ValidationError } from '../../core/errors.ts';
 import { CreateHoursBody, type CreateHoursInput } from '../hours/hours.schemas.ts';
+import { BatchEntryError } from '../hours/hours-batch.operations.ts';
 import type { FieldSpec, RowError } from './import-fields.rules.ts';
 import { PredictionMismatch, type Decision, type ImportHandler, type StoredRow } from './import-handler.operations.ts';
 import { assetsById, assetsByMatch, existingIds } from './import-lookups.repository.ts';
@@ -30,8 +31,10 @@ const FIELDS: FieldSpec[] = [
 ];
 /** A reading may be stamped this far ahead of the server clock, as on POST /hours. */
 const FUTURE_SKEW_MS = 5 * 60 * 1000;
-/** Assets written at once during a commit; each asset's readings stay in time order. */
-const PARALLEL_ASSETS = 4;
+/** Assets written at once during a commit, each in a transaction of its own with its readings in time order. */
+const PARALLEL_ASSETS = 2;
+/** Rows of a commit batch: a few assets' readings, each asset's written in a few statements. */
+const WRITE_BATCH = 2_000;
 
 interface Staged {
   assetId: string;
@@ -63,8 +66,9 @@ export const meterReadingImport: ImportHandler = {
   scope: 'hours:write',
   fields: FIELDS,
   required: (s) => [['assetId', s.match], ['loggedAt'], ['hoursReading', 'state']],
-  // In time order across assets: a batch holds many assets, written side by side, each in its own order.
-  writeOrder: `("values"->>'loggedAt'), "rowNumber"`,
+  // Asset by asset, each in time order: a batch holds the readings of a few assets, each asset's written together.
+  writeOrder: `"targetId", ("values"->>'loggedAt'), "rowNumber"`,
+  writeBatch: WRITE_BATCH,
 
   async resolve(db, ctx, rows, s) {
     const byMatch = await assetsByMatch(
@@ -225,29 +229,36 @@ export const meterReadingImport: ImportHandler = {
 
   async write({ db, hours }, ctx, importId, rows) {
     const groups = new Map<string, StoredRow[]>();
-    for (const row of rows) groups.set(row.targetId!, [...(groups.get(row.targetId!) ?? []), row]);
-    const queue = [...groups.values()];
+    for (const row of rows) {
+      const group = groups.get(row.targetId!);
+      if (group) group.push(row);
+      else groups.set(row.targetId!, [row]);
+    }
+    const queue = [...groups.entries()];
     const written: { rowNumber: number; resultId: string; prior: null; writtenUpdatedAt: null }[] = [];
     const worker = async () => {
-      for (let group = queue.shift(); group; group = queue.shift()) {
-        for (const row of group) {
-          const input = CreateHoursBody.parse({ ...row.values, assetId: row.targetId });
-          try {
-            const { log } = await hours(ctx, input, readingKey(importId, row.rowNumber), {
-              source: 'import',
-              id: importId,
-            });
-            written.push({ rowNumber: row.rowNumber, resultId: log.id, prior: null, writtenUpdatedAt: null });
-          } catch (err) {
-            if (err instanceof ValidationError)
-              throw new PredictionMismatch(row.rowNumber, Object.values(err.fieldErrors).join('; '));
-            throw err;
-          }
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        const [assetId, group] = next;
+        const readings = group.map((row) => ({
+          input: CreateHoursBody.parse({ ...row.values, assetId }),
+          key: readingKey(importId, row.rowNumber),
+        }));
+        try {
+          const logs = await hours(ctx, assetId, readings, { source: 'import', id: importId });
+          logs.forEach((log, i) =>
+            written.push({ rowNumber: group[i]!.rowNumber, resultId: log.logId, prior: null, writtenUpdatedAt: null }),
+          );
+        } catch (err) {
+          queue.length = 0;
+          if (err instanceof BatchEntryError) throw new PredictionMismatch(group[err.index]!.rowNumber, err.message);
+          throw err;
         }
       }
     };
     try {
-      await Promise.all(Array.from({ length: Math.min(PARALLEL_ASSETS, queue.length) }, worker));
+      const results = await Promise.allSettled(Array.from({ length: Math.min(PARALLEL_ASSETS, queue.length) }, worker));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
     } finally {
       await markWritten(db.prisma, ctx.orgId, importId, written);
     }

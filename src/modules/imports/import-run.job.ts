@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { ServiceDeps } from '../../service-deps.ts';
 import type { Import } from '../../generated/prisma/client.ts';
-import type { HoursRecorder } from '../hours/hours.operations.ts';
+import type { HoursBatchRecorder } from '../hours/hours-batch.operations.ts';
 import type { AttachmentStorage } from '../attachments/attachment-storage-interface.adapter.ts';
 import { recheck, writeRows } from './import-commit.operations.ts';
 import { completeImport, failImport, markValidated } from './import-lifecycle.operations.ts';
@@ -20,7 +20,7 @@ type Deps = Pick<ServiceDeps, 'db' | 'log' | 'background' | 'config' | 'billing'
 
 export function createImportRunner(
   { db, log, background, config, billing }: Deps,
-  hours: HoursRecorder,
+  hours: HoursBatchRecorder,
   storage: AttachmentStorage,
 ) {
   const owner = `${config.instanceId}:${randomUUID().slice(0, 8)}`;

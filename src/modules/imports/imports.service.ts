@@ -5,7 +5,7 @@ import { ApiError, notFound, ValidationError } from '../../core/errors.ts';
 import { decodeCursor, newestFirstAfter, newestFirstKey, newestFirstOrder, paginate } from '../../core/pagination.ts';
 import type { Import } from '../../generated/prisma/client.ts';
 import type { ServiceDeps } from '../../service-deps.ts';
-import type { HoursRecorder } from '../hours/hours.operations.ts';
+import type { HoursBatchRecorder } from '../hours/hours-batch.operations.ts';
 import type { AttachmentStorage } from '../attachments/attachment-storage-interface.adapter.ts';
 import { isUniqueViolation } from '../shared/unique-violation.ts';
 import { csvLine } from './import-csv.adapter.ts';
@@ -48,7 +48,7 @@ type Source = { upload: Readable } | { attachmentId: string };
 
 type Deps = Pick<ServiceDeps, 'db' | 'log' | 'background' | 'config' | 'billing'>;
 
-export function createImportService(deps: Deps, hours: HoursRecorder, storage: AttachmentStorage) {
+export function createImportService(deps: Deps, hours: HoursBatchRecorder, storage: AttachmentStorage) {
   const { db } = deps;
   const runner = createImportRunner(deps, hours, storage);
   const mappings = createImportMappings(db);
