@@ -32,15 +32,20 @@ export interface DecidedRow extends Decision {
   values: Record<string, unknown> | null;
 }
 
-/** Records the decisions of a batch (one UPDATE). */
+/**
+ * Records the decisions of a batch (one UPDATE). The batch's range of row numbers bounds the scan: before ANALYZE
+ * the planner takes an import's rows for a handful and would otherwise hash all of them for each batch.
+ */
 export async function saveDecisions(sql: SqlRunner, orgId: string, importId: string, rows: DecidedRow[]) {
   if (rows.length === 0) return;
+  const numbers = rows.map((r) => r.rowNumber);
   await sql.query(
     `UPDATE import_rows i SET "values" = d."values", key = d.key, action = d.action, "targetId" = d."targetId",
        "errorCode" = d.code, "errorColumn" = d.col, "errorValue" = d.val, "errorMessage" = d.msg
      FROM jsonb_to_recordset($3::jsonb) AS d(n int, "values" jsonb, key text, action text, "targetId" text,
        code text, col text, val text, msg text)
-     WHERE i."orgId" = $1 AND i."importId" = $2 AND i."rowNumber" = d.n`,
+     WHERE i."orgId" = $1 AND i."importId" = $2 AND i."rowNumber" = d.n
+       AND i."rowNumber" BETWEEN $4 AND $5`,
     [
       orgId,
       importId,
@@ -57,6 +62,8 @@ export async function saveDecisions(sql: SqlRunner, orgId: string, importId: str
           msg: r.error?.message ?? null,
         })),
       ),
+      Math.min(...numbers),
+      Math.max(...numbers),
     ],
   );
 }
@@ -74,11 +81,15 @@ export async function countActions(sql: SqlRunner, orgId: string, importId: stri
   return counts;
 }
 
-/** Stored rows by row number, with their decisions. */
+/**
+ * Stored rows by row number, with their decisions: one primary-key probe per number (LIMIT 1 keeps it a probe,
+ * whatever the planner believes of the import's size).
+ */
 export async function storedRows(sql: SqlRunner, orgId: string, importId: string, numbers: number[]) {
   const rows = await sql.query<StoredRow>(
-    `SELECT "rowNumber", "values", action, "targetId" FROM import_rows
-     WHERE "orgId" = $1 AND "importId" = $2 AND "rowNumber" = ANY($3::int[]) ORDER BY "rowNumber"`,
+    `SELECT r.* FROM unnest($3::int[]) AS k(n) CROSS JOIN LATERAL (
+       SELECT "rowNumber", "values", action, "targetId" FROM import_rows
+       WHERE "orgId" = $1 AND "importId" = $2 AND "rowNumber" = k.n LIMIT 1) r`,
     [orgId, importId, numbers],
   );
   const byNumber = new Map(rows.map((r) => [r.rowNumber, r]));
@@ -105,14 +116,20 @@ export function decidedRowsAfter(sql: SqlRunner, orgId: string, importId: string
   );
 }
 
-/** Marks rows written, with what rollback needs, in the caller's transaction (or alone). */
+/**
+ * Marks rows written, with what rollback needs, in the caller's transaction (or alone). Each row is found by a
+ * primary-key probe and updated by its ctid: a join would hash every row of the import for each batch.
+ */
 export async function markWritten(tx: Raw, orgId: string, importId: string, written: Written[]) {
   if (written.length === 0) return;
   await tx.$executeRawUnsafe(
     `UPDATE import_rows i SET written = true, "resultId" = w."resultId", prior = w.prior,
        "writtenUpdatedAt" = w.at
-     FROM jsonb_to_recordset($3::jsonb) AS w(n int, "resultId" text, prior jsonb, at timestamptz)
-     WHERE i."orgId" = $1 AND i."importId" = $2 AND i."rowNumber" = w.n`,
+     FROM (SELECT w.*, p.ctid AS row FROM jsonb_to_recordset($3::jsonb) AS w(n int, "resultId" text, prior jsonb,
+         at timestamptz)
+       CROSS JOIN LATERAL (SELECT ctid FROM import_rows
+         WHERE "orgId" = $1 AND "importId" = $2 AND "rowNumber" = w.n LIMIT 1) p) w
+     WHERE i.ctid = w.row`,
     orgId,
     importId,
     JSON.stringify(
