@@ -129,12 +129,16 @@ export async function lockBatchAsset(tx: Tx, orgId: string, assetId: string): Pr
   return row ? { ...row, alertAt: row.alertAt === null ? null : Number(row.alertAt) } : null;
 }
 
-/** The logs that idempotency keys already recorded, by key (one probe of meter_log_keys' primary key). */
+/**
+ * The logs that idempotency keys already recorded, by key: one probe of meter_log_keys' primary key per key (the
+ * LIMIT keeps it a probe whatever the planner believes of the table, which a large import outgrows before ANALYZE).
+ */
 export async function logIdsByKey(tx: Tx, orgId: string, keys: string[]): Promise<Map<string, string>> {
   if (keys.length === 0) return new Map();
   const rows = await tx.$queryRawUnsafe<{ key: string; id: string }[]>(
-    `SELECT "clientMutationId" AS key, "meterLogId" AS id FROM meter_log_keys
-     WHERE "orgId" = $1 AND "clientMutationId" = ANY($2::text[])`,
+    `SELECT k.key, m.id FROM unnest($2::text[]) AS k(key)
+     CROSS JOIN LATERAL (SELECT "meterLogId" AS id FROM meter_log_keys
+       WHERE "orgId" = $1 AND "clientMutationId" = k.key LIMIT 1) m`,
     orgId,
     keys,
   );
