@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterCommit, type Tx } from '../../db/transaction.ts';
 import { OUTBOX_NOTIFIED, outboxCtes, signalQueued } from '../../events/outbox.ts';
 import type { RequestContext } from '../../core/context.ts';
+import { nextTurn } from '../../core/event-loop.ts';
 import { ValidationError, type FieldErrors } from '../../core/errors.ts';
 import { applyReading } from '../service-reminders/service-reminders.operations.ts';
 import type { CreateHoursInput } from './hours.schemas.ts';
@@ -24,6 +25,8 @@ import { knownProjects, lockBatchAsset, logIdsByKey, remindersMove, type BatchAs
 
 /** Readings written per statement: bounded work for the database and the event loop alike. */
 const FLUSH_ROWS = 500;
+/** Readings planned between two turns of the event loop: requests are served in between. */
+const YIELD_EVERY = 100;
 
 export interface BatchReading {
   input: CreateHoursInput;
@@ -54,11 +57,16 @@ export type HoursBatchRecorder = (
   origin: ReadingOrigin,
 ) => Promise<BatchRecorded[]>;
 
-interface PendingLog {
+/** A log to insert, as a row of the statement's input: the values, the event id and its payload. */
+type PendingLog = Omit<NewLog, 'loggedAt'> & {
+  /** The log's place in the statement (the order of the rows inserted). */
+  n: number;
   id: string;
-  values: NewLog;
+  loggedAt: string;
   autoFlagId: string | null;
-}
+  eventId: string;
+  data: unknown;
+};
 
 function planOrRefuse(asset: BatchAsset, reading: BatchReading, now: Date, origin: ReadingOrigin, index: number) {
   try {
@@ -96,6 +104,7 @@ export async function recordAssetReadings(
     pending = [];
   };
   for (const [index, reading] of readings.entries()) {
+    if (index % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();
     const replay = reading.key === null ? undefined : recorded.get(reading.key);
     if (replay) {
       results.push({ logId: replay, replayed: true });
@@ -112,19 +121,22 @@ export async function recordAssetReadings(
     );
     let autoFlagId: string | null = null;
     if (opensFlag) {
-      await flush();
+      // The flag and its event come before the log that names it; a flag changes nothing a reading plans from.
       autoFlagId = await openPmFlagIfDue(tx, ctx, asset, plan.values.hoursReading);
+      asset = { ...asset, pmOpen: true };
     }
     const id = randomUUID();
-    pending.push({ id, values: plan.values, autoFlagId });
+    const { eventId, payload } = hoursLoggedEvent(ctx, assetId, id, plan.values, autoFlagId);
+    const loggedAt = plan.values.loggedAt.toISOString();
+    pending.push({ ...plan.values, n: pending.length, id, loggedAt, autoFlagId, eventId, data: payload });
     results.push({ logId: id, replayed: false });
     if (reading.key !== null) recorded.set(reading.key, id);
     if (plan.metered)
       asset = { ...asset, lastMeterReading: plan.values.hoursReading, lastMeterAt: plan.values.loggedAt };
-    if (opensFlag || movesReminders) {
-      // Reminders read the asset's logs: they must be written first. The asset is read again after the change.
+    if (movesReminders) {
+      // Reminders read the asset's logs: they are written first, and the reminders' next alert read after.
       await flush();
-      if (movesReminders) await applyReading(tx, ctx, assetId, plan.values);
+      await applyReading(tx, ctx, assetId, plan.values);
       asset = (await lockBatchAsset(tx, ctx.orgId, assetId))!;
     } else if (pending.length >= FLUSH_ROWS) await flush();
   }
@@ -137,16 +149,12 @@ export async function recordAssetReadings(
  * (metered assets), in one statement: what POST /hours's statement does for one reading, for many.
  */
 async function insertLogs(tx: Tx, ctx: RequestContext, asset: BatchAsset, logs: PendingLog[]) {
-  const rows = logs.map(({ id, values: v, autoFlagId }, n) => {
-    const { eventId, payload } = hoursLoggedEvent(ctx, asset.id, id, v, autoFlagId);
-    return { n, id, ...v, loggedAt: v.loggedAt.toISOString(), autoFlagId, eventId, data: payload };
-  });
   const [row] = await tx.$queryRawUnsafe<{ written: number; outboxNotified: string | null }[]>(
     INSERT_LOGS_SQL,
     ctx.orgId,
     asset.id,
     ctx.actorId,
-    JSON.stringify(rows),
+    JSON.stringify(logs),
     asset.lastMeterReading,
     asset.lastMeterAt,
     asset.meterType !== 'NONE',

@@ -1,14 +1,13 @@
-// Meter readings imported: each row names its asset (assetId, or the `match` column); the rows of an asset are written
-// together through the hours service's batch path with source "import", which applies the rules of POST /hours to each
-// in turn, so readings open AUTO_PM flags and move service reminders as any other.
+// Meter readings imported: each row names its asset (assetId, or the `match` column) and is decided against the
+// asset's stored readings; the commit writes them through the hours service (import-meter-readings-commit).
 import type { Database } from '../../db/database.ts';
 import { CreateHoursBody, type CreateHoursInput } from '../hours/hours.schemas.ts';
-import { BatchEntryError } from '../hours/hours-batch.operations.ts';
+import { nextTurn } from '../../core/event-loop.ts';
 import type { FieldSpec, RowError } from './import-fields.rules.ts';
-import { PredictionMismatch, type Decision, type ImportHandler, type StoredRow } from './import-handler.operations.ts';
+import type { Decision, ImportHandler, PreparedRow } from './import-handler.operations.ts';
 import { assetsById, assetsByMatch, existingIds } from './import-lookups.repository.ts';
-import { zodRowError, rowsChanged } from './import-assets.operations.ts';
-import { markWritten, writtenRows } from './imports.repository.ts';
+import { zodRowError } from './import-assets.operations.ts';
+import { rollbackReadings, WRITE_BATCH, writeReadings } from './import-meter-readings-commit.operations.ts';
 import { ASSET_MATCHES } from './imports.schemas.ts';
 
 const num = (name: string): FieldSpec => ({ name, kind: 'number' });
@@ -31,10 +30,8 @@ const FIELDS: FieldSpec[] = [
 ];
 /** A reading may be stamped this far ahead of the server clock, as on POST /hours. */
 const FUTURE_SKEW_MS = 5 * 60 * 1000;
-/** Assets written at once during a commit, each in a transaction of its own with its readings in time order. */
-const PARALLEL_ASSETS = 2;
-/** Rows of a commit batch: a few assets' readings, each asset's written in a few statements. */
-const WRITE_BATCH = 2_000;
+/** Rows read between two turns of the event loop: requests are served in between. */
+const YIELD_EVERY = 200;
 
 interface Staged {
   assetId: string;
@@ -45,9 +42,6 @@ interface Staged {
 }
 
 const errorOf = (error: RowError): Decision => ({ action: 'error', targetId: null, key: null, error });
-
-/** The key of a reading's idempotency: a resumed commit finds the rows it already wrote. */
-export const readingKey = (importId: string, rowNumber: number) => `import:${importId}:${rowNumber}`;
 
 async function storedReadings(db: Database, orgId: string, pairs: { assetId: string; at: string }[]) {
   const found = new Map<string, number>();
@@ -92,7 +86,12 @@ export const meterReadingImport: ImportHandler = {
       rows.map((r) => r.values.projectId).filter((k): k is string => typeof k === 'string'),
     );
     const now = Date.now();
-    const staged: (Staged | Decision)[] = rows.map((row): Staged | Decision => {
+    const staged: (Staged | Decision)[] = [];
+    for (const [i, row] of rows.entries()) {
+      if (i % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();
+      staged.push(stage(row));
+    }
+    function stage(row: PreparedRow): Staged | Decision {
       const v = row.values;
       let asset;
       if (typeof v.assetId === 'string') {
@@ -168,7 +167,7 @@ export const meterReadingImport: ImportHandler = {
         });
       const older = metered && asset.lastMeterAt && at < asset.lastMeterAt ? asset.lastMeterAt : null;
       return { assetId: asset.id, at: at.toISOString(), input, older };
-    });
+    }
     const candidates = staged.filter((x): x is Staged => 'input' in x);
     const stored = await storedReadings(db, ctx.orgId, candidates);
     return staged.map((x, i): Decision => {
@@ -227,76 +226,6 @@ export const meterReadingImport: ImportHandler = {
     );
   },
 
-  async write({ db, hours }, ctx, importId, rows) {
-    const groups = new Map<string, StoredRow[]>();
-    for (const row of rows) {
-      const group = groups.get(row.targetId!);
-      if (group) group.push(row);
-      else groups.set(row.targetId!, [row]);
-    }
-    const queue = [...groups.entries()];
-    const written: { rowNumber: number; resultId: string; prior: null; writtenUpdatedAt: null }[] = [];
-    const worker = async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) {
-        const [assetId, group] = next;
-        const readings = group.map((row) => ({
-          input: CreateHoursBody.parse({ ...row.values, assetId }),
-          key: readingKey(importId, row.rowNumber),
-        }));
-        try {
-          const logs = await hours(ctx, assetId, readings, { source: 'import', id: importId });
-          logs.forEach((log, i) =>
-            written.push({ rowNumber: group[i]!.rowNumber, resultId: log.logId, prior: null, writtenUpdatedAt: null }),
-          );
-        } catch (err) {
-          queue.length = 0;
-          if (err instanceof BatchEntryError) throw new PredictionMismatch(group[err.index]!.rowNumber, err.message);
-          throw err;
-        }
-      }
-    };
-    try {
-      const results = await Promise.allSettled(Array.from({ length: Math.min(PARALLEL_ASSETS, queue.length) }, worker));
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failed) throw failed.reason;
-    } finally {
-      await markWritten(db.prisma, ctx.orgId, importId, written);
-    }
-  },
-
-  async rollback(tx, ctx, importId) {
-    const rows = await writtenRows(tx, ctx.orgId, importId);
-    if (rows.length === 0) return;
-    const assets = [...new Set(rows.map((r) => r.targetId!))];
-    // Locked in id order: readings of these assets wait, so none lands between the check and the delete.
-    await tx.$queryRawUnsafe(`SELECT id FROM assets WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, assets);
-    const later = await tx.$queryRawUnsafe<{ assetId: string }[]>(
-      `SELECT DISTINCT m."assetId" FROM meter_logs m
-       JOIN (SELECT "assetId", max("loggedAt") AS last FROM meter_logs
-             WHERE "orgId" = $1 AND source = 'import' AND "sourceId" = $2 GROUP BY "assetId") i ON i."assetId" = m."assetId"
-       WHERE m."orgId" = $1 AND m."loggedAt" > i.last AND NOT (m.source = 'import' AND m."sourceId" = $2)`,
-      ctx.orgId,
-      importId,
-    );
-    if (later.length > 0) {
-      const set = new Set(later.map((l) => l.assetId));
-      throw rowsChanged(rows.filter((r) => set.has(r.targetId!)).map((r) => r.rowNumber));
-    }
-    await tx.$executeRawUnsafe(
-      `DELETE FROM meter_logs WHERE "orgId" = $1 AND source = 'import' AND "sourceId" = $2`,
-      ctx.orgId,
-      importId,
-    );
-    // Each asset's meter goes back to its latest remaining reading.
-    await tx.$executeRawUnsafe(
-      `UPDATE assets a SET "lastMeterReading" = l."hoursReading", "lastMeterAt" = l."loggedAt", "updatedAt" = now()
-       FROM (SELECT a2.id, last."hoursReading", last."loggedAt" FROM assets a2
-             LEFT JOIN LATERAL (SELECT "hoursReading", "loggedAt" FROM meter_logs m WHERE m."assetId" = a2.id
-               ORDER BY "loggedAt" DESC, id DESC LIMIT 1) last ON true
-             WHERE a2.id = ANY($2::text[]) AND a2."orgId" = $1 AND a2."meterType" <> 'NONE') l
-       WHERE a.id = l.id`,
-      ctx.orgId,
-      assets,
-    );
-  },
+  write: writeReadings,
+  rollback: rollbackReadings,
 };

@@ -16,7 +16,7 @@ import {
 import { importOf, startImport } from '../../helpers/app/imports.ts';
 import { CreateHoursBody } from '../../../src/modules/hours/hours.schemas.ts';
 import { BatchEntryError } from '../../../src/modules/hours/hours-batch.operations.ts';
-import { readingKey } from '../../../src/modules/imports/import-meter-readings.operations.ts';
+import { readingKey } from '../../../src/modules/imports/import-meter-readings-commit.operations.ts';
 import { importContext } from '../../../src/modules/imports/import-lifecycle.operations.ts';
 
 const HOUR = 3_600_000;
