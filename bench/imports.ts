@@ -4,11 +4,21 @@
 // - a meter-reading file of BENCH_READINGS rows (100,000 by default, about 10 MB with its note column: BENCH_ASSETS
 //   assets with readings a day apart), written to a temporary file and streamed from it as multipart/form-data:
 //   upload and validation, then commit, wall time each, and the server's peak RSS (VmRSS every 20 ms, and VmHWM);
-// - GET /api/v1/assets?limit=50 in a loop (20 ms apart) during the meter-reading commit: p50/p99.
+// - GET /api/v1/assets?limit=50 in a loop (20 ms apart) during the meter-reading commit: p50/p99, beside the same loop
+//   on the idle server just before (BENCH_BASELINE_SEC seconds), the baseline of the same run.
 // Usage: npm run bench:imports. Env: BENCH_DATABASE_URL (admin URL), BENCH_DB (fleet_bench_imports, prefix of a
-// scratch database, dropped after), BENCH_READINGS (100000), BENCH_ASSETS (200), BENCH_PORT (4370), BENCH_PROFILE
-// (1: the server's CPU profile, top self times, after the run).
-import { copyFileSync, createReadStream, createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+// scratch database, dropped after), BENCH_READINGS (100000), BENCH_ASSETS (200), BENCH_PORT (4370),
+// BENCH_BASELINE_SEC (10), BENCH_PROFILE (1: the server's CPU profile, top self times, after the run).
+import {
+  copyFileSync,
+  createReadStream,
+  createWriteStream,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { once } from 'node:events';
 import http from 'node:http';
 import os from 'node:os';
@@ -30,18 +40,20 @@ const ASSETS = num('BENCH_ASSETS', 200);
 const PORT = num('BENCH_PORT', 4370);
 /** 1: the server runs under --cpu-prof and the top of its profile is printed after the run. */
 const PROFILE = flag('BENCH_PROFILE');
+/** Seconds of GET /assets on the idle server before the readings: the baseline of the figure during the commit. */
+const BASELINE_SEC = num('BENCH_BASELINE_SEC', 10);
 const DAY = 86_400_000;
 const round = (n: number) => Math.round(n);
 const load = () => os.loadavg()[0].toFixed(1);
 
 const OPERATORS = ['J. Alvarez', 'M. Okafor', 'S. Lindqvist', 'R. Patel', 'T. Nguyen', 'K. Schmidt'];
 const REMARKS = [
-  'walkaround done, no leaks',
-  'greased pins and bushings',
-  'topped up hydraulic oil',
-  'tracks tensioned, cab clean',
-  'idle most of the afternoon',
-  'moved to the north stockpile',
+  'walkaround done, no leaks found',
+  'greased pins and bushings on the boom',
+  'topped up hydraulic oil, level checked',
+  'tracks tensioned, cab and glass cleaned',
+  'idle most of the afternoon, waiting on trucks',
+  'moved to the north stockpile after lunch',
 ];
 
 /** The readings file, line by line to disk (never the whole text in memory); returns its path and size. */
@@ -54,7 +66,8 @@ async function writeReadings(dir: string) {
   out.write('customerAssetNumber,loggedAt,hoursReading,note');
   for (let d = 0; d < perAsset; d++) {
     for (let a = 1; a <= ASSETS && rows < READINGS; a++, rows++) {
-      const note = `Shift ${(d % 3) + 1} by ${OPERATORS[(a + d) % OPERATORS.length]}: ${REMARKS[(a * 7 + d) % REMARKS.length]}`;
+      const who = OPERATORS[(a + d) % OPERATORS.length];
+      const note = `Shift ${(d % 3) + 1}, site ${(a % 40) + 1}, by ${who}: ${REMARKS[(a * 7 + d) % REMARKS.length]}`;
       const line = `\r\nB-${a},${new Date(start + d * DAY).toISOString()},${(d * 8.25).toFixed(2)},"${note}"`;
       if (!out.write(line)) await once(out, 'drain');
     }
@@ -125,6 +138,19 @@ async function main() {
         await sleep(100);
       }
     };
+    /** GET /assets?limit=50 one after another, 20 ms apart, until `stop()`: the latencies. */
+    const listLoop = async (stop: () => boolean) => {
+      const times: number[] = [];
+      while (!stop()) {
+        const t = performance.now();
+        const res = await fetch(`${base}/assets?limit=50`, { headers: auth });
+        await res.arrayBuffer();
+        times.push(performance.now() - t);
+        if (res.status !== 200) throw new Error(`list: ${res.status}`);
+        await sleep(20);
+      }
+      return times;
+    };
     const run = async (type: string, file: string) => {
       let t = performance.now();
       const id = await upload(type, file);
@@ -149,6 +175,11 @@ async function main() {
     const assetCommitMs = performance.now() - assets.commitStarted;
     log(`1,000 assets: validate ${round(assets.validateMs)} ms, commit ${round(assetCommitMs)} ms`);
 
+    // ---- GET /assets on the idle server: the baseline of the same loop during the commit
+    const baselineEnd = performance.now() + BASELINE_SEC * 1000;
+    const baseline = await listLoop(() => performance.now() > baselineEnd);
+    log(`GET /assets, server idle: p50 ${median(baseline).toFixed(1)} ms, p99 ${pct(baseline, 99).toFixed(1)} ms`);
+
     // ---- meter readings for BENCH_ASSETS of them, a day apart, in file order by time
     const readingsFile = await writeReadings(dir);
     log(`meter readings: ${readingsFile.rows} rows, ${(readingsFile.bytes / 2 ** 20).toFixed(1)} MB; load ${load()}`);
@@ -158,17 +189,9 @@ async function main() {
     const readings = await run('meter_readings', readingsFile.file);
     const validatePeak = peak;
     log(`validate ${round(readings.validateMs)} ms, counts ${JSON.stringify(readings.validated.counts)}`);
-    const listTimes: number[] = [];
     let committed = false;
     const done = until(readings.id, ['completed', 'partially_completed']).then(() => (committed = true));
-    while (!committed) {
-      const t = performance.now();
-      const res = await fetch(`${base}/assets?limit=50`, { headers: auth });
-      await res.arrayBuffer();
-      listTimes.push(performance.now() - t);
-      if (res.status !== 200) throw new Error(`list: ${res.status}`);
-      await sleep(20);
-    }
+    const listTimes = await listLoop(() => committed);
     await done;
     const readingCommitMs = performance.now() - readings.commitStarted;
     clearInterval(sampler);
@@ -180,7 +203,9 @@ async function main() {
     log(`commit ${round(readingCommitMs)} ms; server RSS ${round(rssBefore)} MB before, peak ${round(peak)} MB`);
     log(`validation peak ${round(validatePeak)} MB, VmHWM ${round(hwm)} MB; load ${load()}`);
     log(`written: ${written.logs} meter logs, ${written.flags} AUTO_PM flags`);
-    log(`GET /assets during the commit: p50 ${median(listTimes).toFixed(1)} ms, p99 ${pct(listTimes, 99).toFixed(1)} ms`);
+    log(
+      `GET /assets during the commit: p50 ${median(listTimes).toFixed(1)} ms, p99 ${pct(listTimes, 99).toFixed(1)} ms`,
+    );
 
     writeResults('imports', {
       assets: { rows: 1000, validateMs: round(assets.validateMs), commitMs: round(assetCommitMs) },
@@ -197,6 +222,7 @@ async function main() {
           hwm: round(hwm),
         },
       },
+      listAssetsIdle: { samples: baseline.length, p50Ms: median(baseline), p99Ms: pct(baseline, 99) },
       listAssetsDuringCommit: { samples: listTimes.length, p50Ms: median(listTimes), p99Ms: pct(listTimes, 99) },
     });
     await stop(api);
