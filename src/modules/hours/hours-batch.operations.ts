@@ -24,9 +24,9 @@ import {
 import { knownProjects, lockBatchAsset, logIdsByKey, remindersMove, type BatchAsset } from './hours.repository.ts';
 
 /** Readings written per statement: bounded work for the database and the event loop alike. */
-const FLUSH_ROWS = 500;
+const FLUSH_ROWS = 200;
 /** Readings planned between two turns of the event loop: requests are served in between. */
-const YIELD_EVERY = 100;
+const YIELD_EVERY = 50;
 
 export interface BatchReading {
   input: CreateHoursInput;
