@@ -1,8 +1,8 @@
 // Many readings of one asset, in time order, in one transaction: the rows, meter moves, AUTO_PM flags, reminder moves
 // and events that recording them one by one through POST /hours gives, written set-based
 // (docs/adr/0086-batched-meter-reading-writes.md). Each reading is planned in memory against the asset as the
-// readings before it left it; the rare reading that opens a flag or reaches a reminder's alert takes the same
-// operations as POST /hours, after the readings before it are written.
+// readings before it left it; the rare reading that opens an AUTO_PM flag or reaches a reminder's alert calls the
+// same operations as POST /hours (the reminders once the readings up to it are written, since they read them).
 import { randomUUID } from 'node:crypto';
 import { afterCommit, type Tx } from '../../db/transaction.ts';
 import { OUTBOX_NOTIFIED, outboxCtes, signalQueued } from '../../events/outbox.ts';
