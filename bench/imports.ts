@@ -8,7 +8,8 @@
 //   on the idle server just before (BENCH_BASELINE_SEC seconds), the baseline of the same run.
 // Usage: npm run bench:imports. Env: BENCH_DATABASE_URL (admin URL), BENCH_DB (fleet_bench_imports, prefix of a
 // scratch database, dropped after), BENCH_READINGS (100000), BENCH_ASSETS (200), BENCH_PORT (4370),
-// BENCH_BASELINE_SEC (10), BENCH_PROFILE (1: the server's CPU profile, top self times, after the run).
+// BENCH_BASELINE_SEC (10), BENCH_PROFILE (1: the server's CPU profile, top self times, after the run),
+// BENCH_ONLY=assets (the assets file only).
 import {
   copyFileSync,
   createReadStream,
@@ -40,6 +41,8 @@ const ASSETS = num('BENCH_ASSETS', 200);
 const PORT = num('BENCH_PORT', 4370);
 /** 1: the server runs under --cpu-prof and the top of its profile is printed after the run. */
 const PROFILE = flag('BENCH_PROFILE');
+/** `assets`: the 1,000-asset file only. */
+const ONLY = text('BENCH_ONLY', '');
 /** Seconds of GET /assets on the idle server before the readings: the baseline of the figure during the commit. */
 const BASELINE_SEC = num('BENCH_BASELINE_SEC', 10);
 const DAY = 86_400_000;
@@ -174,6 +177,12 @@ async function main() {
     await until(assets.id, ['completed']);
     const assetCommitMs = performance.now() - assets.commitStarted;
     log(`1,000 assets: validate ${round(assets.validateMs)} ms, commit ${round(assetCommitMs)} ms`);
+    if (ONLY === 'assets') {
+      writeResults('imports', {
+        assets: { rows: 1000, validateMs: round(assets.validateMs), commitMs: round(assetCommitMs) },
+      });
+      return;
+    }
 
     // ---- GET /assets on the idle server: the baseline of the same loop during the commit
     const baselineEnd = performance.now() + BASELINE_SEC * 1000;
