@@ -38,9 +38,10 @@ export async function pruneWebhookHistory(
       if (spansMonths(part, cutoff)) events += await deleteUnnamed(db, part.name, cutoff);
       continue;
     }
+    // Asked of the partition itself: the converted history's lower bound is no timestamp PostgreSQL takes.
     const [named] = await db.sql.query<{ named: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE "eventCreatedAt" >= $1 AND "eventCreatedAt" < $2) AS named`,
-      [part.from, part.to],
+      `SELECT EXISTS (SELECT 1 FROM "${part.name}" e
+         JOIN webhook_deliveries d ON d."eventId" = e.id AND d."eventCreatedAt" = e."createdAt") AS named`,
     );
     if (named?.named) {
       events += await deleteUnnamed(db, part.name);

@@ -151,5 +151,13 @@ describe('the online partition conversion', () => {
     expect(await count('events', false)).toBe(young.events);
     expect(await count('webhook_deliveries', false)).toBe(young.deliveries + 1);
     expect((await listPartitions(db.sql, 'events'))[0]).toMatchObject({ name: 'events_legacy' });
+
+    // Once all of it is past the cutoff, the attached history leaves whole, as any month.
+    const later = new Date(Date.now() + 400 * 24 * 3600 * 1000);
+    await pruneWebhookHistory(db, later, 30);
+    for (const table of ['events', 'webhook_deliveries'] as const) {
+      expect((await listPartitions(db.sql, table)).map((p) => p.name)).not.toContain(`${table}_legacy`);
+    }
+    expect(await db.sql.query(`SELECT id FROM events WHERE id = 'evt-60'`)).toEqual([]);
   });
 });

@@ -64,15 +64,18 @@ export async function listAssetRows(
 export async function lockOwnedAsset(tx: Tx, orgId: string, id: string): Promise<Asset | null> {
   const locked = await tx.$queryRaw<
     { id: string }[]
-  >`SELECT id FROM assets WHERE id = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
+  >`SELECT id FROM assets WHERE id = ${id} AND "orgId" = ${orgId} FOR NO KEY UPDATE`;
   return locked.length === 0 ? null : tx.asset.findFirst({ where: { id, orgId } });
 }
 
-/** lockOwnedAsset for several assets, locked in id order (two writers never wait on each other in a cycle). */
+/**
+ * lockOwnedAsset for several assets, locked in id order (two writers never wait on each other in a cycle); a
+ * NO KEY lock, so a row inserted meanwhile that refers to one of them (its foreign-key check) does not wait on it.
+ */
 export async function lockOwnedAssets(tx: Tx, orgId: string, ids: string[]): Promise<Map<string, Asset>> {
   if (ids.length === 0) return new Map();
   await tx.$queryRawUnsafe(
-    `SELECT id FROM assets WHERE "orgId" = $1 AND id = ANY($2::text[]) ORDER BY id FOR UPDATE`,
+    `SELECT id FROM assets WHERE "orgId" = $1 AND id = ANY($2::text[]) ORDER BY id FOR NO KEY UPDATE`,
     orgId,
     ids,
   );

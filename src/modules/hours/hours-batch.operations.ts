@@ -121,7 +121,8 @@ export async function recordAssetReadings(
     );
     let autoFlagId: string | null = null;
     if (opensFlag) {
-      // The flag and its event come before the log that names it; a flag changes nothing a reading plans from.
+      // The flag and its event come after the readings before it and before the log that names it, as one by one.
+      await flush();
       autoFlagId = await openPmFlagIfDue(tx, ctx, asset, plan.values.hoursReading);
       asset = { ...asset, pmOpen: true };
     }
@@ -172,7 +173,7 @@ const INSERT_LOGS_SQL = `
   ),
   moved AS (
     UPDATE assets SET "lastMeterReading" = $5::float8, "lastMeterAt" = $6::timestamptz, "updatedAt" = now()
-    WHERE id = $2 AND $7::boolean
+    WHERE "orgId" = $1 AND id = $2 AND $7::boolean
     RETURNING id
   ),
   log AS (

@@ -119,7 +119,7 @@ export async function lockBatchAsset(tx: Tx, orgId: string, assetId: string): Pr
     `SELECT ${LOCKED_ASSET_COLUMNS},
        EXISTS (SELECT 1 FROM flags f WHERE f."orgId" = $2 AND f."assetId" = assets.id AND f.severity = 'AUTO_PM'
          AND f.status IN ('OPEN', 'IN_PROGRESS')) AS "pmOpen",
-       (SELECT min(r."meterAlertAt") FROM service_reminders r WHERE r."assetId" = assets.id
+       (SELECT min(r."meterAlertAt") FROM service_reminders r WHERE r."orgId" = $2 AND r."assetId" = assets.id
          AND r."meterAlertAt" IS NOT NULL AND NOT r.suspended) AS "alertAt"
      FROM assets WHERE id = $1 AND "orgId" = $2 FOR UPDATE`,
     assetId,

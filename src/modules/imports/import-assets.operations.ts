@@ -204,6 +204,7 @@ export const assetImport: ImportHandler = {
   },
 
   rollback: (tx, ctx, importId) => rollbackAssetRows(tx, ctx, importId, rowsChanged),
+  afterRollback: ({ billing }, ctx) => billing.schedule(ctx.orgId),
 };
 
 export function rowsChanged(rows: number[]) {

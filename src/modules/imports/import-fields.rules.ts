@@ -67,8 +67,16 @@ function readCell(text: string, kind: FieldKind, s: Settings): unknown {
     case 'date':
       return parseDate(text, s.dateFormat, s.timezone).toISOString();
     case 'list':
-      // Items are words: spaces, line breaks, `,` `;` and `|` all separate them, whatever the file's delimiter.
-      return [...new Set(text.split(/[\s,;|]+/).filter((v) => v !== ''))];
+      // Line breaks, `,` `;` and `|` separate items whatever the file's delimiter; a space is part of an item, as
+      // a card number the API stored with spaces must read back whole.
+      return [
+        ...new Set(
+          text
+            .split(/[\r\n,;|]+/)
+            .map((v) => v.trim())
+            .filter((v) => v !== ''),
+        ),
+      ];
     case 'boolean': {
       const v = text.trim().toLowerCase();
       if (TRUE.has(v)) return true;

@@ -68,4 +68,6 @@ export interface ImportHandler {
   write(deps: HandlerDeps, ctx: RequestContext, importId: string, rows: StoredRow[]): Promise<void>;
   /** Undoes the written rows of the import in `tx`; throws 409 when one changed since. */
   rollback(tx: Tx, ctx: RequestContext, importId: string): Promise<void>;
+  /** After a rollback committed: what the type's API does after its own deletes (the billing count of assets). */
+  afterRollback?(deps: Pick<HandlerDeps, 'billing'>, ctx: RequestContext): void;
 }

@@ -13,30 +13,32 @@ const REFERENCE_TABLES = {
 } as const;
 export type ReferenceTable = keyof typeof REFERENCE_TABLES;
 
+type IdQuery = (text: string, orgId: string, ids: string[]) => Promise<{ id: string }[]>;
+
+async function idsOf(query: IdQuery, kind: ReferenceTable, orgId: string, ids: Iterable<string>) {
+  const list = [...new Set(ids)];
+  if (list.length === 0) return new Set<string>();
+  return new Set((await query(REFERENCE_TABLES[kind], orgId, list)).map((r) => r.id));
+}
+
 /** Which of the ids are records of the organisation. */
-export async function existingIds(
+export function existingIds(
   sql: SqlRunner,
   kind: ReferenceTable,
   orgId: string,
   ids: Iterable<string>,
 ): Promise<Set<string>> {
-  const list = [...new Set(ids)];
-  if (list.length === 0) return new Set();
-  const rows = await sql.query<{ id: string }>(REFERENCE_TABLES[kind], [orgId, list]);
-  return new Set(rows.map((r) => r.id));
+  return idsOf((text, org, list) => sql.query<{ id: string }>(text, [org, list]), kind, orgId, ids);
 }
 
 /** existingIds inside a transaction: what a batch of rows refers to, checked again as it is written. */
-export async function existingIdsIn(
+export function existingIdsIn(
   tx: Tx,
   kind: ReferenceTable,
   orgId: string,
   ids: Iterable<string>,
 ): Promise<Set<string>> {
-  const list = [...new Set(ids)];
-  if (list.length === 0) return new Set();
-  const rows = await tx.$queryRawUnsafe<{ id: string }[]>(REFERENCE_TABLES[kind], orgId, list);
-  return new Set(rows.map((r) => r.id));
+  return idsOf((text, org, list) => tx.$queryRawUnsafe<{ id: string }[]>(text, org, list), kind, orgId, ids);
 }
 
 /** The fuel cards of the organisation among `cards`, and every card of the assets `assetIds`, with their asset. */

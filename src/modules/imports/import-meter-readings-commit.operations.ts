@@ -77,7 +77,11 @@ export async function rollbackReadings(tx: Tx, ctx: RequestContext, importId: st
   if (rows.length === 0) return;
   const assets = [...new Set(rows.map((r) => r.targetId!))];
   // Locked in id order: readings of these assets wait, so none lands between the check and the delete.
-  await tx.$queryRawUnsafe(`SELECT id FROM assets WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, assets);
+  await tx.$queryRawUnsafe(
+    `SELECT id FROM assets WHERE "orgId" = $1 AND id = ANY($2::text[]) ORDER BY id FOR NO KEY UPDATE`,
+    ctx.orgId,
+    assets,
+  );
   const later = await tx.$queryRawUnsafe<{ assetId: string }[]>(
     `SELECT DISTINCT m."assetId" FROM meter_logs m
      JOIN (SELECT "assetId", max("loggedAt") AS last FROM meter_logs
@@ -99,10 +103,10 @@ export async function rollbackReadings(tx: Tx, ctx: RequestContext, importId: st
   await tx.$executeRawUnsafe(
     `UPDATE assets a SET "lastMeterReading" = l."hoursReading", "lastMeterAt" = l."loggedAt", "updatedAt" = now()
      FROM (SELECT a2.id, last."hoursReading", last."loggedAt" FROM assets a2
-           LEFT JOIN LATERAL (SELECT "hoursReading", "loggedAt" FROM meter_logs m WHERE m."assetId" = a2.id
+           LEFT JOIN LATERAL (SELECT "hoursReading", "loggedAt" FROM meter_logs m WHERE m."orgId" = $1 AND m."assetId" = a2.id
              ORDER BY "loggedAt" DESC, id DESC LIMIT 1) last ON true
            WHERE a2.id = ANY($2::text[]) AND a2."orgId" = $1 AND a2."meterType" <> 'NONE') l
-     WHERE a.id = l.id`,
+     WHERE a."orgId" = $1 AND a.id = l.id`,
     ctx.orgId,
     assets,
   );

@@ -129,7 +129,7 @@ export async function markWritten(tx: Raw, orgId: string, importId: string, writ
          at timestamptz)
        CROSS JOIN LATERAL (SELECT ctid FROM import_rows
          WHERE "orgId" = $1 AND "importId" = $2 AND "rowNumber" = w.n LIMIT 1) p) w
-     WHERE i.ctid = w.row`,
+     WHERE i.ctid = w.row AND i."orgId" = $1 AND i."importId" = $2 AND i."rowNumber" = w.n`,
     orgId,
     importId,
     JSON.stringify(

@@ -259,6 +259,7 @@ export function createImportService(deps: Deps, hours: HoursBatchRecorder, stora
         if (count === 0) throw new ApiError(409, 'import_not_ready', 'The import is being rolled back already');
         await handler.rollback(tx, ctx, id);
       });
+      handler.afterRollback?.(deps, ctx);
       return { ok: true as const, importId: id, status: 'rolled_back' as const };
     },
   };

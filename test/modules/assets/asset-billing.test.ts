@@ -63,6 +63,19 @@ describe('billing quantity sync', () => {
     expect(mine).toEqual([2]);
   });
 
+  it('posts the count again after an import that created assets is rolled back', async () => {
+    const tenant = await t.tenant();
+    const csv = 'customerAssetNumber,nickname,assetClass\nR-1,One,trailer\nR-2,Two,trailer\n';
+    const done = await importAndCommit(t, tenant.key, 'assets', csv);
+    await t.deps.background.idle();
+    expect((await t.api.post(`/api/v1/imports/${done.id}/rollback`, tenant.key)).statusCode).toBe(200);
+    await t.deps.background.idle();
+    const mine = billing.received
+      .filter((r) => r.body.organizationId === tenant.orgId)
+      .map((r) => r.body.billableAssets);
+    expect(mine).toEqual([2, 0]);
+  });
+
   it('a provider that never answers does not hold the create', async () => {
     const tenant = await t.tenant();
     billing.state.hang = true;

@@ -152,7 +152,7 @@ describe('clearing a field with options.clearValue', () => {
 });
 
 describe('fuelCardNumbers', () => {
-  it('sets cards (space-separated), refuses a card another asset holds or an earlier row gives, rolls back', async () => {
+  it('sets cards (a list in a cell), refuses a card another asset holds or an earlier row gives, rolls back', async () => {
     const holder = (
       await t.api.post('/api/v1/assets', acme.key, {
         nickname: 'Holder',
@@ -163,7 +163,7 @@ describe('fuelCardNumbers', () => {
     await t.api.patch(`/api/v1/assets/${holder}`, acme.key, { fuelCardNumbers: ['9000'] });
     const csv = [
       'customerAssetNumber;nickname;assetClass;fuelCardNumbers',
-      'FC-1;Tanker;on-road;7001 7002',
+      'FC-1;Tanker;on-road;7001|7002',
       'FC-2;Van;on-road;"7003, 7001"',
       'FC-3;Pickup;on-road;9000',
       'FC-4;Truck;on-road;7004|7004',
@@ -193,7 +193,7 @@ describe('fuelCardNumbers', () => {
     ).toBe(tanker.id);
 
     // Replacing a list, clearing another; the same file again is unchanged; rollback puts the cards back.
-    const change = 'customerAssetNumber,fuelCardNumbers\nFC-1,7002 7005\nFC-4,#clear\n';
+    const change = 'customerAssetNumber,fuelCardNumbers\nFC-1,7002|7005\nFC-4,#clear\n';
     const changed = await importAndCommit(t, acme.key, 'assets', change, clear);
     expect(changed.import).toMatchObject({ status: 'completed', counts: { update: 2 } });
     expect(await cardsOf(tanker.id)).toEqual(['7002', '7005']);
@@ -205,8 +205,21 @@ describe('fuelCardNumbers', () => {
     expect(await cardsOf((await assetBy('FC-4')).id)).toEqual(['7004']);
   });
 
+  it('reads a card with spaces inside whole, as PATCH stores it', async () => {
+    const id = (
+      await t.api.post('/api/v1/assets', acme.key, {
+        nickname: 'Spaced',
+        assetClass: 'on-road',
+        customerAssetNumber: 'FC-S',
+      })
+    ).json().assetId;
+    await t.api.patch(`/api/v1/assets/${id}`, acme.key, { fuelCardNumbers: ['7100 200'] });
+    const same = await startImport(t, acme.key, 'assets', 'customerAssetNumber,fuelCardNumbers\nFC-S, 7100 200 \n');
+    expect((await importOf(t, acme.key, same.json().importId)).counts).toMatchObject({ unchanged: 1, error: 0 });
+  });
+
   it('a rollback refuses when the cards changed since; a card taken before commit fails it, writing nothing', async () => {
-    const done = await importAndCommit(t, acme.key, 'assets', 'customerAssetNumber,fuelCardNumbers\nFC-1,7001 7006\n');
+    const done = await importAndCommit(t, acme.key, 'assets', 'customerAssetNumber,fuelCardNumbers\nFC-1,7001|7006\n');
     expect(done.import.status).toBe('completed');
     const tanker = await assetBy('FC-1');
     await t.api.patch(`/api/v1/assets/${tanker.id}`, acme.key, { fuelCardNumbers: ['7001'] });

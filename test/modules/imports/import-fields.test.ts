@@ -31,9 +31,9 @@ describe('readRow', () => {
     });
   });
 
-  it('reads a list of words separated by spaces, line breaks, commas, semicolons or bars, once each', () => {
-    expect(read(['', '7001 7002\n7003, 7004;7005|7001', '']).values).toEqual({
-      cards: ['7001', '7002', '7003', '7004', '7005'],
+  it('reads a list separated by line breaks, commas, semicolons or bars, once each, spaces inside an item kept', () => {
+    expect(read(['', '7001\n7002\r\n7003, 7004;7005|7001| 7100 200 ', '']).values).toEqual({
+      cards: ['7001', '7002', '7003', '7004', '7005', '7100 200'],
     });
   });
 });
