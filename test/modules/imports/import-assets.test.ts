@@ -253,6 +253,10 @@ describe('the commit in batches', () => {
     const sold = assets.find((a) => a.customerAssetNumber === 'BT-7')!;
     expect(sold.lifecycleStatus).toBe('SOLD');
     expect(sold.soldAt).not.toBeNull();
+    // One UPDATE patches rows with different columns: each row keeps what its own patch left alone.
+    expect(sold.purchaseCost).toBeNull();
+    const costed = assets.find((a) => a.customerAssetNumber === 'BT-8')!;
+    expect([costed.lifecycleStatus, Number(costed.purchaseCost), costed.soldAt]).toEqual(['IN_SERVICE', 1000.5, null]);
     const ids = new Set(assets.map((a) => a.id));
     const events = await t.db.prisma.event.findMany({
       where: { orgId: acme.orgId, type: { in: ['asset.created', 'asset.updated'] } },

@@ -275,4 +275,28 @@ describe('the hours batch path', () => {
     const asset = await t.db.prisma.asset.findUniqueOrThrow({ where: { id: assetId } });
     expect([asset.lastMeterReading, asset.lastMeterAt?.toISOString()]).toEqual([12, at(3)]);
   });
+
+  it('writes a batch longer than one statement, each reading once, in order, with its event', async () => {
+    const assetId = await makeAsset(t, single.key, { nickname: 'Dozer', customerAssetNumber: 'D-1' });
+    const ctx = { orgId: single.orgId, actorId: single.userId, keyId: single.keyId, requestId: 'test' };
+    // 450 readings: three statements' worth, with a key given again past the first statement.
+    const readings = Array.from({ length: 450 }, (_, i) => ({
+      input: CreateHoursBody.parse({ assetId, hoursReading: 100 + i, loggedAt: at(i + 1) }),
+      key: `long-${i}`,
+    }));
+    readings.splice(300, 0, { ...readings[250]! });
+    const done = await t.deps.services.hours.recordBatch(ctx, assetId, readings, { source: 'api', id: null });
+    expect(done.filter((d) => d.replayed)).toHaveLength(1);
+    expect(done[300]!.logId).toBe(done[250]!.logId);
+    const logs = await t.db.prisma.meterLog.findMany({ where: { assetId }, orderBy: { loggedAt: 'asc' } });
+    expect(logs.map((l) => l.hoursReading)).toEqual(
+      readings.filter((_, i) => i !== 300).map((r) => r.input.hoursReading),
+    );
+    const events = await t.db.prisma.event.count({
+      where: { orgId: single.orgId, type: 'hours.logged', data: { path: ['assetId'], equals: assetId } },
+    });
+    expect(events).toBe(450);
+    const asset = await t.db.prisma.asset.findUniqueOrThrow({ where: { id: assetId } });
+    expect([asset.lastMeterReading, asset.lastMeterAt?.toISOString()]).toEqual([549, at(450)]);
+  });
 });
