@@ -68,17 +68,23 @@ export async function lockOwnedAsset(tx: Tx, orgId: string, id: string): Promise
   return locked.length === 0 ? null : tx.asset.findFirst({ where: { id, orgId } });
 }
 
+/** The lock of lockOwnedAssets alone, for a writer that needs no column of the assets. */
+export async function lockAssetIds(tx: Tx, orgId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.$queryRawUnsafe(
+    `SELECT id FROM assets WHERE "orgId" = $1 AND id = ANY($2::text[]) ORDER BY id FOR NO KEY UPDATE`,
+    orgId,
+    ids,
+  );
+}
+
 /**
  * lockOwnedAsset for several assets, locked in id order (two writers never wait on each other in a cycle); a
  * NO KEY lock, so a row inserted meanwhile that refers to one of them (its foreign-key check) does not wait on it.
  */
 export async function lockOwnedAssets(tx: Tx, orgId: string, ids: string[]): Promise<Map<string, Asset>> {
   if (ids.length === 0) return new Map();
-  await tx.$queryRawUnsafe(
-    `SELECT id FROM assets WHERE "orgId" = $1 AND id = ANY($2::text[]) ORDER BY id FOR NO KEY UPDATE`,
-    orgId,
-    ids,
-  );
+  await lockAssetIds(tx, orgId, ids);
   const rows = await tx.asset.findMany({ where: { orgId, id: { in: ids } } });
   return new Map(rows.map((r) => [r.id, r]));
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CreateImportBody } from './imports.schemas.ts';
+import { CreateImportBody, IMPORT_TYPES } from './imports.schemas.ts';
 
 // OpenAPI fragments of the import routes whose bodies are not only JSON (rendered by src/contracts/openapi-rules.ts).
 
@@ -13,7 +13,7 @@ export const IMPORT_REQUEST_BODY = {
         properties: {
           type: {
             type: 'string',
-            enum: ['assets', 'meter_readings', 'fuel_entries', 'parts', 'stock_counts', 'tools', 'vendors'],
+            enum: [...IMPORT_TYPES],
           },
           mappingId: { type: 'string', description: 'A saved mapping (POST /imports/mappings)' },
           mapping: { type: 'string', description: 'JSON text: column header → field name (null ignores a column)' },

@@ -9,6 +9,7 @@ import { CreateHoursBody } from '../hours/hours.schemas.ts';
 import { BatchEntryError, type BatchReading } from '../hours/hours-batch.operations.ts';
 import { PredictionMismatch, type HandlerDeps, type StoredRow, type Written } from './import-handler.operations.ts';
 import { rowsChanged } from './import-assets.operations.ts';
+import { lockAssetIds } from '../assets/assets.repository.ts';
 import { markWritten, writtenRows } from './imports.repository.ts';
 
 /** Rows of a commit batch: a few assets' readings (the write order is by asset), each asset's in a few statements. */
@@ -77,11 +78,7 @@ export async function rollbackReadings(tx: Tx, ctx: RequestContext, importId: st
   if (rows.length === 0) return;
   const assets = [...new Set(rows.map((r) => r.targetId!))];
   // Locked in id order: readings of these assets wait, so none lands between the check and the delete.
-  await tx.$queryRawUnsafe(
-    `SELECT id FROM assets WHERE "orgId" = $1 AND id = ANY($2::text[]) ORDER BY id FOR NO KEY UPDATE`,
-    ctx.orgId,
-    assets,
-  );
+  await lockAssetIds(tx, ctx.orgId, assets);
   const later = await tx.$queryRawUnsafe<{ assetId: string }[]>(
     `SELECT DISTINCT m."assetId" FROM meter_logs m
      JOIN (SELECT "assetId", max("loggedAt") AS last FROM meter_logs

@@ -28,17 +28,6 @@ export type RowAction = (typeof ROW_ACTIONS)[number];
 export const ASSET_MATCHES = ['vin', 'serial', 'customerAssetNumber', 'nickname'] as const;
 export type AssetMatch = (typeof ASSET_MATCHES)[number];
 
-/** The types the API accepts today; the others are named by the contract and refused until they are built. */
-export const SUPPORTED_TYPES: readonly ImportType[] = [
-  'assets',
-  'fuel_entries',
-  'meter_readings',
-  'parts',
-  'stock_counts',
-  'tools',
-  'vendors',
-];
-
 export const ImportOptions = z
   .object({
     delimiter: z.enum([',', ';', '\t', '|']).optional().describe('Default: detected from the header line'),
